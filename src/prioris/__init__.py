@@ -1,0 +1,1 @@
+"""Prioris: a local knowledge base for research literature."""

@@ -1,0 +1,5 @@
+"""``python -m prioris`` runs the CLI."""
+
+from prioris.interfaces.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,153 @@
+"""Settings built from the environment by :func:`load_settings`, never at import time.
+
+Every variable of SPEC section 2 is read here and validated once, so an invalid value
+fails at start with a message naming the variable and what it accepts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from prioris.errors import ConfigurationError
+
+OCR_MODES = ("auto", "always", "never")
+TRANSPORTS = ("stdio", "http")
+FUSION_METHODS = ("rrf", "weighted")
+PROVIDERS = ("arxiv", "europepmc", "openalex", "discovery")
+DEFAULT_MIN_INTERVALS = {"arxiv": 3.0, "europepmc": 1.0, "openalex": 0.1, "discovery": 1.0}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable, with the defaults of SPEC section 2."""
+
+    data_dir: Path
+    db_path: Path
+    embedding_model: str | None = None
+    embedding_model_path: Path | None = None
+    ocr_mode: str = "auto"
+    ocr_languages: str = "eng"
+    openalex_api_key: str | None = None
+    arxiv_api_url: str = "https://export.arxiv.org/api/query"
+    arxiv_site_url: str = "https://arxiv.org"
+    arxiv_oai_url: str = "https://oaipmh.arxiv.org/oai"
+    europepmc_base_url: str = "https://www.ebi.ac.uk/europepmc/webservices/rest"
+    openalex_base_url: str = "https://api.openalex.org"
+    doi_resolver_url: str = "https://doi.org"
+    min_intervals: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIN_INTERVALS))
+    backoff_budget_seconds: float = 60.0
+    http_timeout_seconds: float = 30.0
+    max_file_bytes: int = 104_857_600
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    cors_origins: tuple[str, ...] = ()
+    fusion_method: str = "rrf"
+    rrf_k: int = 60
+    fusion_weights: tuple[float, float] = (0.5, 0.5)
+    embedding_batch_size: int = 16
+
+    def with_overrides(self, **changes: object) -> Settings:
+        """A copy with some fields replaced (CLI options win over the environment)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _default_data_dir(env: Mapping[str, str]) -> Path:
+    xdg = env.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path(env.get("HOME", str(Path.home()))) / ".local" / "share"
+    return base / "prioris"
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+    value = env.get(name, default).strip().lower() or default
+    if value not in choices:
+        raise ConfigurationError(f"{name}={value!r} is invalid; accepted: {', '.join(choices)}")
+    return value
+
+
+def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number") from None
+    if value < minimum or value != value:  # NaN check
+        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number >= {minimum:g}")
+    return value
+
+
+def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer") from None
+    if value < minimum:
+        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer >= {minimum}")
+    return value
+
+
+def _url(env: Mapping[str, str], name: str, default: str) -> str:
+    value = env.get(name, "").strip() or default
+    if not value.startswith(("http://", "https://")):
+        raise ConfigurationError(f"{name}={value!r} is invalid; accepted: an http(s) URL")
+    return value.rstrip("/")
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read and validate every ``PRIORIS_MCP_*`` variable; raise ConfigurationError if bad."""
+    env = os.environ if env is None else env
+    data_dir = Path(env.get("PRIORIS_MCP_DATA_DIR") or _default_data_dir(env)).expanduser()
+    db_path = Path(env.get("PRIORIS_MCP_DB") or data_dir / "library.sqlite").expanduser()
+    model_path = env.get("PRIORIS_MCP_EMBEDDING_MODEL_PATH")
+    intervals = {
+        provider: _number(
+            env, f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS", default
+        )
+        for provider, default in DEFAULT_MIN_INTERVALS.items()
+    }
+    weights_raw = env.get("PRIORIS_MCP_HYBRID_WEIGHTS", "0.5,0.5")
+    try:
+        fts_w, vec_w = (float(part) for part in weights_raw.split(","))
+    except ValueError:
+        raise ConfigurationError(
+            f"PRIORIS_MCP_HYBRID_WEIGHTS={weights_raw!r} is invalid; accepted: two numbers "
+            "'FTS,VECTOR' such as '0.5,0.5'"
+        ) from None
+    cors = tuple(o.strip() for o in env.get("PRIORIS_MCP_CORS_ORIGINS", "").split(",") if o.strip())
+    return Settings(
+        data_dir=data_dir,
+        db_path=db_path,
+        embedding_model=(env.get("PRIORIS_MCP_EMBEDDING_MODEL") or "").strip() or None,
+        embedding_model_path=Path(model_path).expanduser() if model_path else None,
+        ocr_mode=_choice(env, "PRIORIS_MCP_OCR", OCR_MODES, "auto"),
+        ocr_languages=(env.get("PRIORIS_MCP_OCR_LANGUAGES") or "eng").strip(),
+        openalex_api_key=(env.get("PRIORIS_MCP_OPENALEX_API_KEY") or "").strip() or None,
+        arxiv_api_url=_url(env, "PRIORIS_MCP_ARXIV_API_URL", Settings.arxiv_api_url),
+        arxiv_site_url=_url(env, "PRIORIS_MCP_ARXIV_SITE_URL", Settings.arxiv_site_url),
+        arxiv_oai_url=_url(env, "PRIORIS_MCP_ARXIV_OAI_URL", Settings.arxiv_oai_url),
+        europepmc_base_url=_url(
+            env, "PRIORIS_MCP_EUROPEPMC_BASE_URL", Settings.europepmc_base_url
+        ),
+        openalex_base_url=_url(env, "PRIORIS_MCP_OPENALEX_BASE_URL", Settings.openalex_base_url),
+        doi_resolver_url=_url(env, "PRIORIS_MCP_DOI_RESOLVER_URL", Settings.doi_resolver_url),
+        min_intervals=intervals,
+        backoff_budget_seconds=_number(env, "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS", 60.0),
+        http_timeout_seconds=_number(env, "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", 30.0, minimum=0.001),
+        max_file_bytes=_integer(env, "PRIORIS_MCP_MAX_FILE_BYTES", 104_857_600, minimum=1),
+        transport=_choice(env, "PRIORIS_MCP_TRANSPORT", TRANSPORTS, "stdio"),
+        host=(env.get("PRIORIS_MCP_HOST") or "127.0.0.1").strip(),
+        port=_integer(env, "PRIORIS_MCP_PORT", 8000, minimum=0),
+        cors_origins=cors,
+        fusion_method=_choice(env, "PRIORIS_MCP_HYBRID_METHOD", FUSION_METHODS, "rrf"),
+        rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
+        fusion_weights=(fts_w, vec_w),
+        embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
+    )

@@ -1,0 +1,122 @@
+"""The exception tree of Prioris.
+
+Every expected failure is a :class:`PriorisError` with a stable ``code`` that the CLI
+prints as ``error [code]: message`` and the MCP server puts at the start of a tool
+error. Third-party exceptions are wrapped only at the boundary (``raise ... from exc``)::
+
+    PriorisError
+    ├── InvalidRequestError        invalid_request
+    ├── NotFoundError              not_found
+    ├── ConfigurationError         configuration_error
+    ├── FileTooLargeError          file_too_large
+    ├── FormatUnavailableError     format_unavailable
+    ├── UnsupportedProviderError   unsupported_provider
+    ├── SourceError                (a remote provider failed)
+    │   ├── RateLimitedError       rate_limited
+    │   └── ProviderUnavailableError provider_unavailable
+    └── IngestError                (a document could not be ingested)
+        ├── ParseError             parse_error
+        └── OcrUnavailableError    ocr_unavailable
+"""
+
+from __future__ import annotations
+
+
+class PriorisError(Exception):
+    """Root of every expected Prioris failure; ``code`` is stable and machine-readable."""
+
+    code: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        """The error as it appears in JSON output: ``{"code", "message"}``."""
+        return {"code": self.code, "message": self.message}
+
+
+class InvalidRequestError(PriorisError):
+    """The caller's input is malformed (bad id, bad option, malformed FTS5 query)."""
+
+    code = "invalid_request"
+
+
+class NotFoundError(PriorisError):
+    """The work, document or remote record does not exist."""
+
+    code = "not_found"
+
+
+class ConfigurationError(PriorisError):
+    """A setting is missing or invalid (names the variable and what it accepts)."""
+
+    code = "configuration_error"
+
+
+class FileTooLargeError(PriorisError):
+    """A file or upload exceeds ``PRIORIS_MCP_MAX_FILE_BYTES`` or an upload bound."""
+
+    code = "file_too_large"
+
+
+class FormatUnavailableError(PriorisError):
+    """The requested full-text format does not exist for this work (e.g. no arXiv HTML)."""
+
+    code = "format_unavailable"
+
+
+class UnsupportedProviderError(PriorisError):
+    """The identifier or redirect target belongs to no supported provider."""
+
+    code = "unsupported_provider"
+
+
+class SourceError(PriorisError):
+    """A remote provider failed; subclasses say how."""
+
+    code = "provider_unavailable"
+
+
+class RateLimitedError(SourceError):
+    """The provider kept answering 429 until the backoff budget was spent."""
+
+    code = "rate_limited"
+
+
+class ProviderUnavailableError(SourceError):
+    """Timeout, connection failure, 5xx or an unreadable response from a provider."""
+
+    code = "provider_unavailable"
+
+
+class IngestError(PriorisError):
+    """A document could not be ingested; subclasses say why."""
+
+    code = "parse_error"
+
+
+class ParseError(IngestError):
+    """A PDF, XML or JSON payload is broken, encrypted or not what it claims to be."""
+
+    code = "parse_error"
+
+
+class OcrUnavailableError(IngestError):
+    """OCR was required but tesseract (or its language data) is not installed."""
+
+    code = "ocr_unavailable"
+
+
+ERROR_CODES: tuple[str, ...] = (
+    "not_found",
+    "invalid_request",
+    "format_unavailable",
+    "unsupported_provider",
+    "rate_limited",
+    "provider_unavailable",
+    "file_too_large",
+    "configuration_error",
+    "parse_error",
+    "ocr_unavailable",
+)

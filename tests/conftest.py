@@ -1,0 +1,70 @@
+"""Shared fixtures: a private data dir per test and a guard against real network calls."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+if not SHARED.exists():  # a clone beside the workplace layout: ../shared of the repo root
+    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared, skipping the test when that material is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared material not available: {path}")
+    return path
+
+
+def _is_loopback(address: object) -> bool:
+    if isinstance(address, tuple) and address:
+        host = address[0]
+    else:
+        return True  # AF_UNIX paths
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any test that tries to reach a non-loopback address."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded(self: socket.socket, address: object) -> object:
+        if not _is_loopback(address):
+            raise AssertionError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def guarded_ex(self: socket.socket, address: object) -> object:
+        if not _is_loopback(address):
+            raise AssertionError(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_ex)
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own library folder and no inherited Prioris settings."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("PRIORIS_MCP_"):
+            monkeypatch.delenv(name)
+    path = tmp_path / "prioris-data"
+    monkeypatch.setenv("PRIORIS_MCP_DATA_DIR", str(path))
+    for provider in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY"):
+        monkeypatch.setenv(f"PRIORIS_MCP_{provider}_MIN_INTERVAL_SECONDS", "0")
+    yield path
