@@ -1,0 +1,156 @@
+"""fastembed backend of :class:`Embedder`, loading its ONNX session lazily.
+
+Lazy loading keeps ``prioris status`` and ``--help`` instant; ``model_id`` and ``dim`` are
+known from the model description without opening the session.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prioris.embedding.offline import (
+    DEFAULT_DIM,
+    DEFAULT_MODEL_ID,
+    TOKENIZER_DIR,
+    assemble_model_dir,
+)
+from prioris.errors import ConfigurationError
+
+_register_lock = threading.Lock()
+
+
+def _register_default_model() -> None:
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _register_lock:
+        known = {m["model"] for m in TextEmbedding.list_supported_models()}
+        if DEFAULT_MODEL_ID in known:
+            return
+        TextEmbedding.add_custom_model(
+            model=DEFAULT_MODEL_ID,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+            dim=DEFAULT_DIM,
+            model_file="model.onnx",
+            description="all-MiniLM-L6-v2, int8 ONNX, packaged offline by Prioris",
+            license="apache-2.0",
+        )
+
+
+def _model_dim(model_name: str) -> int:
+    from fastembed import TextEmbedding
+
+    for desc in TextEmbedding.list_supported_models():
+        if desc["model"].lower() == model_name.lower():
+            return int(desc["dim"])
+    raise ConfigurationError(
+        f"PRIORIS_MCP_EMBEDDING_MODEL={model_name!r} is not a fastembed text model; "
+        "see `fastembed.TextEmbedding.list_supported_models()`"
+    )
+
+
+class FastembedEmbedder:
+    """Embedder over fastembed's ``TextEmbedding``; the default is the packaged offline model."""
+
+    def __init__(
+        self,
+        model_name: str | None = None,
+        *,
+        model_path: Path | None = None,
+        cache_dir: Path | None = None,
+        batch_size: int = 16,
+        threads: int | None = None,
+    ) -> None:
+        self._is_default = model_name is None or model_name == DEFAULT_MODEL_ID
+        self._model_name = DEFAULT_MODEL_ID if self._is_default else str(model_name)
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self._batch_size = batch_size
+        self._threads = threads
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+        if self._is_default:
+            _register_default_model()
+            self._dim = DEFAULT_DIM
+        else:
+            self._dim = _model_dim(self._model_name)
+
+    @property
+    def model_id(self) -> str:
+        return self._model_name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            from fastembed import TextEmbedding
+
+            path = self._model_path
+            if self._is_default and path is None:
+                base = self._cache_dir or Path.home() / ".cache" / "prioris"
+                path = assemble_model_dir(base / "models" / "all-MiniLM-L6-v2-int8")
+            kwargs: dict[str, Any] = {"threads": self._threads}
+            if path is not None:
+                kwargs["specific_model_path"] = str(path)
+            if self._cache_dir is not None:
+                kwargs["cache_dir"] = str(self._cache_dir / "fastembed")
+            try:
+                self._model = TextEmbedding(model_name=self._model_name, **kwargs)
+            except Exception as exc:  # fastembed raises plain exceptions on download failure
+                raise ConfigurationError(
+                    f"could not load embedding model {self._model_name!r}: {exc}. Without "
+                    "internet, use the default model or set PRIORIS_MCP_EMBEDDING_MODEL_PATH"
+                ) from exc
+            return self._model
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        model = self._load()
+        rows = list(model.embed(list(texts), batch_size=self._batch_size))
+        return _normalise(np.vstack(rows).astype(np.float32, copy=False))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        model = self._load()
+        embed = getattr(model, "query_embed", None) or model.embed
+        vector = next(iter(embed([text])))
+        return _normalise(np.asarray(vector, dtype=np.float32)[None, :])[0]
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        tokenizer = self._get_tokenizer()
+        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encodings]
+
+    def _get_tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            if self._is_default or self._model_path is None:
+                source = (self._model_path or TOKENIZER_DIR) / "tokenizer.json"
+                if not self._is_default and not source.exists():
+                    source = TOKENIZER_DIR / "tokenizer.json"
+            else:
+                source = self._model_path / "tokenizer.json"
+            tokenizer = Tokenizer.from_file(str(source))
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms

@@ -1,0 +1,402 @@
+"""From bytes or records to a stored, indexed work: parse, chunk, embed, commit.
+
+Parsing and embedding happen before the write transaction; everything one document
+writes (work, aliases, original bytes, Markdown, pages, chunks, FTS rows, vectors) is then
+committed in one ``BEGIN IMMEDIATE … COMMIT``. A crash leaves the whole document or none of
+it, and a re-run skips bytes already stored, so a batch is resumable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prioris.embedding.base import Embedder
+from prioris.errors import FileTooLargeError, InvalidRequestError
+from prioris.ingest.chunking import PageSpan, chunk_markdown
+from prioris.ingest.ocr import OcrEngine
+from prioris.models import Chunk, Document, FullText, Page, Work
+from prioris.storage import chunks as chunk_store
+from prioris.storage import documents as document_store
+from prioris.storage import works as work_store
+
+PAGE_SEPARATOR = "\n\n"
+Now = Callable[[], str]
+
+
+@dataclass
+class IngestResult:
+    """Outcome for one file, upload or record."""
+
+    id: str
+    path: str | None = None
+    pages: int = 0
+    ocr_pages: int = 0
+    chunks: int = 0
+    status: str = "ingested"  # or "skipped"
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "id": self.id,
+            "path": self.path,
+            "pages": self.pages,
+            "ocr_pages": self.ocr_pages,
+            "chunks": self.chunks,
+        }
+        if self.status == "skipped":
+            data["reason"] = self.reason
+        return data
+
+
+@dataclass
+class Prepared:
+    """A document parsed and chunked, waiting for vectors and its transaction."""
+
+    work: Work
+    markdown: str
+    pages: list[tuple[Page, int, int]]
+    chunks: list[Chunk]
+    document: Document | None = None
+    content: bytes = b""
+    vectors: Any = None
+    result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def assemble_markdown(pages: Sequence[Page]) -> tuple[str, list[tuple[Page, int, int]]]:
+    """Join page texts; remember where each page starts and ends."""
+    parts: list[str] = []
+    spans: list[tuple[Page, int, int]] = []
+    position = 0
+    for page in pages:
+        text = page.text.strip()
+        if parts:
+            parts.append(PAGE_SEPARATOR)
+            position += len(PAGE_SEPARATOR)
+        parts.append(text)
+        spans.append((page, position, position + len(text)))
+        position += len(text)
+    return "".join(parts), spans
+
+
+def embedding_text(title: str, chunk: Chunk) -> str:
+    """What the model sees for a chunk: the work's title gives a passage its context."""
+    body = re.sub(r"^#{1,6}\s+", "", chunk.text, flags=re.MULTILINE)
+    if title and not body.startswith(title):
+        return f"{title}\n{body}"
+    return body
+
+
+def _title_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def titles_agree(a: str, b: str) -> bool:
+    """Loose title match, used before merging a PDF into a work found through an alias."""
+    wa, wb = _title_words(a), _title_words(b)
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / len(wa | wb) >= 0.5
+
+
+class IngestPipeline:
+    """Parses, chunks, embeds and stores documents for one library connection."""
+
+    def __init__(
+        self,
+        conn: Any,
+        embedder: Embedder,
+        *,
+        ocr: OcrEngine | None,
+        ocr_mode: str,
+        max_file_bytes: int,
+        now: Now,
+        pdf_time_limit: float = 300.0,
+    ) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.ocr = ocr
+        self.ocr_mode = ocr_mode
+        self.max_file_bytes = max_file_bytes
+        self.now = now
+        self.pdf_time_limit = pdf_time_limit
+
+    # -- preparing ---------------------------------------------------------------------
+    def _chunks_for(
+        self, work_id: str, markdown: str, spans: list[tuple[Page, int, int]]
+    ) -> list[Chunk]:
+        page_spans = [PageSpan(page.number, start, end) for page, start, end in spans]
+        return [
+            Chunk(
+                work_id=work_id,
+                document_sha256=None,
+                ordinal=i,
+                text=markdown[c.char_start : c.char_end],
+                page_start=c.page_start,
+                page_end=c.page_end,
+                char_start=c.char_start,
+                char_end=c.char_end,
+                heading=c.heading,
+                token_count=c.token_count,
+            )
+            for i, c in enumerate(chunk_markdown(markdown, page_spans, self.embedder.count_tokens))
+        ]
+
+    def prepare_pages(
+        self,
+        work: Work,
+        pages: Sequence[Page],
+        *,
+        document: Document | None = None,
+        content: bytes = b"",
+        path: str | None = None,
+    ) -> Prepared:
+        markdown, spans = assemble_markdown(pages)
+        chunks = self._chunks_for(work.id, markdown, spans)
+        ocr_pages = sum(1 for p in pages if p.ocr)
+        result = IngestResult(
+            id=work.id, path=path, pages=len(pages), ocr_pages=ocr_pages, chunks=len(chunks)
+        )
+        return Prepared(work, markdown, spans, chunks, document, content, result=result)
+
+    def prepare_pdf(
+        self,
+        data: bytes,
+        *,
+        path: str | None = None,
+        work: Work | None = None,
+        url: str | None = None,
+        ocr_mode: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Prepared:
+        """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
+        from prioris.ingest.pdf import PARSER_VERSION, check_pdf_bytes, extract_pdf
+
+        check_pdf_bytes(data, self.max_file_bytes)
+        sha = sha256_bytes(data)
+        content = extract_pdf(
+            data,
+            ocr_mode=ocr_mode or self.ocr_mode,
+            ocr=self.ocr,
+            time_limit_seconds=self.pdf_time_limit,
+            progress=progress,
+        )
+        meta = content.metadata
+        if work is None:
+            fallback = Path(path).stem if path else f"Document {sha[:8]}"
+            work = Work(
+                id=f"file:{sha[:16]}",
+                title=meta.title or fallback,
+                authors=list(meta.authors),
+                year=meta.year,
+                aliases=list(meta.identifiers),
+                source="file",
+                extra={"filename": Path(path).name} if path else {},
+            )
+        else:
+            work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
+        document = Document(
+            sha256=sha,
+            work_id=work.id,
+            format="pdf",
+            size_bytes=len(data),
+            page_count=len(content.pages),
+            ocr_pages=content.ocr_pages,
+            parser_version=PARSER_VERSION,
+            path=path,
+            url=url,
+        )
+        return self.prepare_pages(work, content.pages, document=document, content=data, path=path)
+
+    def prepare_fulltext(self, work: Work, full_text: FullText) -> Prepared:
+        """A provider's full text: PDFs through the PDF path, HTML/JATS through Markdown."""
+        if full_text.format == "pdf":
+            return self.prepare_pdf(full_text.content, work=work, url=full_text.url)
+        markdown = full_text.markdown or full_text.content.decode("utf-8", errors="replace")
+        document = Document(
+            sha256=sha256_bytes(full_text.content),
+            work_id=work.id,
+            format=full_text.format,
+            size_bytes=len(full_text.content),
+            page_count=1,
+            parser_version=f"{full_text.format}-1",
+            url=full_text.url,
+        )
+        return self.prepare_pages(
+            work, [Page(1, markdown)], document=document, content=full_text.content
+        )
+
+    def prepare_metadata_only(self, work: Work) -> Prepared:
+        """A work with no full text: its title and abstract are what gets indexed."""
+        text = f"# {work.title}".strip() if work.title else ""
+        if work.abstract:
+            text += f"\n\n## Abstract\n\n{work.abstract}"
+        return self.prepare_pages(work, [Page(1, text.strip())] if text.strip() else [])
+
+    def prepare_record(self, record: dict[str, Any]) -> Prepared:
+        """A JSONL record (BEIR corpus format works as is) as a work with one text page."""
+        work_id = str(record.get("_id") or record.get("id") or "").strip()
+        if not work_id:
+            raise InvalidRequestError("record has no '_id' or 'id'")
+        title = str(record.get("title") or "").strip()
+        text = str(record.get("text") or record.get("abstract") or "").strip()
+        if not title and not text:
+            raise InvalidRequestError(f"record {work_id!r} has neither title nor text")
+        year = record.get("year")
+        meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        authors = record.get("authors") or []
+        if isinstance(authors, str):
+            authors = [a.strip() for a in authors.split(";") if a.strip()]
+        work = Work(
+            id=work_id,
+            title=title,
+            authors=[str(a) for a in authors],
+            year=int(year) if isinstance(year, int | str) and str(year).isdigit() else None,
+            venue=record.get("venue"),
+            abstract=record.get("abstract"),
+            source=str(record.get("source") or "import"),
+            extra=dict(meta or {}),
+        )
+        markdown = f"# {title}\n\n{text}" if title else text
+        content = markdown.encode("utf-8")
+        document = Document(
+            sha256=sha256_bytes(content),
+            work_id=work_id,
+            format="text",
+            size_bytes=len(content),
+            page_count=1,
+            parser_version="text-1",
+        )
+        return self.prepare_pages(work, [Page(1, markdown)], document=document, content=content)
+
+    # -- embedding and committing --------------------------------------------------------
+    def embed(self, prepared: Sequence[Prepared]) -> None:
+        """Embed the chunks of several documents in one model call (batching across them)."""
+        texts = [embedding_text(p.work.title, c) for p in prepared for c in p.chunks]
+        vectors = self.embedder.embed_passages(texts)
+        position = 0
+        for item in prepared:
+            item.vectors = vectors[position : position + len(item.chunks)]
+            position += len(item.chunks)
+
+    def already_stored(self, sha256: str) -> str | None:
+        return document_store.has_document(self.conn, sha256)
+
+    def commit(self, item: Prepared) -> IngestResult:
+        """Write one prepared document in a single transaction."""
+        now = self.now()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if item.document is not None:
+                owner = document_store.has_document(conn, item.document.sha256)
+                if owner is not None:
+                    conn.execute("ROLLBACK")
+                    return IngestResult(
+                        id=owner,
+                        path=item.result.path,
+                        status="skipped",
+                        reason="identical bytes already stored",
+                    )
+            work = item.work
+            if work.source == "file":
+                existing = work_store.find_work_id(conn, work.aliases)
+                stored = work_store.get_work(conn, existing) if existing else None
+                if stored is not None and not titles_agree(stored.title, work.title):
+                    work.aliases = []  # ids in the text belong to another paper: do not merge
+            work_id = work_store.upsert_work(conn, work, now)
+            stored_work = work_store.get_work(conn, work_id)
+            assert stored_work is not None
+            has_full_text = conn.execute(
+                "SELECT markdown_sha256 FROM works WHERE id = ?", (work_id,)
+            ).fetchone()[0]
+            if item.document is not None:
+                item.document.work_id = work_id
+                document_store.add_document(conn, item.document, item.content, now)
+            chunk_count = 0
+            if not has_full_text:  # full text already indexed stays; a new copy is only stored
+                chunk_store.delete_chunks_of(conn, work_id)
+                work_store.set_markdown(
+                    conn,
+                    work_id,
+                    item.markdown,
+                    item.document.sha256 if item.document else None,
+                    now,
+                )
+                chunk_store.replace_pages(conn, work_id, item.pages)
+                for chunk in item.chunks:
+                    chunk.work_id = work_id
+                ids = chunk_store.insert_chunks(conn, item.chunks, stored_work.title)
+                if len(ids) and item.vectors is not None:
+                    chunk_store.insert_vectors(
+                        conn,
+                        ids,
+                        item.vectors,
+                        self.embedder.model_id,
+                        work_ids=[work_id] * len(ids),
+                        sources=[stored_work.source] * len(ids),
+                        years=[stored_work.year] * len(ids),
+                    )
+                chunk_count = len(ids)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        result = item.result
+        result.id = work_id
+        result.chunks = chunk_count
+        return result
+
+    def store(self, item: Prepared) -> IngestResult:
+        """Embed and commit one prepared document."""
+        if item.document is not None:
+            owner = self.already_stored(item.document.sha256)
+            if owner is not None:
+                return IngestResult(
+                    id=owner,
+                    path=item.result.path,
+                    status="skipped",
+                    reason="identical bytes already stored",
+                )
+        self.embed([item])
+        return self.commit(item)
+
+    def store_many(self, items: Iterable[Prepared]) -> list[IngestResult]:
+        """Embed a group of documents together, then commit each in its own transaction."""
+        todo = []
+        results: list[IngestResult] = []
+        for item in items:
+            owner = self.already_stored(item.document.sha256) if item.document else None
+            if owner is not None:
+                results.append(
+                    IngestResult(
+                        id=owner,
+                        path=item.result.path,
+                        status="skipped",
+                        reason="identical bytes already stored",
+                    )
+                )
+            else:
+                todo.append(item)
+        if todo:
+            self.embed(todo)
+            results.extend(self.commit(item) for item in todo)
+        return results
+
+
+def read_file_checked(path: Path, max_bytes: int) -> bytes:
+    """Read a file after checking its size against the cap (no huge read for nothing)."""
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise FileTooLargeError(
+            f"{path} is {size} bytes, over the limit of {max_bytes} (PRIORIS_MCP_MAX_FILE_BYTES)"
+        )
+    return path.read_bytes()

@@ -1,0 +1,491 @@
+"""Library: the one composition root and facade over storage, ingest, search and sources.
+
+The CLI, the MCP server and Python callers all go through this class; it owns the SQLite
+connection, builds the embedder, OCR engine and remote clients from Settings (or takes
+fakes through the constructor), and serialises writes with a lock so worker threads can
+share it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from prioris.config import Settings, load_settings
+from prioris.embedding.base import Embedder
+from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.pipeline import IngestPipeline, IngestResult, read_file_checked
+from prioris.models import Work
+from prioris.search.backends import SearchFilters
+from prioris.search.service import FusionConfig, SearchResponse, SearchService
+from prioris.storage import chunks as chunk_store
+from prioris.storage import documents as document_store
+from prioris.storage import works as work_store
+from prioris.storage.db import connect
+
+IMPORT_BATCH = 64
+REINDEX_BATCH = 256
+
+
+def utc_now() -> str:
+    """Timestamps are UTC ISO-8601 seconds (the clock is injectable for tests)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass
+class IngestSummary:
+    """What a batch did: the ``--json`` shape of ``ingest`` and ``import``."""
+
+    ingested: list[IngestResult] = field(default_factory=list)
+    skipped: list[IngestResult] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, result: IngestResult) -> None:
+        (self.skipped if result.status == "skipped" else self.ingested).append(result)
+
+    def fail(self, path: str, error: PriorisError) -> None:
+        self.failed.append({"path": path, "error": error.to_dict()})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ingested": [r.to_dict() for r in self.ingested],
+            "skipped": [r.to_dict() for r in self.skipped],
+            "failed": self.failed,
+        }
+
+
+FileProgress = Callable[[str, int, int], None]  # (path, pages_done, pages_total)
+
+
+class Library:
+    """A research library in one SQLite file."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        ocr: OcrEngine | None = None,
+        http_transport: Any = None,
+        clock: Any = None,
+        now: Callable[[], str] = utc_now,
+    ) -> None:
+        self.settings = settings
+        self.http_transport = http_transport
+        self.clock = clock
+        self.now = now
+        self.lock = threading.RLock()
+        self.conn = connect(settings.db_path)
+        if embedder is None:
+            from prioris.embedding import build_embedder
+
+            embedder = build_embedder(settings)
+        self.embedder = embedder
+        if ocr is None:
+            from prioris.ingest.ocr import TesseractOcr
+
+            ocr = TesseractOcr(settings.ocr_languages)
+        self.ocr = ocr
+        self.stale_on_open = chunk_store.ensure_vector_index(
+            self.conn, embedder.model_id, embedder.dim
+        )
+        self.pipeline = IngestPipeline(
+            self.conn,
+            embedder,
+            ocr=ocr,
+            ocr_mode=settings.ocr_mode,
+            max_file_bytes=settings.max_file_bytes,
+            now=now,
+        )
+        fts_w, vec_w = settings.fusion_weights
+        self.searcher = SearchService(
+            self.conn,
+            embedder,
+            FusionConfig(
+                method=settings.fusion_method,
+                rrf_k=settings.rrf_k,
+                fts_weight=fts_w,
+                vector_weight=vec_w,
+            ),
+        )
+        self._remote: Any = None
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, **components: Any) -> Library:
+        """Open the library named by the settings (the environment when omitted)."""
+        return cls(settings or load_settings(), **components)
+
+    def close(self) -> None:
+        with self.lock:
+            if self._remote is not None and hasattr(self._remote, "close"):
+                self._remote.close()
+            self.conn.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- ingest --------------------------------------------------------------------------
+    @staticmethod
+    def collect_pdfs(paths: Iterable[str | Path]) -> Iterator[Path]:
+        """Files as given, and ``*.pdf`` found recursively in directories, in sorted order."""
+        for raw in paths:
+            path = Path(raw).expanduser()
+            if path.is_dir():
+                for root, dirs, files in os.walk(path):
+                    dirs.sort()
+                    for name in sorted(files):
+                        if name.lower().endswith(".pdf"):
+                            yield Path(root) / name
+            else:
+                yield path
+
+    def ingest_file(
+        self,
+        path: Path,
+        *,
+        ocr_mode: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestResult:
+        """Ingest one PDF from disk (identical bytes already stored: skipped)."""
+        if not path.exists():
+            raise NotFoundError(f"no such file: {path}")
+        if not path.is_file():
+            raise InvalidRequestError(f"not a file: {path}")
+        data = read_file_checked(path, self.settings.max_file_bytes)
+        return self.ingest_pdf_bytes(data, path=str(path), ocr_mode=ocr_mode, progress=progress)
+
+    def ingest_pdf_bytes(
+        self,
+        data: bytes,
+        *,
+        path: str | None = None,
+        filename: str | None = None,
+        ocr_mode: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        work: Work | None = None,
+    ) -> IngestResult:
+        """Ingest PDF bytes (a file, an upload or a download)."""
+        from prioris.ingest.pdf import check_pdf_bytes
+        from prioris.ingest.pipeline import sha256_bytes
+
+        check_pdf_bytes(data, self.settings.max_file_bytes)
+        with self.lock:
+            owner = self.pipeline.already_stored(sha256_bytes(data))
+        if owner is not None:
+            return IngestResult(
+                id=owner,
+                path=path or filename,
+                status="skipped",
+                reason="identical bytes already stored",
+            )
+        prepared = self.pipeline.prepare_pdf(
+            data, path=path or filename, work=work, ocr_mode=ocr_mode, progress=progress
+        )
+        self.pipeline.embed([prepared])
+        with self.lock:
+            return self.pipeline.commit(prepared)
+
+    def ingest_paths(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        ocr_mode: str | None = None,
+        on_file_start: Callable[[Path], None] | None = None,
+        on_pages: FileProgress | None = None,
+        on_file_done: Callable[[Path, IngestResult | None, PriorisError | None], None]
+        | None = None,
+    ) -> IngestSummary:
+        """Ingest PDFs and directories; each file fails alone, the rest are committed."""
+        if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
+            raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
+        summary = IngestSummary()
+        for path in self.collect_pdfs(paths):
+            if on_file_start:
+                on_file_start(path)
+            progress = (
+                (lambda done, total, p=path: on_pages(str(p), done, total)) if on_pages else None
+            )
+            try:
+                result = self.ingest_file(path, ocr_mode=ocr_mode, progress=progress)
+            except PriorisError as exc:
+                summary.fail(str(path), exc)
+                if on_file_done:
+                    on_file_done(path, None, exc)
+                continue
+            summary.add(result)
+            if on_file_done:
+                on_file_done(path, result, None)
+        return summary
+
+    def import_records(
+        self,
+        records: Iterable[dict[str, Any] | PriorisError],
+        *,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> IngestSummary:
+        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups."""
+        summary = IngestSummary()
+        batch: list[Any] = []
+
+        def flush() -> None:
+            if not batch:
+                return
+            with self.lock:
+                results = self.pipeline.store_many(batch)
+            for result in results:
+                summary.add(result)
+            if on_progress:
+                on_progress(len(batch))
+            batch.clear()
+
+        for number, record in enumerate(records, start=1):
+            if isinstance(record, PriorisError):
+                summary.fail(f"line {number}", record)
+                continue
+            try:
+                batch.append(self.pipeline.prepare_record(record))
+            except PriorisError as exc:
+                summary.fail(f"line {number}", exc)
+                continue
+            if len(batch) >= IMPORT_BATCH:
+                flush()
+        flush()
+        return summary
+
+    @staticmethod
+    def read_jsonl(path: Path) -> Iterator[dict[str, Any] | PriorisError]:
+        """Records of a JSONL file; a bad line becomes an error item, not an exception."""
+        if not path.is_file():
+            raise NotFoundError(f"no such file: {path}")
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    yield InvalidRequestError(f"{path}:{number}: not JSON ({exc.msg})")
+                    continue
+                if not isinstance(value, dict):
+                    yield InvalidRequestError(f"{path}:{number}: a record must be a JSON object")
+                    continue
+                yield value
+
+    # -- search --------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        k: int = 10,
+        chunks: bool = False,
+        source: str | None = None,
+        from_year: int | None = None,
+        to_year: int | None = None,
+        ids: Sequence[str] | None = None,
+        syntax: str = "plain",
+    ) -> SearchResponse:
+        """Search what the library holds; ``ids`` restrict to works (any id form)."""
+        with self.lock:
+            work_ids = None
+            if ids:
+                work_ids = tuple(self.resolve_work_id(i) for i in ids)
+            filters = SearchFilters(
+                source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
+            )
+            return self.searcher.search(
+                query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
+            )
+
+    # -- the library -----------------------------------------------------------------------
+    def resolve_work_id(self, text: str) -> str:
+        """The stored work an id, alias or pasted identifier refers to (else not_found)."""
+        text = (text or "").strip()
+        if not text:
+            raise InvalidRequestError("an id is required")
+        with self.lock:
+            found = work_store.find_work_id(self.conn, [text])
+            if found:
+                return found
+            try:
+                from prioris.identifiers import parse_identifier
+
+                ident = parse_identifier(text)
+            except PriorisError:
+                ident = None
+            if ident is not None:
+                found = work_store.find_work_id(self.conn, [ident.canonical])
+                if found is None and ident.scheme == "arxiv" and ident.version is None:
+                    found = work_store.find_by_alias_prefix(self.conn, ident.canonical)
+                if found:
+                    return found
+        raise NotFoundError(f"no work {text!r} in the library")
+
+    def get_work(self, text: str) -> Work:
+        with self.lock:
+            work = work_store.get_work(self.conn, self.resolve_work_id(text))
+        assert work is not None
+        return work
+
+    def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        with self.lock:
+            return work_store.list_works(self.conn, limit=limit, offset=offset)
+
+    def show(
+        self,
+        text: str,
+        *,
+        page: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """A slice of the work's Markdown by page or by character offset and limit."""
+        if limit is not None and limit < 1:
+            raise InvalidRequestError("limit must be at least 1")
+        if offset is not None and offset < 0:
+            raise InvalidRequestError("offset must be 0 or more")
+        with self.lock:
+            work_id = self.resolve_work_id(text)
+            row = self.conn.execute(
+                "SELECT title, markdown FROM works WHERE id = ?", (work_id,)
+            ).fetchone()
+            pages = self.conn.execute(
+                "SELECT number, char_start, char_end, ocr FROM pages WHERE work_id = ? "
+                "ORDER BY number",
+                (work_id,),
+            ).fetchall()
+        markdown: str = row["markdown"]
+        total_pages = len(pages)
+        start, end = 0, len(markdown)
+        if page is not None:
+            match = [p for p in pages if p["number"] == page]
+            if not match:
+                raise InvalidRequestError(
+                    f"page {page} does not exist; {work_id} has {total_pages} page(s)"
+                )
+            start, end = match[0]["char_start"], match[0]["char_end"]
+        start += offset or 0
+        if offset is not None and offset > len(markdown):
+            raise InvalidRequestError(f"offset {offset} is past the end ({len(markdown)} chars)")
+        stop = end if limit is None else min(end, start + limit)
+        page_of = next(
+            (p["number"] for p in pages if p["char_start"] <= start <= p["char_end"]), None
+        )
+        return {
+            "id": work_id,
+            "title": row["title"],
+            "markdown": markdown[start:stop],
+            "offset": start,
+            "limit": limit,
+            "total_length": len(markdown),
+            "has_more": stop < end,
+            "next_offset": stop if stop < end else None,
+            "page": page if page is not None else page_of,
+            "total_pages": total_pages,
+        }
+
+    def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
+        """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
+        work = self.get_work(text)
+        with self.lock:
+            docs = document_store.documents_of(self.conn, work.id)
+        return work, [d.__dict__ for d in docs]
+
+    def document_bytes(self, sha256: str) -> bytes:
+        with self.lock:
+            data = document_store.get_blob(self.conn, sha256)
+        if data is None:
+            raise NotFoundError(f"no stored document {sha256}")
+        return data
+
+    def delete(self, ids: Sequence[str]) -> list[str]:
+        """Remove works from every table and index; unknown ids raise not_found first."""
+        with self.lock:
+            work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids))
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for work_id in work_ids:
+                    work_store.delete_work(self.conn, work_id)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return work_ids
+
+    def known_aliases(self, aliases: Sequence[str]) -> set[str]:
+        """Which ids/aliases already belong to a stored work (used by discovery)."""
+        with self.lock:
+            return work_store.known_aliases(self.conn, aliases)
+
+    def status(self) -> dict[str, Any]:
+        with self.lock:
+            count = self.conn.execute
+            works = count("SELECT count(*) FROM works").fetchone()[0]
+            documents = count("SELECT count(*) FROM documents").fetchone()[0]
+            chunks = count("SELECT count(*) FROM chunks").fetchone()[0]
+            pages = count("SELECT count(*), coalesce(sum(ocr), 0) FROM pages").fetchone()
+            stale = chunk_store.count_stale(self.conn)
+        db = Path(self.settings.db_path)
+        size = sum(
+            p.stat().st_size for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()
+        )
+        return {
+            "works": works,
+            "documents": documents,
+            "chunks": chunks,
+            "pages": pages[0],
+            "ocr_pages": pages[1],
+            "stale_chunks": stale,
+            "model": self.embedder.model_id,
+            "dim": self.embedder.dim,
+            "db": str(db),
+            "size_bytes": size,
+        }
+
+    def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
+        """Re-embed stale chunks in batches, each batch committed: resumable after a stop."""
+        from prioris.ingest.pipeline import embedding_text
+        from prioris.models import Chunk
+
+        done = 0
+        with self.lock:
+            total = chunk_store.count_stale(self.conn)
+        while True:
+            with self.lock:
+                rows = chunk_store.stale_chunks(self.conn, REINDEX_BATCH)
+            if not rows:
+                return done
+            texts = [
+                embedding_text(r["title"], Chunk(r["work_id"], None, 0, r["text"], 0, 0, 0, 0))
+                for r in rows
+            ]
+            vectors = self.embedder.embed_passages(texts)
+            with self.lock:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    chunk_store.insert_vectors(
+                        self.conn,
+                        [r["id"] for r in rows],
+                        vectors,
+                        self.embedder.model_id,
+                        work_ids=[r["work_id"] for r in rows],
+                        sources=[r["source"] for r in rows],
+                        years=[r["year"] for r in rows],
+                    )
+                    self.conn.execute("COMMIT")
+                except BaseException:
+                    self.conn.execute("ROLLBACK")
+                    raise
+            done += len(rows)
+            if on_progress:
+                on_progress(done, total)

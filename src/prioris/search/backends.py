@@ -1,0 +1,116 @@
+"""The two retrieval backends over the library file: FTS5 BM25 and sqlite-vec KNN.
+
+Filters are applied inside each query (SQL WHERE for FTS5, metadata columns inside the
+``vec0`` KNN), so a filtered search still returns k hits when k exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from prioris.errors import InvalidRequestError
+from prioris.storage.chunks import VEC_TABLE
+from prioris.storage.db import sqlite3
+
+VEC_MAX_K = 4096  # sqlite-vec's ceiling for k in one KNN query
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions shared by every mode."""
+
+    source: str | None = None
+    from_year: int | None = None
+    to_year: int | None = None
+    work_ids: tuple[str, ...] | None = None
+
+    def validate(self) -> None:
+        if (
+            self.from_year is not None
+            and self.to_year is not None
+            and self.from_year > self.to_year
+        ):
+            raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
+
+
+@dataclass(frozen=True)
+class ChunkScore:
+    chunk_id: int
+    work_id: str
+    score: float  # higher is better
+
+
+def _where(filters: SearchFilters, alias: str) -> tuple[str, list[Any]]:
+    clauses, params = [], []
+    if filters.source:
+        clauses.append(f"{alias}.source = ?")
+        params.append(filters.source)
+    if filters.from_year is not None:
+        clauses.append(f"{alias}.year >= ?")
+        params.append(filters.from_year)
+    if filters.to_year is not None:
+        clauses.append(f"{alias}.year <= ?")
+        params.append(filters.to_year)
+        if alias == "v" and filters.from_year is None:
+            clauses.append("v.year > 0")  # 0 stands for an unknown year in vec0
+    if filters.work_ids is not None:
+        marks = ", ".join("?" for _ in filters.work_ids) or "NULL"
+        id_column = "work_id" if alias == "v" else "id"
+        clauses.append(f"{alias}.{id_column} IN ({marks})")
+        params.extend(filters.work_ids)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def fts_search(
+    conn: Any,
+    expression: str,
+    filters: SearchFilters,
+    limit: int,
+    *,
+    title_weight: float = 1.0,
+    heading_weight: float = 0.5,
+) -> list[ChunkScore]:
+    """BM25 over chunk text, title and heading; a malformed expression is invalid_request."""
+    where, params = _where(filters, "w")
+    sql = (
+        "SELECT f.rowid AS chunk_id, c.work_id AS work_id, "
+        "bm25(chunks_fts, 1.0, ?, ?) AS rank FROM chunks_fts f "
+        "JOIN chunks c ON c.id = f.rowid JOIN works w ON w.id = c.work_id "
+        f"WHERE chunks_fts MATCH ?{where} ORDER BY rank LIMIT ?"
+    )
+    try:
+        rows = conn.execute(sql, (title_weight, heading_weight, expression, *params, limit))
+        return [ChunkScore(r[0], r[1], -float(r[2])) for r in rows.fetchall()]
+    except sqlite3.OperationalError as exc:
+        message = str(exc)
+        if "fts5" in message or "syntax" in message or "no such column" in message:
+            raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {message}") from exc
+        raise
+
+
+def vector_search(conn: Any, query: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:
+    """Exact cosine KNN with the filters inside the ``vec0`` query."""
+    where, params = _where(filters, "v")
+    k = min(max(k, 1), VEC_MAX_K)
+    sql = (
+        f"SELECT v.chunk_id, v.work_id, v.distance FROM {VEC_TABLE} v "
+        f"WHERE v.embedding MATCH ? AND k = ?{where} ORDER BY v.distance"
+    )
+    blob = np.ascontiguousarray(query, dtype=np.float32).tobytes()
+    rows = conn.execute(sql, (blob, k, *params)).fetchall()
+    return [ChunkScore(int(r[0]), str(r[1]), 1.0 - float(r[2])) for r in rows]
+
+
+def best_per_work(scores: Sequence[ChunkScore]) -> list[ChunkScore]:
+    """First (best) chunk of each work, keeping the list's order."""
+    seen: set[str] = set()
+    out = []
+    for item in scores:
+        if item.work_id not in seen:
+            seen.add(item.work_id)
+            out.append(item)
+    return out

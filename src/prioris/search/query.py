@@ -1,0 +1,41 @@
+"""Turning user text into a safe FTS5 expression, and the words to mark in snippets.
+
+Plain text is searched as words: every token is quoted, so quotes, parentheses, ``AND``,
+``NEAR``, ``*`` or ``-`` in a user's query never reach the FTS5 parser as syntax.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    (
+        "a an and are as at be been but by can do does for from had has have how in into is it "
+        "its of on or our that the their then there these this those to was we were what when "
+        "where which while who will with within without"
+    ).split()
+)
+
+
+def query_terms(text: str) -> list[str]:
+    """Lower-cased word tokens of a query, stopwords dropped unless nothing else is left."""
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    kept = [t for t in tokens if t not in STOPWORDS]
+    return list(dict.fromkeys(kept or tokens))
+
+
+def plain_to_fts5(text: str) -> str | None:
+    """An OR of quoted terms (BM25 ranks documents matching more and rarer terms higher);
+    None when the text has no searchable word."""
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def fts5_expression_terms(expression: str) -> list[str]:
+    """Words of a raw FTS5 expression, for snippet marking (operators dropped)."""
+    words = [t for t in _TOKEN.findall(expression) if t not in ("AND", "OR", "NOT", "NEAR")]
+    return query_terms(" ".join(words))

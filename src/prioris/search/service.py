@@ -1,0 +1,235 @@
+"""Search over the library: fts, vector and hybrid modes, works or passages.
+
+Work results take each work's best chunk; hybrid fuses the two ranked lists (RRF k=60 by
+default, or a weighted sum of normalised scores) at the work level, or at the chunk level
+with ``chunks=True``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from prioris.embedding.base import Embedder
+from prioris.errors import InvalidRequestError
+from prioris.models import Hit
+from prioris.search import fusion
+from prioris.search.backends import (
+    VEC_MAX_K,
+    ChunkScore,
+    SearchFilters,
+    best_per_work,
+    fts_search,
+    vector_search,
+)
+from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_terms
+from prioris.search.snippets import make_snippet
+from prioris.storage.works import get_works
+
+MODES = ("fts", "vector", "hybrid")
+SYNTAXES = ("plain", "fts5")
+MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """How hybrid combines the lists; tuned on the SciFact train split only."""
+
+    method: str = "rrf"
+    rrf_k: int = 60
+    fts_weight: float = 0.5
+    vector_weight: float = 0.5
+    depth: int = 100
+    title_weight: float = 1.0
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    mode: str
+    took_ms: float
+    hits: list[Hit] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "took_ms": round(self.took_ms, 2),
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+class SearchService:
+    """Runs queries against one connection with one embedder."""
+
+    def __init__(self, conn: Any, embedder: Embedder, fusion_config: FusionConfig) -> None:
+        self.conn = conn
+        self.embedder = embedder
+        self.config = fusion_config
+
+    def search(
+        self,
+        query: str,
+        *,
+        mode: str = "hybrid",
+        k: int = 10,
+        chunks: bool = False,
+        filters: SearchFilters | None = None,
+        syntax: str = "plain",
+    ) -> SearchResponse:
+        started = time.perf_counter()
+        filters = filters or SearchFilters()
+        self._validate(query, mode, k, syntax)
+        filters.validate()
+        if syntax == "fts5":
+            expression: str | None = query
+            terms = fts5_expression_terms(query)
+            if mode != "fts":
+                raise InvalidRequestError("syntax 'fts5' is only for mode 'fts'")
+        else:
+            expression = plain_to_fts5(query)
+            terms = query_terms(query)
+
+        depth = max(self.config.depth, k * 3) if mode == "hybrid" else k
+        fts_list: list[ChunkScore] = []
+        vec_list: list[ChunkScore] = []
+        if mode in ("fts", "hybrid") and expression:
+            fts_list = self._fts(expression, filters, depth, chunks)
+        if mode in ("vector", "hybrid"):
+            vec_list = self._vector(query, filters, depth, chunks)
+
+        if mode == "fts":
+            ordered = [(c, c.score) for c in fts_list[:k]]
+        elif mode == "vector":
+            ordered = [(c, c.score) for c in vec_list[:k]]
+        else:
+            ordered = self._fuse(fts_list, vec_list, k, chunks)
+        fts_ranks = _ranks(fts_list, chunks)
+        vec_ranks = _ranks(vec_list, chunks)
+        hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode)
+        took = (time.perf_counter() - started) * 1000
+        return SearchResponse(query=query, mode=mode, took_ms=took, hits=hits)
+
+    # -- steps -------------------------------------------------------------------------
+    @staticmethod
+    def _validate(query: str, mode: str, k: int, syntax: str) -> None:
+        if mode not in MODES:
+            raise InvalidRequestError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        if syntax not in SYNTAXES:
+            raise InvalidRequestError(f"syntax {syntax!r} is not one of {', '.join(SYNTAXES)}")
+        if not 1 <= k <= MAX_K:
+            raise InvalidRequestError(f"k must be between 1 and {MAX_K}, got {k}")
+        if not query or not query.strip():
+            raise InvalidRequestError("the query is empty")
+
+    def _fts(
+        self, expression: str, filters: SearchFilters, k: int, chunks: bool
+    ) -> list[ChunkScore]:
+        if chunks:
+            return fts_search(
+                self.conn, expression, filters, k, title_weight=self.config.title_weight
+            )
+        limit = k * 4
+        while True:
+            rows = fts_search(
+                self.conn, expression, filters, limit, title_weight=self.config.title_weight
+            )
+            works = best_per_work(rows)
+            if len(works) >= k or len(rows) < limit:
+                return works[:k]
+            limit *= 4
+
+    def _vector(self, query: str, filters: SearchFilters, k: int, chunks: bool) -> list[ChunkScore]:
+        vector = self.embedder.embed_query(query)
+        if chunks:
+            return vector_search(self.conn, vector, filters, k)
+        limit = min(k * 4, VEC_MAX_K)
+        while True:
+            rows = vector_search(self.conn, vector, filters, limit)
+            works = best_per_work(rows)
+            if len(works) >= k or len(rows) < limit or limit >= VEC_MAX_K:
+                return works[:k]
+            limit = min(limit * 4, VEC_MAX_K)
+
+    def _fuse(
+        self, fts_list: list[ChunkScore], vec_list: list[ChunkScore], k: int, chunks: bool
+    ) -> list[tuple[ChunkScore, float]]:
+        def key(item: ChunkScore) -> object:
+            return item.chunk_id if chunks else item.work_id
+
+        weights = {"fts": self.config.fts_weight, "vector": self.config.vector_weight}
+        if self.config.method == "weighted":
+            scores = fusion.weighted_sum(
+                {
+                    "fts": [(key(c), c.score) for c in fts_list],
+                    "vector": [(key(c), c.score) for c in vec_list],
+                },
+                weights=weights,
+            )
+        else:
+            scores = fusion.rrf(
+                {"fts": [key(c) for c in fts_list], "vector": [key(c) for c in vec_list]},
+                k=self.config.rrf_k,
+                weights={name: 2 * w for name, w in weights.items()},
+            )
+        # the passage shown for a work: its vector-best chunk, else its FTS-best chunk
+        representative: dict[object, ChunkScore] = {}
+        for item in (*fts_list, *vec_list):
+            representative[key(item)] = item
+        return [(representative[item], score) for item, score in fusion.ranked(scores)[:k]]
+
+    def _hits(
+        self,
+        ordered: list[tuple[ChunkScore, float]],
+        terms: list[str],
+        fts_ranks: dict[object, int],
+        vec_ranks: dict[object, int],
+        chunks: bool,
+        mode: str,
+    ) -> list[Hit]:
+        if not ordered:
+            return []
+        chunk_ids = [c.chunk_id for c, _ in ordered]
+        marks = ", ".join("?" for _ in chunk_ids)
+        rows = {
+            r["id"]: r
+            for r in self.conn.execute(
+                "SELECT id, text, page_start, page_end, char_start FROM chunks "
+                f"WHERE id IN ({marks})",
+                chunk_ids,
+            )
+        }
+        works = get_works(self.conn, list(dict.fromkeys(c.work_id for c, _ in ordered)))
+        hits = []
+        for item, score in ordered:
+            row, work = rows.get(item.chunk_id), works.get(item.work_id)
+            if row is None or work is None:
+                continue
+            key = item.chunk_id if chunks else item.work_id
+            ranks: dict[str, int | None] = {}
+            if mode in ("fts", "hybrid"):
+                ranks["fts"] = fts_ranks.get(key)
+            if mode in ("vector", "hybrid"):
+                ranks["vector"] = vec_ranks.get(key)
+            hits.append(
+                Hit(
+                    id=work.id,
+                    title=work.title,
+                    authors=work.authors,
+                    year=work.year,
+                    score=float(f"{float(score):.6g}"),
+                    ranks=ranks,
+                    snippet=make_snippet(row["text"], terms),
+                    page_start=row["page_start"],
+                    page_end=row["page_end"],
+                    offset=row["char_start"],
+                    chunk_id=item.chunk_id,
+                    source=work.source,
+                )
+            )
+        return hits
+
+
+def _ranks(items: list[ChunkScore], chunks: bool) -> dict[object, int]:
+    return {(c.chunk_id if chunks else c.work_id): i for i, c in enumerate(items, start=1)}

@@ -1,0 +1,63 @@
+"""Original documents, content-addressed by SHA-256, their bytes kept in the same file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prioris.models import Document
+
+
+def has_document(conn: Any, sha256: str) -> str | None:
+    """The work that already holds these exact bytes, if any."""
+    row = conn.execute("SELECT work_id FROM documents WHERE sha256 = ?", (sha256,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def add_document(conn: Any, document: Document, content: bytes, now: str) -> None:
+    """Store the bytes (once) and the document row, inside the caller's transaction."""
+    conn.execute(
+        "INSERT OR IGNORE INTO blobs(sha256, size_bytes, content) VALUES (?, ?, ?)",
+        (document.sha256, len(content), content),
+    )
+    conn.execute(
+        "INSERT INTO documents(sha256, work_id, format, size_bytes, page_count, ocr_pages, "
+        "parser_version, path, url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            document.sha256,
+            document.work_id,
+            document.format,
+            document.size_bytes,
+            document.page_count,
+            document.ocr_pages,
+            document.parser_version,
+            document.path,
+            document.url,
+            now,
+        ),
+    )
+
+
+def documents_of(conn: Any, work_id: str) -> list[Document]:
+    rows = conn.execute(
+        "SELECT * FROM documents WHERE work_id = ? ORDER BY created_at, sha256", (work_id,)
+    ).fetchall()
+    return [
+        Document(
+            sha256=r["sha256"],
+            work_id=r["work_id"],
+            format=r["format"],
+            size_bytes=r["size_bytes"],
+            page_count=r["page_count"],
+            ocr_pages=r["ocr_pages"],
+            parser_version=r["parser_version"],
+            path=r["path"],
+            url=r["url"],
+            created_at=r["created_at"],
+        )
+        for r in rows
+    ]
+
+
+def get_blob(conn: Any, sha256: str) -> bytes | None:
+    row = conn.execute("SELECT content FROM blobs WHERE sha256 = ?", (sha256,)).fetchone()
+    return None if row is None else bytes(row[0])

@@ -1,0 +1,229 @@
+"""Works and their identifier aliases: insert, merge, resolve, list, delete.
+
+An alias (``doi:…``, ``arxiv:…``, ``europepmc:…``, ``pmid:…``, ``openalex:…``) points to
+exactly one work, so the same paper met through two providers is merged into one record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from prioris.models import Work
+
+_JSON_FIELDS = ("authors", "concepts", "extra")
+_BOOL_FIELDS = ("is_oa", "is_preprint")
+_COLUMNS = (
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "abstract",
+    "source",
+    "published",
+    "type",
+    "is_oa",
+    "oa_status",
+    "pdf_url",
+    "cited_by_count",
+    "concepts",
+    "is_preprint",
+    "extra",
+)
+
+
+def _to_row(work: Work) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for name in _COLUMNS:
+        value = getattr(work, name)
+        if name in _JSON_FIELDS:
+            value = json.dumps(value, ensure_ascii=False)
+        elif name in _BOOL_FIELDS and value is not None:
+            value = int(bool(value))
+        row[name] = value
+    return row
+
+
+def _from_row(row: Any, aliases: list[str]) -> Work:
+    data = {name: row[name] for name in _COLUMNS}
+    for name in _JSON_FIELDS:
+        data[name] = json.loads(data[name] or ("{}" if name == "extra" else "[]"))
+    for name in _BOOL_FIELDS:
+        data[name] = None if data[name] is None else bool(data[name])
+    return Work(
+        id=row["id"],
+        aliases=aliases,
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        **data,
+    )
+
+
+def _is_empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def find_work_id(conn: Any, candidates: Iterable[str]) -> str | None:
+    """The stored work that any of these ids or aliases belongs to."""
+    for candidate in candidates:
+        row = conn.execute("SELECT id FROM works WHERE id = ?", (candidate,)).fetchone()
+        if row:
+            return str(row[0])
+        row = conn.execute("SELECT work_id FROM aliases WHERE alias = ?", (candidate,)).fetchone()
+        if row:
+            return str(row[0])
+    return None
+
+
+def find_by_alias_prefix(conn: Any, prefix: str) -> str | None:
+    """Latest-version match for an unversioned arXiv id (``arxiv:2401.01234`` -> ``…v3``)."""
+    rows = conn.execute(
+        "SELECT alias, work_id FROM aliases WHERE alias >= ? AND alias < ? ",
+        (prefix + "v", prefix + "w"),
+    ).fetchall()
+    best: tuple[int, str] | None = None
+    for alias, work_id in rows:
+        suffix = alias[len(prefix) + 1 :]
+        if suffix.isdigit() and (best is None or int(suffix) > best[0]):
+            best = (int(suffix), work_id)
+    return best[1] if best else None
+
+
+def upsert_work(conn: Any, work: Work, now: str) -> str:
+    """Store a work or merge it into the one that shares an id or alias; returns its id.
+
+    Merging keeps stored values and fills only what was missing, except counts and OA data
+    that a provider refreshes. Must run inside the caller's transaction.
+    """
+    existing_id = find_work_id(conn, [work.id, *work.aliases])
+    if existing_id is None:
+        row = _to_row(work)
+        names = ", ".join(["id", *row, "created_at", "updated_at"])
+        marks = ", ".join("?" for _ in range(len(row) + 3))
+        conn.execute(
+            f"INSERT INTO works ({names}) VALUES ({marks})",
+            (work.id, *row.values(), now, now),
+        )
+        work_id = work.id
+    else:
+        work_id = existing_id
+        stored = get_work(conn, work_id)
+        assert stored is not None
+        updates: dict[str, Any] = {}
+        for name in _COLUMNS:
+            new, old = getattr(work, name), getattr(stored, name)
+            if name == "extra":
+                merged = {**new, **old}
+                if merged != old:
+                    updates[name] = merged
+            elif name in ("cited_by_count", "is_oa", "oa_status", "pdf_url"):
+                if not _is_empty(new) and new != old:
+                    updates[name] = new
+            elif _is_empty(old) and not _is_empty(new):
+                updates[name] = new
+        if updates:
+            merged_work = Work(
+                id=work_id, **{**{n: getattr(stored, n) for n in _COLUMNS}, **updates}
+            )
+            row = _to_row(merged_work)
+            assignments = ", ".join(f"{name} = ?" for name in updates)
+            conn.execute(
+                f"UPDATE works SET {assignments}, updated_at = ? WHERE id = ?",
+                (*[row[name] for name in updates], now, work_id),
+            )
+    add_aliases(conn, work_id, [work.id, *work.aliases])
+    return work_id
+
+
+def add_aliases(conn: Any, work_id: str, aliases: Iterable[str]) -> None:
+    """Point new aliases at ``work_id``; an alias already owned by a work keeps its owner."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO aliases(alias, work_id) VALUES (?, ?)",
+        [(alias, work_id) for alias in dict.fromkeys(aliases) if alias and alias != work_id],
+    )
+
+
+def aliases_of(conn: Any, work_id: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT alias FROM aliases WHERE work_id = ? ORDER BY alias", (work_id,)
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def get_work(conn: Any, work_id: str) -> Work | None:
+    row = conn.execute("SELECT * FROM works WHERE id = ?", (work_id,)).fetchone()
+    return _from_row(row, aliases_of(conn, work_id)) if row else None
+
+
+def get_works(conn: Any, work_ids: Sequence[str]) -> dict[str, Work]:
+    """Several works at once (aliases omitted: search hits do not need them)."""
+    found: dict[str, Work] = {}
+    for start in range(0, len(work_ids), 500):
+        batch = list(work_ids[start : start + 500])
+        marks = ", ".join("?" for _ in batch)
+        for row in conn.execute(f"SELECT * FROM works WHERE id IN ({marks})", batch):
+            found[row["id"]] = _from_row(row, [])
+    return found
+
+
+def list_works(conn: Any, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    """Works newest first, with document and chunk counts for the listing commands."""
+    rows = conn.execute(
+        "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
+        "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents, "
+        "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
+        "(SELECT max(number) FROM pages p WHERE p.work_id = w.id) AS pages "
+        "FROM works w ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
+        (-1 if limit is None else limit, offset),
+    ).fetchall()
+    return [
+        {
+            "id": r["id"],
+            "title": r["title"],
+            "authors": json.loads(r["authors"]),
+            "year": r["year"],
+            "source": r["source"],
+            "documents": r["documents"],
+            "chunks": r["chunks"],
+            "pages": r["pages"] or 0,
+            "added": r["created_at"],
+        }
+        for r in rows
+    ]
+
+
+def known_aliases(conn: Any, aliases: Sequence[str]) -> set[str]:
+    """Which of these ids/aliases already belong to a stored work."""
+    known: set[str] = set()
+    for alias in dict.fromkeys(aliases):
+        if find_work_id(conn, [alias]) is not None:
+            known.add(alias)
+    return known
+
+
+def set_markdown(conn: Any, work_id: str, markdown: str, sha256: str | None, now: str) -> None:
+    conn.execute(
+        "UPDATE works SET markdown = ?, markdown_sha256 = ?, updated_at = ? WHERE id = ?",
+        (markdown, sha256, now, work_id),
+    )
+
+
+def delete_work(conn: Any, work_id: str) -> None:
+    """Remove a work from every table and index (inside the caller's transaction)."""
+    from prioris.storage.chunks import delete_chunks_of
+
+    delete_chunks_of(conn, work_id)
+    shas = [
+        r[0] for r in conn.execute("SELECT sha256 FROM documents WHERE work_id = ?", (work_id,))
+    ]
+    conn.execute("DELETE FROM documents WHERE work_id = ?", (work_id,))
+    for sha in shas:
+        conn.execute(
+            "DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS "
+            "(SELECT 1 FROM documents WHERE sha256 = ?)",
+            (sha, sha),
+        )
+    conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM aliases WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM works WHERE id = ?", (work_id,))
