@@ -91,9 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Prioris: a local knowledge base for research literature.",
     )
     parser.add_argument("--db", type=Path, help="SQLite library file (env PRIORIS_MCP_DB)")
-    parser.add_argument(
-        "--data-dir", type=Path, help="library folder (env PRIORIS_MCP_DATA_DIR)"
-    )
+    parser.add_argument("--data-dir", type=Path, help="library folder (env PRIORIS_MCP_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for register in _command_modules():
         register(sub)
