@@ -68,3 +68,33 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     for provider in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY"):
         monkeypatch.setenv(f"PRIORIS_MCP_{provider}_MIN_INTERVAL_SECONDS", "0")
     yield path
+
+
+class FakeOcr:
+    """OCR stand-in that returns fixed text and counts its calls."""
+
+    def __init__(self, text: str = "scanned words from a fake engine") -> None:
+        self.text = text
+        self.calls = 0
+
+    def ocr_page(self, image_png: bytes) -> str:
+        self.calls += 1
+        return self.text
+
+
+@pytest.fixture
+def settings(data_dir: Path):  # type: ignore[no-untyped-def]
+    from prioris.config import load_settings
+
+    return load_settings()
+
+
+@pytest.fixture
+def library(settings):  # type: ignore[no-untyped-def]
+    """A Library on a temp file with the fast fake embedder and a fake OCR engine."""
+    from prioris.embedding.fake import FakeEmbedder
+    from prioris.library import Library
+
+    lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
+    yield lib
+    lib.close()

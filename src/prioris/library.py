@@ -126,6 +126,8 @@ class Library:
         with self.lock:
             if self._remote is not None and hasattr(self._remote, "close"):
                 self._remote.close()
+            if getattr(self, "_openalex_http", None) is not None:  # discovery helper
+                self._openalex_http.close()
             self.conn.close()
 
     def __enter__(self) -> Library:
@@ -489,3 +491,98 @@ class Library:
             done += len(rows)
             if on_progress:
                 on_progress(done, total)
+
+    # --- discovery / OpenAlex / export (discovery helper) ---
+    def openalex_client(self) -> Any:
+        """The OpenAlex client, built on first use from the settings.
+
+        Keyword search and single works are spaced under provider ``openalex``; semantic
+        search under ``discovery`` (OpenAlex allows it 1 request/s). ``http_transport`` and
+        ``clock`` are the test seams.
+        """
+        with self.lock:
+            client = getattr(self, "_openalex", None)
+            if client is None:
+                from prioris.sources.http import ProviderHttp, make_client
+                from prioris.sources.openalex import OpenAlexClient
+
+                settings = self.settings
+                http_client = make_client(settings, self.http_transport)
+                self._openalex_http = http_client
+
+                def door(provider: str) -> ProviderHttp:
+                    return ProviderHttp(
+                        provider,
+                        http_client,
+                        min_interval=settings.min_intervals.get(provider, 0.0),
+                        backoff_budget=settings.backoff_budget_seconds,
+                        clock=self.clock,
+                    )
+
+                client = OpenAlexClient(
+                    door("openalex"),
+                    settings.openalex_base_url,
+                    settings.openalex_api_key,
+                    semantic_http=door("discovery"),
+                )
+                self._openalex = client
+            return client
+
+    def discover(
+        self,
+        text: str,
+        *,
+        page: int = 1,
+        per_page: int = 25,
+        from_year: int | None = None,
+        to_year: int | None = None,
+        open_access_only: bool = False,
+    ) -> Any:
+        """OpenAlex semantic search marked against this library (a ``DiscoveryPage``)."""
+        from prioris.discovery import DiscoveryService
+
+        service = DiscoveryService(self.openalex_client(), self.known_aliases)
+        return service.discover(
+            text,
+            page=page,
+            per_page=per_page,
+            from_year=from_year,
+            to_year=to_year,
+            open_access_only=open_access_only,
+        )
+
+    def openalex_search(
+        self,
+        query: str,
+        *,
+        sort: str = "relevance",
+        page: int = 1,
+        per_page: int = 25,
+        from_year: int | None = None,
+        to_year: int | None = None,
+    ) -> Any:
+        """OpenAlex keyword search (``sort``: relevance, or citations), nothing stored."""
+        sort = {"citations": "cited_by_count"}.get(sort, sort)
+        return self.openalex_client().search(
+            query, sort=sort, page=page, per_page=per_page, from_year=from_year, to_year=to_year
+        )
+
+    def openalex_work_types(self) -> list[dict[str, Any]]:
+        """OpenAlex's work-type vocabulary (reference data for interpreting hits)."""
+        return self.openalex_client().list_work_types()
+
+    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
+        """Citations of the given works (all works when ``ids`` is empty) as text."""
+        from prioris.export import FORMATS, render
+
+        if fmt not in FORMATS:
+            raise InvalidRequestError(
+                f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
+            )
+        if ids:
+            works = [self.get_work(i) for i in dict.fromkeys(ids)]
+        else:
+            with self.lock:
+                listed = [row["id"] for row in work_store.list_works(self.conn)]
+                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
+        return render(works, fmt)

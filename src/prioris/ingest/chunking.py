@@ -178,4 +178,15 @@ def chunk_markdown(
                 current = carry
         current.append(piece)
     emit()
+    if not chunks and pieces:  # only headings (a title-only record): still searchable
+        chunks.append(
+            ChunkSpan(
+                pieces[0].start,
+                pieces[-1].end,
+                pieces[0].page,
+                pieces[-1].page,
+                pieces[-1].heading,
+                sum(p.tokens for p in pieces),
+            )
+        )
     return chunks

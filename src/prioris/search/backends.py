@@ -87,7 +87,7 @@ def fts_search(
         return [ChunkScore(r[0], r[1], -float(r[2])) for r in rows.fetchall()]
     except sqlite3.OperationalError as exc:
         message = str(exc)
-        if "fts5" in message or "syntax" in message or "no such column" in message:
+        if not any(word in message for word in ("locked", "busy", "disk", "I/O", "memory")):
             raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {message}") from exc
         raise
 

@@ -7,11 +7,13 @@ exactly one work, so the same paper met through two providers is merged into one
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from prioris.models import Work
 
+_UNVERSIONED_ARXIV = re.compile(r"^arxiv:.+(?<!v\d)(?<!v\d\d)$")
 _JSON_FIELDS = ("authors", "concepts", "extra")
 _BOOL_FIELDS = ("is_oa", "is_preprint")
 _COLUMNS = (
@@ -78,9 +80,11 @@ def find_work_id(conn: Any, candidates: Iterable[str]) -> str | None:
 
 def find_by_alias_prefix(conn: Any, prefix: str) -> str | None:
     """Latest-version match for an unversioned arXiv id (``arxiv:2401.01234`` -> ``…v3``)."""
+    bounds = (prefix + "v", prefix + "w")
     rows = conn.execute(
-        "SELECT alias, work_id FROM aliases WHERE alias >= ? AND alias < ? ",
-        (prefix + "v", prefix + "w"),
+        "SELECT alias, work_id FROM aliases WHERE alias >= ? AND alias < ? "
+        "UNION ALL SELECT id, id FROM works WHERE id >= ? AND id < ?",
+        bounds + bounds,
     ).fetchall()
     best: tuple[int, str] | None = None
     for alias, work_id in rows:
@@ -199,6 +203,8 @@ def known_aliases(conn: Any, aliases: Sequence[str]) -> set[str]:
     for alias in dict.fromkeys(aliases):
         if find_work_id(conn, [alias]) is not None:
             known.add(alias)
+        elif _UNVERSIONED_ARXIV.match(alias) and find_by_alias_prefix(conn, alias):
+            known.add(alias)  # any stored version of an unversioned arXiv id counts
     return known
 
 

@@ -1,0 +1,40 @@
+# Two commands do all the set-up on a fresh clone: `make demo` and `make test`.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export OMP_THREAD_LIMIT := 1
+
+.PHONY: demo test setup system-deps lint bench clean
+
+$(BIN)/prioris: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+system-deps:
+	@if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/null | grep -qx eng; then \
+		echo "installing tesseract-ocr (OCR for scanned pages)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr tesseract-ocr-eng; \
+	fi
+
+setup: system-deps $(BIN)/prioris
+
+demo: setup
+	$(BIN)/prioris demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+bench: setup
+	$(BIN)/python bench/bench_scifact.py
+	$(BIN)/python bench/bench_ingest.py
+	$(BIN)/python bench/bench_latency.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info bench/out

@@ -1,0 +1,184 @@
+"""Search modes, query safety, filters inside KNN, work vs passage results, snippets."""
+
+from __future__ import annotations
+
+import pytest
+
+from prioris.errors import InvalidRequestError
+from prioris.search.fusion import ranked, rrf, weighted_sum
+from prioris.search.query import plain_to_fts5
+from prioris.search.snippets import make_snippet
+
+RECORDS = [
+    {
+        "_id": "cats",
+        "title": "Cats and their habits",
+        "year": 2018,
+        "source": "import",
+        "text": "Domestic cats sleep most of the day and hunt small rodents at night.",
+    },
+    {
+        "_id": "dogs",
+        "title": "Dogs as companions",
+        "year": 2020,
+        "source": "import",
+        "text": "Dogs were domesticated from wolves and bond closely with people.",
+    },
+    {
+        "_id": "qcd",
+        "title": "Lattice quantum chromodynamics",
+        "year": 2021,
+        "source": "arxiv",
+        "text": "Lattice QCD computes hadron masses from first principles on supercomputers.",
+    },
+    {
+        "_id": "reef",
+        "title": "Coral reefs under heat stress",
+        "year": 2016,
+        "source": "europepmc",
+        "text": "Marine heatwaves bleach corals; reefs lose cover when water stays hot.",
+    },
+]
+
+
+@pytest.fixture
+def filled(library):  # type: ignore[no-untyped-def]
+    summary = library.import_records(RECORDS)
+    assert len(summary.ingested) == len(RECORDS)
+    return library
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_each_mode_finds_the_obvious_work(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    hits = filled.search("cats hunt rodents", mode=mode, k=3).hits
+    assert hits[0].id == "cats"
+    hit = hits[0]
+    assert hit.title == "Cats and their habits"
+    assert hit.page_start == 1 and hit.offset == 0 and hit.chunk_id
+    assert set(hit.ranks) == ({"fts", "vector"} if mode == "hybrid" else {mode})
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unbalanced',
+        "(cats",
+        "cats AND",
+        "NEAR(cats dogs",
+        "cat*",
+        "-dogs",
+        "a:b",
+        "^",
+        '""',
+        "cats OR OR dogs",
+        "NOT",
+        "'; DROP TABLE works; --",
+    ],
+)
+def test_plain_text_never_raises_in_fts(filled, query: str) -> None:  # type: ignore[no-untyped-def]
+    response = filled.search(query, mode="fts", k=5)
+    assert isinstance(response.hits, list)
+
+
+def test_fts5_syntax_passes_expressions_and_rejects_malformed(filled) -> None:  # type: ignore[no-untyped-def]
+    hits = filled.search("cats NOT dogs", mode="fts", syntax="fts5").hits
+    assert [h.id for h in hits] == ["cats"]
+    with pytest.raises(InvalidRequestError) as err:
+        filled.search('"unbalanced AND (', mode="fts", syntax="fts5")
+    assert err.value.code == "invalid_request"
+
+
+def test_filtered_vector_search_still_returns_k_hits(library) -> None:  # type: ignore[no-untyped-def]
+    records = [
+        {
+            "_id": f"old{i}",
+            "title": f"Protein folding study {i}",
+            "year": 1990,
+            "text": "protein folding energy landscape " * 5,
+        }
+        for i in range(30)
+    ] + [
+        {
+            "_id": f"new{i}",
+            "title": f"Unrelated topic {i}",
+            "year": 2022,
+            "text": f"galaxy rotation curves dark matter halo {i}",
+        }
+        for i in range(5)
+    ]
+    library.import_records(records)
+    hits = library.search("protein folding", mode="vector", k=5, from_year=2020).hits
+    assert len(hits) == 5
+    assert all(h.year == 2022 for h in hits)
+    hits = library.search("protein folding", mode="hybrid", k=5, to_year=2000).hits
+    assert len(hits) == 5 and all(h.year == 1990 for h in hits)
+
+
+def test_source_and_id_filters(filled) -> None:  # type: ignore[no-untyped-def]
+    for mode in ("fts", "vector", "hybrid"):
+        hits = filled.search("hadron corals cats", mode=mode, k=10, source="arxiv").hits
+        assert [h.id for h in hits] == ["qcd"]
+        hits = filled.search("animals", mode=mode, k=10, ids=["dogs", "reef"]).hits
+        assert {h.id for h in hits} <= {"dogs", "reef"}
+
+
+def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) -> None:  # type: ignore[no-untyped-def]
+    long_text = " ".join(
+        f"Paragraph {i} about enzyme kinetics and catalysis." * 8 for i in range(12)
+    )
+    library.import_records(
+        [
+            {
+                "_id": "enzymes",
+                "title": "Enzyme kinetics",
+                "text": long_text.replace(". P", ".\n\nP"),
+            },
+            {"_id": "other", "title": "Other", "text": "Nothing about the topic here."},
+        ]
+    )
+    works = library.search("enzyme kinetics", mode="fts", k=10).hits
+    assert [h.id for h in works].count("enzymes") == 1
+    passages = library.search("enzyme kinetics", mode="fts", k=10, chunks=True).hits
+    assert len(passages) > 1 and {h.id for h in passages} == {"enzymes"}
+    assert len({h.chunk_id for h in passages}) == len(passages)
+
+
+def test_hit_offsets_point_into_the_markdown(filled) -> None:  # type: ignore[no-untyped-def]
+    hit = filled.search("wolves", mode="fts", k=1).hits[0]
+    view = filled.show(hit.id, offset=hit.offset, limit=200)
+    assert "wolves" in view["markdown"]
+
+
+def test_invalid_requests(filled) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidRequestError):
+        filled.search("cats", mode="semantic")
+    with pytest.raises(InvalidRequestError):
+        filled.search("   ")
+    with pytest.raises(InvalidRequestError):
+        filled.search("cats", k=0)
+    with pytest.raises(InvalidRequestError):
+        filled.search("cats", from_year=2020, to_year=2010)
+
+
+def test_snippet_marks_matched_words() -> None:
+    text = "Intro. " * 50 + "Embeddings of proteins predict folding. " + "Outro. " * 50
+    snippet = make_snippet(text, ["embedding", "folding"])
+    assert "**Embeddings**" in snippet and "**folding**" in snippet
+    assert snippet.startswith("… ")
+
+
+def test_plain_query_translation_quotes_every_term() -> None:
+    assert plain_to_fts5('cats "AND" (dogs)') == '"cats" OR "dogs"'
+    assert plain_to_fts5("the") == '"the"'
+    assert plain_to_fts5("!!!") is None
+
+
+def test_rrf_and_weighted_fusion() -> None:
+    scores = rrf({"fts": ["a", "b"], "vector": ["b", "c"]}, k=60)
+    assert [item for item, _ in ranked(scores)] == ["b", "a", "c"]
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    mixed = weighted_sum(
+        {"fts": [("a", 10.0), ("b", 5.0)], "vector": [("b", 0.9), ("c", 0.1)]},
+        weights={"fts": 0.3, "vector": 0.7},
+    )
+    assert mixed == pytest.approx({"a": 0.3, "b": 0.7, "c": 0.0})

@@ -1,0 +1,164 @@
+"""The Library facade over real SQLite: ingest, import, show, delete, status, reindex."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prioris.embedding.fake import FakeEmbedder
+from prioris.errors import InvalidRequestError, NotFoundError
+from prioris.library import Library
+from prioris.models import Work
+from pdf_factory import make_scanned_pdf, make_text_pdf
+
+
+def _counts(library: Library) -> tuple[int, int, int, int]:
+    q = library.conn.execute
+    return (
+        q("SELECT count(*) FROM works").fetchone()[0],
+        q("SELECT count(*) FROM chunks").fetchone()[0],
+        q("SELECT count(*) FROM chunks_fts").fetchone()[0],
+        q("SELECT count(*) FROM chunks_vec").fetchone()[0],
+    )
+
+
+def test_pdf_ingest_stores_pages_chunks_and_indexes(library: Library, tmp_path: Path) -> None:
+    pdf = make_text_pdf(
+        tmp_path / "paper.pdf",
+        "Graph neural networks for molecules",
+        [
+            "Message passing networks predict molecular properties. " * 20,
+            "Second page discusses benchmarks on QM9 with doi 10.1234/gnn.5678 cited. " * 5,
+        ],
+    )
+    summary = library.ingest_paths([tmp_path])
+    assert not summary.failed and len(summary.ingested) == 1
+    result = summary.ingested[0]
+    assert result.id.startswith("file:") and result.pages == 2 and result.chunks >= 2
+    works, chunks, fts_rows, vectors = _counts(library)
+    assert (works, fts_rows, vectors) == (1, chunks, chunks)
+    work = library.get_work(result.id)
+    assert work.title == "Graph neural networks for molecules"
+    assert library.show(result.id, page=2)["markdown"].startswith("Second page")
+    hits = library.search("QM9 benchmarks", mode="fts").hits
+    assert hits[0].page_start == 2
+    # identical bytes again: a no-op
+    again = library.ingest_paths([pdf])
+    assert again.skipped and not again.ingested
+    assert _counts(library) == (works, chunks, fts_rows, vectors)
+
+
+def test_ocr_runs_only_where_the_text_layer_is_missing(library: Library, tmp_path: Path) -> None:
+    make_scanned_pdf(tmp_path / "scan.pdf", "Scanned page about photosynthesis")
+    result = library.ingest_paths([tmp_path / "scan.pdf"]).ingested[0]
+    assert result.ocr_pages == 1
+    assert library.ocr.calls == 1  # the fake engine
+    assert "fake engine" in library.show(result.id)["markdown"]
+
+
+def test_a_bad_file_fails_alone(library: Library, tmp_path: Path) -> None:
+    make_text_pdf(tmp_path / "a_good.pdf", "Good paper", ["Body text of the good paper."])
+    (tmp_path / "b_not.pdf").write_bytes(b"this is not a pdf at all")
+    (tmp_path / "c_truncated.pdf").write_bytes((tmp_path / "a_good.pdf").read_bytes()[:300])
+    summary = library.ingest_paths([tmp_path])
+    assert [Path(r.path).name for r in summary.ingested] == ["a_good.pdf"]
+    codes = {Path(f["path"]).name: f["error"]["code"] for f in summary.failed}
+    assert codes == {"b_not.pdf": "parse_error", "c_truncated.pdf": "parse_error"}
+
+
+def test_oversized_file_is_rejected_before_reading(settings, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    small = settings.with_overrides(max_file_bytes=200)
+    lib = Library.open(small, embedder=FakeEmbedder())
+    make_text_pdf(tmp_path / "big.pdf", "Big", ["x " * 3000])
+    summary = lib.ingest_paths([tmp_path / "big.pdf"])
+    assert summary.failed[0]["error"]["code"] == "file_too_large"
+    lib.close()
+
+
+def test_import_is_resumable_and_reports_bad_lines(library: Library, tmp_path: Path) -> None:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(
+        '{"_id": "r1", "title": "First", "text": "alpha beta"}\n'
+        "not json\n"
+        '{"_id": "r2", "title": "Second", "text": "gamma delta"}\n'
+        '{"title": "no id"}\n'
+    )
+    summary = library.import_records(library.read_jsonl(path))
+    assert [r.id for r in summary.ingested] == ["r1", "r2"]
+    assert [f["error"]["code"] for f in summary.failed] == ["invalid_request", "invalid_request"]
+    again = library.import_records(library.read_jsonl(path))
+    assert len(again.skipped) == 2 and not again.ingested
+    assert library.status()["works"] == 2
+
+
+def test_delete_removes_the_work_from_every_table(library: Library) -> None:
+    library.import_records(
+        [
+            {"_id": "gone", "title": "To delete", "text": "ephemeral words"},
+            {"_id": "kept", "title": "To keep", "text": "durable words"},
+        ]
+    )
+    before = _counts(library)
+    assert library.delete(["gone"]) == ["gone"]
+    after = _counts(library)
+    assert after == (before[0] - 1, before[1] - 1, before[2] - 1, before[3] - 1)
+    for table in ("documents", "pages", "aliases", "blobs"):
+        rows = library.conn.execute(f"SELECT * FROM {table}").fetchall()
+        assert all("gone" not in [str(v) for v in tuple(r)] for r in rows)
+    assert not library.search("ephemeral", mode="fts").hits
+    with pytest.raises(NotFoundError):
+        library.delete(["gone"])
+
+
+def test_aliases_resolve_and_same_paper_is_one_work(library: Library) -> None:
+    now = "2026-01-01T00:00:00+00:00"
+    from prioris.storage.works import upsert_work
+
+    first = Work(id="arxiv:2401.01234v2", title="A paper", aliases=["doi:10.1234/x"], source="arxiv")
+    second = Work(
+        id="openalex:W1",
+        title="A paper",
+        aliases=["doi:10.1234/x", "pmid:9"],
+        source="openalex",
+        cited_by_count=7,
+    )
+    assert upsert_work(library.conn, first, now) == "arxiv:2401.01234v2"
+    assert upsert_work(library.conn, second, now) == "arxiv:2401.01234v2"
+    work = library.get_work("W1")
+    assert work.id == "arxiv:2401.01234v2" and work.cited_by_count == 7
+    assert set(work.aliases) >= {"doi:10.1234/x", "openalex:W1", "pmid:9"}
+    assert library.resolve_work_id("2401.01234") == "arxiv:2401.01234v2"
+    assert library.resolve_work_id("https://doi.org/10.1234/X") == "arxiv:2401.01234v2"
+    with pytest.raises(NotFoundError):
+        library.resolve_work_id("10.9999/unknown")
+
+
+def test_show_pages_offsets_and_errors(library: Library) -> None:
+    library.import_records([{"_id": "s", "title": "Show", "text": "0123456789" * 10}])
+    view = library.show("s", offset=5, limit=10)
+    assert len(view["markdown"]) == 10 and view["has_more"] and view["next_offset"] == 15
+    assert view["total_pages"] == 1
+    with pytest.raises(InvalidRequestError):
+        library.show("s", page=3)
+    with pytest.raises(InvalidRequestError):
+        library.show("s", offset=10_000)
+
+
+def test_model_change_marks_chunks_stale_and_reindex_rebuilds(settings) -> None:  # type: ignore[no-untyped-def]
+    lib = Library.open(settings, embedder=FakeEmbedder(dim=64, model_id="fake/a"))
+    lib.import_records(
+        [{"_id": f"d{i}", "title": f"Doc {i}", "text": f"text number {i}"} for i in range(5)]
+    )
+    lib.close()
+
+    lib = Library.open(settings, embedder=FakeEmbedder(dim=32, model_id="fake/b"))
+    status = lib.status()
+    assert status["stale_chunks"] == 5 and status["model"] == "fake/b" and status["dim"] == 32
+    assert lib.search("text number 3", mode="vector").hits == []
+    seen: list[tuple[int, int]] = []
+    assert lib.reindex(on_progress=lambda d, t: seen.append((d, t))) == 5
+    assert seen[-1] == (5, 5)
+    assert lib.status()["stale_chunks"] == 0
+    assert lib.search("text number 3", mode="vector", k=1).hits[0].id == "d3"
+    lib.close()
