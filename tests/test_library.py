@@ -10,6 +10,7 @@ from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.library import Library
 from prioris.models import Work
+
 from pdf_factory import make_scanned_pdf, make_text_pdf
 
 
@@ -115,7 +116,9 @@ def test_aliases_resolve_and_same_paper_is_one_work(library: Library) -> None:
     now = "2026-01-01T00:00:00+00:00"
     from prioris.storage.works import upsert_work
 
-    first = Work(id="arxiv:2401.01234v2", title="A paper", aliases=["doi:10.1234/x"], source="arxiv")
+    first = Work(
+        id="arxiv:2401.01234v2", title="A paper", aliases=["doi:10.1234/x"], source="arxiv"
+    )
     second = Work(
         id="openalex:W1",
         title="A paper",

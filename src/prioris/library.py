@@ -126,8 +126,6 @@ class Library:
         with self.lock:
             if self._remote is not None and hasattr(self._remote, "close"):
                 self._remote.close()
-            if getattr(self, "_openalex_http", None) is not None:  # discovery helper
-                self._openalex_http.close()
             self.conn.close()
 
     def __enter__(self) -> Library:
@@ -282,6 +280,79 @@ class Library:
                     yield InvalidRequestError(f"{path}:{number}: a record must be a JSON object")
                     continue
                 yield value
+
+    # -- remote fetch --------------------------------------------------------------------
+    @property
+    def remote(self) -> Any:
+        """Remote providers (arXiv, Europe PMC, DOI, OpenAlex routing), built on first use."""
+        with self.lock:
+            if self._remote is None:
+                from prioris.sources.remote import RemoteSources
+
+                self._remote = RemoteSources(self.settings, self.http_transport, self.clock)
+            return self._remote
+
+    def stored_full_text(self, identifier: str, format: str | None = None) -> str | None:
+        """The work id when the library already holds its full text (no request needed)."""
+        try:
+            work_id = self.resolve_work_id(identifier)
+        except PriorisError:
+            return None
+        with self.lock:
+            if format:
+                row = self.conn.execute(
+                    "SELECT 1 FROM documents WHERE work_id = ? AND format = ?", (work_id, format)
+                ).fetchone()
+            else:
+                row = self.conn.execute(
+                    "SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL", (work_id,)
+                ).fetchone()
+        return work_id if row else None
+
+    def fetch_one(self, identifier: str, *, format: str | None = None) -> IngestResult:
+        """Metadata and full text from the owning provider, stored and indexed.
+
+        Already stored full text is served from storage without any request; a work with no
+        reachable full text is stored with its metadata and abstract.
+        """
+        stored = self.stored_full_text(identifier, format)
+        if stored is not None:
+            return IngestResult(
+                id=stored, path=identifier, status="skipped", reason="already in the library"
+            )
+        work, full_text = self.remote.fetch(identifier, format)
+        if full_text is None:
+            prepared = self.pipeline.prepare_metadata_only(work)
+        else:
+            prepared = self.pipeline.prepare_fulltext(work, full_text)
+        prepared.result.path = identifier
+        self.pipeline.embed([prepared])
+        with self.lock:
+            result = self.pipeline.commit(prepared)
+        result.path = identifier
+        return result
+
+    def fetch(
+        self,
+        identifiers: Sequence[str],
+        *,
+        format: str | None = None,
+        on_done: Callable[[str, IngestResult | None, PriorisError | None], None] | None = None,
+    ) -> IngestSummary:
+        """Fetch several works; each fails alone (its error code in the summary)."""
+        summary = IngestSummary()
+        for identifier in identifiers:
+            try:
+                result = self.fetch_one(identifier, format=format)
+            except PriorisError as exc:
+                summary.fail(identifier, exc)
+                if on_done:
+                    on_done(identifier, None, exc)
+                continue
+            summary.add(result)
+            if on_done:
+                on_done(identifier, result, None)
+        return summary
 
     # -- search --------------------------------------------------------------------------
     def search(
@@ -494,39 +565,8 @@ class Library:
 
     # --- discovery / OpenAlex / export (discovery helper) ---
     def openalex_client(self) -> Any:
-        """The OpenAlex client, built on first use from the settings.
-
-        Keyword search and single works are spaced under provider ``openalex``; semantic
-        search under ``discovery`` (OpenAlex allows it 1 request/s). ``http_transport`` and
-        ``clock`` are the test seams.
-        """
-        with self.lock:
-            client = getattr(self, "_openalex", None)
-            if client is None:
-                from prioris.sources.http import ProviderHttp, make_client
-                from prioris.sources.openalex import OpenAlexClient
-
-                settings = self.settings
-                http_client = make_client(settings, self.http_transport)
-                self._openalex_http = http_client
-
-                def door(provider: str) -> ProviderHttp:
-                    return ProviderHttp(
-                        provider,
-                        http_client,
-                        min_interval=settings.min_intervals.get(provider, 0.0),
-                        backoff_budget=settings.backoff_budget_seconds,
-                        clock=self.clock,
-                    )
-
-                client = OpenAlexClient(
-                    door("openalex"),
-                    settings.openalex_base_url,
-                    settings.openalex_api_key,
-                    semantic_http=door("discovery"),
-                )
-                self._openalex = client
-            return client
+        """The OpenAlex client of :attr:`remote` (semantic search spaced as ``discovery``)."""
+        return self.remote.openalex
 
     def discover(
         self,

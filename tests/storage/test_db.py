@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from prioris.storage.db import MIGRATIONS_DIR, apply_migrations, connect, schema_version
 
 
@@ -60,10 +62,8 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
         "CREATE TABLE half_done (x INTEGER);\nTHIS IS NOT SQL;\n"
     )
     conn = connect(tmp_path / "lib.sqlite", migrate=False)
-    try:
+    with pytest.raises(Exception, match="syntax error"):
         apply_migrations(conn, migrations)
-    except Exception:
-        pass
     assert schema_version(conn) == 1
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "half_done" not in tables

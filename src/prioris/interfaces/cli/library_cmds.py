@@ -80,6 +80,21 @@ def register(sub: Any) -> None:
     _json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
+    p = sub.add_parser("fetch", help="fetch works from arXiv / Europe PMC / OpenAlex and ingest")
+    p.add_argument(
+        "identifiers",
+        nargs="+",
+        metavar="IDENTIFIER",
+        help="arXiv id, PMCID, PMID, DOI, OpenAlex id or their URLs",
+    )
+    p.add_argument(
+        "--format",
+        choices=("pdf", "html", "xml"),
+        help="full-text format (arXiv: pdf or html; Europe PMC: xml)",
+    )
+    _json_flag(p)
+    p.set_defaults(func=cmd_fetch)
+
     p = sub.add_parser("demo", help="the main job on generated PDFs (one scanned) in a temp dir")
     p.add_argument("--keep", type=Path, help="keep the demo library in this folder")
     p.set_defaults(func=cmd_demo)
@@ -290,6 +305,41 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     else:
         ctx.print_line(f"re-embedded {done} chunks with {library.embedder.model_id}")
     return EXIT_OK
+
+
+def cmd_fetch(args: argparse.Namespace, ctx: CliContext) -> int:
+    library = ctx.library()
+    show = wants_progress(args.json)
+    progress = bar(len(args.identifiers), "work", "fetch", show)
+
+    def on_done(identifier: str, result: Any, error: PriorisError | None) -> None:
+        progress.update(1)
+        if args.json:
+            return
+        if error is not None:
+            line = f"failed   {identifier}  error [{error.code}]: {error.message}"
+        elif result.status == "skipped":
+            line = f"skipped  {identifier}  ({result.reason}: {result.id})"
+        else:
+            line = (
+                f"fetched  {identifier}  {result.id}  {result.pages} pages, {result.chunks} chunks"
+            )
+        (progress.write if show else ctx.print_line)(line)
+
+    try:
+        summary = library.fetch(args.identifiers, format=args.format, on_done=on_done)
+    finally:
+        progress.close()
+    if args.json:
+        data = summary.to_dict()
+        ctx.print_json(
+            {
+                "fetched": data["ingested"],
+                "skipped": data["skipped"],
+                "failed": [{"identifier": f["path"], "error": f["error"]} for f in summary.failed],
+            }
+        )
+    return EXIT_ITEM_FAILED if summary.failed else EXIT_OK
 
 
 def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:

@@ -1,0 +1,378 @@
+"""arXiv: the Atom query API, PDF and HTML full text, and categories from OAI-PMH.
+
+:func:`parse_atom` is a pure parser (tested on recorded feeds). :class:`ArxivClient` builds
+requests and goes through :class:`~prioris.sources.http.ProviderHttp` for spacing, retries
+and error mapping. Choices worth knowing:
+
+* Paging limits of the API (``max_results`` <= 2000, ``start + max_results`` <= 30000) are
+  checked before any request: InvalidRequestError.
+* A query without a field prefix (``deep learning``) is sent as ``all:deep AND all:learning``;
+  a query that uses prefixes or boolean operators is sent as written.
+* :meth:`ArxivClient.fetch_metadata` is strict: ids arXiv does not know raise NotFoundError
+  naming them. :meth:`ArxivClient.fetch_metadata_report` returns ``(works, missing)`` for
+  batch callers that prefer partial results.
+* An unreadable Atom/OAI response is ProviderUnavailableError (the provider failed);
+  a payload at ``/pdf/`` without the ``%PDF`` magic is ParseError (a broken document).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from prioris.errors import (
+    FormatUnavailableError,
+    InvalidRequestError,
+    NotFoundError,
+    ParseError,
+    ProviderUnavailableError,
+)
+from prioris.identifiers import arxiv_id_from_doi, normalise_arxiv, parse_identifier
+from prioris.models import FullText, Work
+from prioris.sources.html_markdown import html_to_markdown
+from prioris.sources.http import ProviderHttp
+from prioris.sources.xml import local_name, parse_xml, text_of
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
+ARXIV = "{http://arxiv.org/schemas/atom}"
+OAI = "{http://www.openarchives.org/OAI/2.0/}"
+
+SORT_BY = ("relevance", "lastUpdatedDate", "submittedDate")
+SORT_ORDER = ("ascending", "descending")
+MAX_RESULTS = 2000
+MAX_WINDOW = 30000
+ID_BATCH = 100
+MAX_REDIRECTS = 3
+_CATEGORY_RE = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z\-]+)?$")
+_FIELD_RE = re.compile(r"\b(ti|au|abs|co|jr|cat|rn|id|all|submittedDate|lastUpdatedDate):")
+_BOOLEAN_RE = re.compile(r"\b(AND|OR|ANDNOT)\b")
+_MOJIBAKE_RE = re.compile("[\u00c2-\u00f4][\u0080-\u00bf]")
+
+
+@dataclass
+class ArxivFeed:
+    """One page of an arXiv query: OpenSearch counts and the works."""
+
+    total: int
+    start: int
+    works: list[Work] = field(default_factory=list)
+    items_per_page: int = 0
+
+
+@dataclass(frozen=True)
+class ArxivCategory:
+    """An OAI-PMH set: ``spec`` as arXiv names it, ``category`` usable in ``cat:`` queries."""
+
+    spec: str
+    name: str
+    category: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"spec": self.spec, "name": self.name, "category": self.category}
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo UTF-8 read as Latin-1 (``RamÃ­rez`` -> ``Ramírez``), seen in recorded feeds."""
+    if not _MOJIBAKE_RE.search(text):
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return text
+
+
+def _clean(text: str) -> str:
+    return repair_mojibake(" ".join(text.split()))
+
+
+def _entry_id(raw: str) -> str:
+    """``http://arxiv.org/abs/1707.08567v1`` -> ``1707.08567v1``."""
+    path = urlsplit(raw.strip()).path
+    candidate = path.split("/abs/", 1)[1] if "/abs/" in path else path.strip("/")
+    value = normalise_arxiv(candidate)
+    if value is None:
+        raise ParseError(f"arXiv entry has an unexpected id {raw!r}")
+    return value
+
+
+def _parse_entry(entry: Any) -> Work:
+    arxiv_id = _entry_id(entry.findtext(f"{ATOM}id", ""))
+    published = (entry.findtext(f"{ATOM}published") or "").strip() or None
+    updated = (entry.findtext(f"{ATOM}updated") or "").strip() or None
+    abs_url = pdf_url = None
+    for link in entry.findall(f"{ATOM}link"):
+        if link.get("rel") == "alternate":
+            abs_url = link.get("href")
+        elif link.get("title") == "pdf" or link.get("type") == "application/pdf":
+            pdf_url = link.get("href")
+    doi_text = (entry.findtext(f"{ARXIV}doi") or "").strip()
+    dois = [d.lower() for d in doi_text.split() if d.lower().startswith("10.")]
+    primary = entry.find(f"{ARXIV}primary_category")
+    categories = [c.get("term", "") for c in entry.findall(f"{ATOM}category") if c.get("term")]
+    journal_ref = _clean(entry.findtext(f"{ARXIV}journal_ref") or "") or None
+    comment = _clean(entry.findtext(f"{ARXIV}comment") or "") or None
+    year = int(published[:4]) if published and published[:4].isdigit() else None
+    return Work(
+        id=f"arxiv:{arxiv_id}",
+        title=_clean(entry.findtext(f"{ATOM}title") or ""),
+        authors=[
+            _clean(a.findtext(f"{ATOM}name") or "")
+            for a in entry.findall(f"{ATOM}author")
+            if (a.findtext(f"{ATOM}name") or "").strip()
+        ],
+        year=year,
+        venue=journal_ref,
+        abstract=_clean(entry.findtext(f"{ATOM}summary") or "") or None,
+        aliases=[f"doi:{d}" for d in dois],
+        source="arxiv",
+        published=published,
+        type="preprint",
+        is_oa=True,
+        oa_status="green",
+        pdf_url=pdf_url,
+        is_preprint=True,
+        extra={
+            "arxiv_id": arxiv_id,
+            "arxiv_versionless": re.sub(r"v\d+$", "", arxiv_id),
+            "categories": categories,
+            "primary_category": primary.get("term") if primary is not None else None,
+            "pdf_url": pdf_url,
+            "abs_url": abs_url,
+            "updated": updated,
+            "comment": comment,
+            "journal_ref": journal_ref,
+            "doi": dois[0] if dois else None,
+        },
+    )
+
+
+def parse_atom(xml: bytes | str) -> ArxivFeed:
+    """An arXiv Atom feed -> :class:`ArxivFeed`; the API's error feed -> InvalidRequestError."""
+    root = parse_xml(xml, what="arXiv Atom feed")
+    if local_name(root.tag) != "feed":
+        raise ParseError(f"arXiv response is not an Atom feed (root <{local_name(root.tag)}>)")
+    entries = root.findall(f"{ATOM}entry")
+    for entry in entries:
+        entry_id = entry.findtext(f"{ATOM}id") or ""
+        if (entry.findtext(f"{ATOM}title") or "").strip() == "Error" and "/api/errors" in entry_id:
+            message = _clean(entry.findtext(f"{ATOM}summary") or "unknown error")
+            raise InvalidRequestError(f"arXiv rejected the request: {message}")
+
+    def _int(tag: str) -> int:
+        text = (root.findtext(f"{OPENSEARCH}{tag}") or "0").strip()
+        return int(text) if text.isdigit() else 0
+
+    return ArxivFeed(
+        total=_int("totalResults"),
+        start=_int("startIndex"),
+        works=[_parse_entry(entry) for entry in entries],
+        items_per_page=_int("itemsPerPage"),
+    )
+
+
+def build_query(query: str) -> str:
+    """Plain words -> ``all:w1 AND all:w2``; prefixed or boolean queries pass through."""
+    query = query.strip()
+    if _FIELD_RE.search(query) or _BOOLEAN_RE.search(query) or '"' in query:
+        return query
+    return " AND ".join(f"all:{word}" for word in query.split())
+
+
+def parse_list_sets(xml: bytes | str) -> tuple[list[ArxivCategory], str | None]:
+    """One OAI-PMH ListSets page -> (categories, resumption token or None)."""
+    root = parse_xml(xml, what="arXiv OAI-PMH response")
+    error = root.find(f"{OAI}error")
+    if error is not None:
+        raise ProviderUnavailableError(
+            f"arxiv: OAI-PMH error {error.get('code', '?')}: {text_of(error)}"
+        )
+    result: list[ArxivCategory] = []
+    for item in root.iter(f"{OAI}set"):
+        spec = (item.findtext(f"{OAI}setSpec") or "").strip()
+        if not spec:
+            continue
+        name = " ".join((item.findtext(f"{OAI}setName") or "").split())
+        parts = spec.split(":")
+        if len(parts) >= 3:
+            category = f"{parts[1]}.{parts[2]}" if parts[1] == parts[0] else parts[2]
+        else:
+            category = parts[-1]
+        result.append(ArxivCategory(spec=spec, name=name, category=category))
+    token_el = root.find(f".//{OAI}resumptionToken")
+    token = (token_el.text or "").strip() if token_el is not None else ""
+    return result, token or None
+
+
+def _as_arxiv_id(text: str) -> str:
+    ident = parse_identifier(text)
+    if ident.scheme == "arxiv":
+        return ident.value
+    if ident.scheme == "doi":
+        mapped = arxiv_id_from_doi(ident.value)
+        if mapped:
+            return mapped
+    raise InvalidRequestError(f"{text!r} is not an arXiv identifier")
+
+
+class ArxivClient:
+    """arXiv API, site and OAI-PMH through one :class:`ProviderHttp` (one spacing budget)."""
+
+    def __init__(self, http: ProviderHttp, api_url: str, site_url: str, oai_url: str, *,
+                 max_pdf_bytes: int | None = None) -> None:
+        self.http = http
+        self.api_url = api_url
+        self.site_url = site_url.rstrip("/")
+        self.oai_url = oai_url
+        self.max_pdf_bytes = max_pdf_bytes
+
+    def _feed(self, params: dict[str, Any]) -> ArxivFeed:
+        response = self.http.get(self.api_url, params=params)
+        try:
+            return parse_atom(response.content)
+        except ParseError as exc:
+            raise ProviderUnavailableError(f"arxiv: unreadable API response ({exc})") from exc
+
+    def search(self, query: str, start: int = 0, max_results: int = 10,
+               sort_by: str = "relevance", sort_order: str = "descending") -> ArxivFeed:
+        """One page of results; limits and sort values are validated before any request."""
+        if not query or not query.strip():
+            raise InvalidRequestError("arXiv search needs a non-empty query")
+        if start < 0:
+            raise InvalidRequestError(f"start must be >= 0 (got {start})")
+        if not 1 <= max_results <= MAX_RESULTS:
+            raise InvalidRequestError(
+                f"max_results must be between 1 and {MAX_RESULTS} (got {max_results})"
+            )
+        if start + max_results > MAX_WINDOW:
+            raise InvalidRequestError(
+                f"start + max_results must be <= {MAX_WINDOW} (got {start + max_results}); "
+                "arXiv serves at most that many results per query"
+            )
+        if sort_by not in SORT_BY:
+            raise InvalidRequestError(f"sort_by must be one of {', '.join(SORT_BY)}")
+        if sort_order not in SORT_ORDER:
+            raise InvalidRequestError(f"sort_order must be one of {', '.join(SORT_ORDER)}")
+        return self._feed({"search_query": build_query(query), "start": start,
+                           "max_results": max_results, "sortBy": sort_by,
+                           "sortOrder": sort_order})
+
+    def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
+        """(works in input order, ids arXiv does not know). Unversioned ids -> latest version."""
+        wanted = list(dict.fromkeys(_as_arxiv_id(i) for i in ids))
+        if not wanted:
+            raise InvalidRequestError("no arXiv ids given")
+        found: dict[str, Work] = {}
+        for offset in range(0, len(wanted), ID_BATCH):
+            batch = wanted[offset:offset + ID_BATCH]
+            feed = self._feed({"id_list": ",".join(batch), "start": 0,
+                               "max_results": len(batch)})
+            for work in feed.works:
+                found[work.extra["arxiv_id"]] = work
+                found.setdefault(work.extra["arxiv_versionless"], work)
+        works: list[Work] = []
+        missing: list[str] = []
+        for arxiv_id in wanted:
+            work = found.get(arxiv_id)
+            (works.append(work) if work is not None else missing.append(arxiv_id))
+        return works, missing
+
+    def fetch_metadata(self, ids: Sequence[str]) -> list[Work]:
+        """Works for ``ids`` in order; NotFoundError naming every id arXiv does not know."""
+        works, missing = self.fetch_metadata_report(ids)
+        if missing:
+            raise NotFoundError(f"arXiv has no record for: {', '.join(missing)}")
+        return works
+
+    def list_top_n(self, categories: Sequence[str], n: int,
+                   exclude: Sequence[str] = ()) -> list[Work]:
+        """The newest ``n`` submissions in any of ``categories``.
+
+        ``exclude`` may hold categories (``cs.CV``: dropped with ANDNOT) and arXiv ids
+        (already seen: filtered out, and the request widened so ``n`` still come back).
+        """
+        cats = [c.strip() for c in categories if c.strip()]
+        if not cats:
+            raise InvalidRequestError("list_top_n needs at least one category such as cs.AI")
+        excluded_cats: list[str] = []
+        excluded_ids: set[str] = set()
+        for item in exclude:
+            item = item.strip()
+            if _CATEGORY_RE.match(item) and "/" not in item and not normalise_arxiv(item):
+                excluded_cats.append(item)
+            elif item:
+                ident = _as_arxiv_id(item)
+                excluded_ids.add(re.sub(r"v\d+$", "", ident))
+        for cat in cats:
+            if not _CATEGORY_RE.match(cat):
+                raise InvalidRequestError(f"{cat!r} is not an arXiv category (e.g. cs.AI)")
+        query = " OR ".join(f"cat:{c}" for c in cats)
+        query = f"({query})" if len(cats) > 1 else query
+        for cat in excluded_cats:
+            query += f" ANDNOT cat:{cat}"
+        wanted = n + len(excluded_ids)
+        feed = self.search(query, 0, wanted, sort_by="submittedDate", sort_order="descending")
+        works = [w for w in feed.works if w.extra["arxiv_versionless"] not in excluded_ids]
+        return works[:n]
+
+    def _get_on_site(self, url: str, **kwargs: Any) -> Any:
+        """GET that follows redirects only while they stay on the arXiv site host."""
+        host = urlsplit(self.site_url).netloc
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self.http.get(url, allow_redirect_status=True, **kwargs)
+            if not response.is_redirect:
+                return response
+            target = urljoin(url, response.headers.get("Location", ""))
+            if urlsplit(target).netloc != host:
+                raise ProviderUnavailableError(f"arxiv: redirect off the site to {target}")
+            url = target
+        raise ProviderUnavailableError(f"arxiv: too many redirects for {url}")
+
+    def fetch_pdf(self, arxiv_id: str) -> FullText:
+        """The PDF at ``{site}/pdf/{id}``; bytes without the %PDF magic are ParseError."""
+        value = _as_arxiv_id(arxiv_id)
+        url = f"{self.site_url}/pdf/{value}"
+        response = self._get_on_site(url, max_bytes=self.max_pdf_bytes)
+        content = response.content
+        if b"%PDF-" not in content[:1024]:
+            raise ParseError(f"arxiv: {url} did not return a PDF")
+        return FullText(format="pdf", content=content, url=str(response.request.url))
+
+    def fetch_html(self, arxiv_id: str) -> FullText:
+        """The HTML paper at ``{site}/html/{id}`` as Markdown; missing -> FormatUnavailableError."""
+        value = _as_arxiv_id(arxiv_id)
+        url = f"{self.site_url}/html/{value}"
+        try:
+            response = self._get_on_site(url)
+        except NotFoundError as exc:
+            raise FormatUnavailableError(
+                f"arXiv has no HTML version of {value}; fetch the PDF instead"
+            ) from exc
+        content_type = response.headers.get("Content-Type", "")
+        if "html" not in content_type.lower() and b"<html" not in response.content[:2048].lower():
+            raise FormatUnavailableError(f"arXiv did not return HTML for {value}")
+        _, markdown = html_to_markdown(response.text)
+        if not markdown.strip():
+            raise FormatUnavailableError(f"arXiv HTML of {value} has no text")
+        return FullText(format="html", content=response.content,
+                        url=str(response.request.url), markdown=markdown)
+
+    def list_categories(self) -> list[ArxivCategory]:
+        """Every OAI-PMH set (ListSets), following resumption tokens."""
+        params: dict[str, str] = {"verb": "ListSets"}
+        categories: list[ArxivCategory] = []
+        for _ in range(100):  # a runaway token loop must end
+            response = self.http.get(self.oai_url, params=params)
+            try:
+                page, token = parse_list_sets(response.content)
+            except ParseError as exc:
+                raise ProviderUnavailableError(f"arxiv: unreadable OAI-PMH response ({exc})"
+                                               ) from exc
+            categories.extend(page)
+            if not token:
+                break
+            params = {"verb": "ListSets", "resumptionToken": token}
+        return categories

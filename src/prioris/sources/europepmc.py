@@ -1,0 +1,270 @@
+"""Europe PMC: REST search (``resultType=core``, cursor paging), batch metadata, JATS full text.
+
+:func:`parse_search` is a pure parser of the JSON search response. Choices worth knowing:
+
+* A work's id is ``europepmc:PMC...`` when Europe PMC knows a PMCID, else
+  ``europepmc:MED:<pmid>`` (or ``europepmc:<SRC>:<id>`` for other sources such as PPR).
+* Preprints are detected from the publication types (``Preprint``) or the PPR source, and
+  marked ``is_preprint=True`` with ``extra["peer_reviewed"] = False``.
+* Full text is requested only for a PMCID, from ``/{PMCID}/fullTextXML``; a 404 or an empty
+  body is FormatUnavailableError (Europe PMC does not host it). A broken JATS body is a
+  ParseError (the document, not the provider, is at fault).
+* :meth:`EuropePmcClient.fetch_metadata` is strict (NotFoundError naming unknown ids);
+  :meth:`EuropePmcClient.fetch_metadata_report` returns ``(works, missing)``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from prioris.errors import (
+    FormatUnavailableError,
+    InvalidRequestError,
+    NotFoundError,
+    ProviderUnavailableError,
+)
+from prioris.identifiers import Identifier, parse_identifier
+from prioris.models import FullText, Work
+from prioris.sources.http import ProviderHttp
+from prioris.sources.jats import jats_to_markdown
+
+MAX_PAGE_SIZE = 1000
+ID_BATCH = 50
+_HEADING_RE = re.compile(r"<h\d[^>]*>(.*?)</h\d>", re.IGNORECASE | re.DOTALL)
+_TAG_RE = re.compile(r"<[^>]+>")
+
+
+@dataclass
+class EuropePmcPage:
+    """One page of a Europe PMC search; ``next_cursor`` is None on the last page."""
+
+    total: int
+    works: list[Work] = field(default_factory=list)
+    next_cursor: str | None = None
+
+
+def strip_tags(text: str) -> str:
+    """Abstract HTML (``<h4>Objective</h4>...``) -> plain text with ``Objective:`` labels."""
+    text = _HEADING_RE.sub(lambda m: f" {m.group(1).strip()}: ", text)
+    text = re.sub(r"<br\s*/?>|</p>", " ", text, flags=re.IGNORECASE)
+    text = html.unescape(_TAG_RE.sub("", text))
+    return " ".join(text.split()).lstrip(": ")
+
+
+def _yes(value: Any) -> bool:
+    return str(value or "").strip().upper() == "Y"
+
+
+def _pub_types(record: dict[str, Any]) -> list[str]:
+    listed = (record.get("pubTypeList") or {}).get("pubType")
+    if isinstance(listed, str):
+        return [listed]
+    if isinstance(listed, list):
+        return [str(t) for t in listed]
+    lite = record.get("pubType")  # resultType=lite: "review; journal article"
+    return [t.strip() for t in str(lite).split(";") if t.strip()] if lite else []
+
+
+def _authors(record: dict[str, Any]) -> list[str]:
+    people = (record.get("authorList") or {}).get("author") or []
+    names = [
+        str(p.get("fullName") or p.get("collectiveName") or "").strip()
+        for p in people if isinstance(p, dict)
+    ]
+    names = [n for n in names if n]
+    if names:
+        return names
+    author_string = str(record.get("authorString") or "").strip().rstrip(".")
+    return [a.strip() for a in author_string.split(",") if a.strip()]
+
+
+def parse_record(record: dict[str, Any]) -> Work:
+    """One Europe PMC result (core or lite) -> :class:`Work`."""
+    source = str(record.get("source") or "").upper()
+    ext_id = str(record.get("id") or "").strip()
+    pmid = str(record.get("pmid") or "").strip() or None
+    pmcid = str(record.get("pmcid") or "").strip().upper() or None
+    doi = str(record.get("doi") or "").strip().lower() or None
+    if pmcid:
+        work_id = f"europepmc:{pmcid}"
+    elif source == "MED" and (pmid or ext_id):
+        work_id = f"europepmc:MED:{pmid or ext_id}"
+    elif source and ext_id:
+        work_id = f"europepmc:{source}:{ext_id}"
+    else:
+        raise ProviderUnavailableError("europepmc: a search result has neither id nor source")
+    aliases = []
+    if doi:
+        aliases.append(f"doi:{doi}")
+    if pmid:
+        aliases.append(f"pmid:{pmid}")
+        if work_id != f"europepmc:MED:{pmid}":
+            aliases.append(f"europepmc:MED:{pmid}")
+    if pmcid and work_id != f"europepmc:{pmcid}":
+        aliases.append(f"europepmc:{pmcid}")
+    types = _pub_types(record)
+    preprint = source == "PPR" or any("preprint" in t.lower() for t in types)
+    journal_info = record.get("journalInfo") or {}
+    venue = (journal_info.get("journal") or {}).get("title") or record.get("journalTitle")
+    if not venue and preprint:
+        venue = (record.get("bookOrReportDetails") or {}).get("publisher")
+    urls = [
+        {"url": u.get("url"), "style": u.get("documentStyle"),
+         "availability": u.get("availabilityCode"), "site": u.get("site")}
+        for u in (record.get("fullTextUrlList") or {}).get("fullTextUrl") or []
+        if isinstance(u, dict) and u.get("url")
+    ]
+    pdf_url = next((u["url"] for u in urls
+                    if u["style"] == "pdf" and u["availability"] in ("OA", "F")), None)
+    year_text = str(record.get("pubYear") or "").strip()
+    keywords = (record.get("keywordList") or {}).get("keyword") or []
+    abstract = strip_tags(str(record.get("abstractText") or "")) or None
+    cited = record.get("citedByCount")
+    return Work(
+        id=work_id,
+        title=strip_tags(str(record.get("title") or "")),
+        authors=_authors(record),
+        year=int(year_text) if year_text.isdigit() else None,
+        venue=str(venue).strip() if venue else None,
+        abstract=abstract,
+        aliases=aliases,
+        source="europepmc",
+        published=record.get("firstPublicationDate") or record.get("electronicPublicationDate"),
+        type=types[0] if types else None,
+        is_oa=_yes(record.get("isOpenAccess")),
+        pdf_url=pdf_url,
+        cited_by_count=int(cited) if isinstance(cited, int | str) and str(cited).isdigit()
+        else None,
+        concepts=[str(k) for k in keywords if isinstance(k, str)],
+        is_preprint=preprint,
+        extra={
+            "source": source,
+            "ext_id": ext_id,
+            "pmid": pmid,
+            "pmcid": pmcid,
+            "doi": doi,
+            "pub_types": types,
+            "peer_reviewed": False if preprint else None,
+            "in_epmc": _yes(record.get("inEPMC")),
+            "in_pmc": _yes(record.get("inPMC")),
+            "has_pdf": _yes(record.get("hasPDF")),
+            "full_text_urls": urls,
+        },
+    )
+
+
+def parse_search(data: Any) -> EuropePmcPage:
+    """The JSON of ``/search?format=json`` -> :class:`EuropePmcPage`."""
+    if not isinstance(data, dict) or "hitCount" not in data:
+        raise ProviderUnavailableError("europepmc: search response has no hitCount")
+    results = (data.get("resultList") or {}).get("result") or []
+    works = [parse_record(r) for r in results if isinstance(r, dict)]
+    request = data.get("request") if isinstance(data.get("request"), dict) else {}
+    asked = unquote(str(request.get("cursorMark") or "*"))
+    cursor = data.get("nextCursorMark")
+    next_cursor = str(cursor) if cursor and works and unquote(str(cursor)) != asked else None
+    total = data.get("hitCount")
+    return EuropePmcPage(total=int(total) if str(total).isdigit() else 0, works=works,
+                         next_cursor=next_cursor)
+
+
+def _as_europepmc(text: str) -> Identifier:
+    ident = parse_identifier(text)
+    if ident.scheme not in ("europepmc", "doi"):
+        raise InvalidRequestError(f"{text!r} is not a Europe PMC identifier (PMC..., PMID:...)")
+    return ident
+
+
+def _clause(ident: Identifier) -> str:
+    if ident.scheme == "doi":
+        return f'DOI:"{ident.value}"'
+    if ident.value.startswith("PMC"):
+        return f"PMCID:{ident.value}"
+    source, _, ext = ident.value.partition(":")
+    return f"(EXT_ID:{ext} AND SRC:{source})"
+
+
+def _matches(ident: Identifier, work: Work) -> bool:
+    extra = work.extra
+    if ident.scheme == "doi":
+        return extra.get("doi") == ident.value
+    if ident.value.startswith("PMC"):
+        return extra.get("pmcid") == ident.value
+    source, _, ext = ident.value.partition(":")
+    if source == "MED" and extra.get("pmid") == ext:
+        return True
+    return extra.get("source") == source and extra.get("ext_id", "").upper() == ext.upper()
+
+
+class EuropePmcClient:
+    """Europe PMC REST through one :class:`ProviderHttp`."""
+
+    def __init__(self, http: ProviderHttp, base_url: str) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+
+    def search(self, query: str, page_size: int = 25, cursor: str = "*") -> EuropePmcPage:
+        """One page of a search with full (core) metadata; pass ``next_cursor`` to go on."""
+        if not query or not query.strip():
+            raise InvalidRequestError("Europe PMC search needs a non-empty query")
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise InvalidRequestError(
+                f"page_size must be between 1 and {MAX_PAGE_SIZE} (got {page_size})"
+            )
+        data = self.http.get_json(f"{self.base_url}/search", params={
+            "query": query, "resultType": "core", "format": "json",
+            "pageSize": page_size, "cursorMark": cursor or "*",
+        })
+        return parse_search(data)
+
+    def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
+        """(works in input order, ids Europe PMC does not know); one OR query per batch."""
+        idents = list(dict.fromkeys(_as_europepmc(i) for i in ids))
+        if not idents:
+            raise InvalidRequestError("no Europe PMC ids given")
+        works: list[Work] = []
+        for offset in range(0, len(idents), ID_BATCH):
+            batch = idents[offset:offset + ID_BATCH]
+            page = self.search(" OR ".join(_clause(i) for i in batch),
+                               page_size=min(MAX_PAGE_SIZE, max(25, 2 * len(batch))))
+            works.extend(page.works)
+        found: list[Work] = []
+        missing: list[str] = []
+        for ident in idents:
+            work = next((w for w in works if _matches(ident, w)), None)
+            (found.append(work) if work is not None else missing.append(ident.canonical))
+        return found, missing
+
+    def fetch_metadata(self, ids: Sequence[str]) -> list[Work]:
+        """Works for ``ids`` in order; NotFoundError naming every id Europe PMC does not know."""
+        works, missing = self.fetch_metadata_report(ids)
+        if missing:
+            raise NotFoundError(f"Europe PMC has no record for: {', '.join(missing)}")
+        return works
+
+    def fetch_full_text(self, pmcid: str) -> FullText:
+        """JATS XML of a PMC article hosted by Europe PMC, with its Markdown rendering."""
+        ident = _as_europepmc(pmcid)
+        if ident.scheme != "europepmc" or not ident.value.startswith("PMC"):
+            raise FormatUnavailableError(
+                f"Europe PMC full text needs a PMCID; {pmcid!r} has none"
+            )
+        url = f"{self.base_url}/{ident.value}/fullTextXML"
+        try:
+            response = self.http.get(url)
+        except NotFoundError as exc:
+            raise FormatUnavailableError(
+                f"Europe PMC does not host the full text of {ident.value}"
+            ) from exc
+        if not response.content.strip():
+            raise FormatUnavailableError(
+                f"Europe PMC returned no full text for {ident.value}"
+            )
+        document = jats_to_markdown(response.content)
+        return FullText(format="xml", content=response.content, url=url,
+                        markdown=document.markdown)

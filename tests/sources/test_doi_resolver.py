@@ -1,0 +1,95 @@
+"""DOI resolution: one request, redirect read not followed, host allowlist before anything else."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from prioris.config import load_settings
+from prioris.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    ProviderUnavailableError,
+    UnsupportedProviderError,
+)
+from prioris.identifiers import Identifier
+from prioris.sources.doi import DoiResolver
+from prioris.sources.http import ProviderHttp, make_client
+
+RESOLVER = "https://doi.test"
+
+
+def resolver(targets: dict[str, httpx.Response], seen: list[str]) -> DoiResolver:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return targets.get(request.url.path, httpx.Response(404))
+
+    http = ProviderHttp("doi", make_client(load_settings(), httpx.MockTransport(handler)),
+                        min_interval=0, backoff_budget=0)
+    return DoiResolver(http, RESOLVER)
+
+
+def redirect(location: str) -> httpx.Response:
+    return httpx.Response(302, headers={"Location": location})
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        ("https://arxiv.org/abs/2401.01234v2", Identifier("arxiv", "2401.01234v2")),
+        ("http://arxiv.org/abs/hep-th/9901001", Identifier("arxiv", "hep-th/9901001")),
+        ("https://www.ncbi.nlm.nih.gov/pmc/articles/PMC3339582/",
+         Identifier("europepmc", "PMC3339582")),
+        ("https://pmc.ncbi.nlm.nih.gov/articles/PMC42", Identifier("europepmc", "PMC42")),
+        ("https://europepmc.org/article/MED/22558532", Identifier("europepmc", "MED:22558532")),
+        ("https://europepmc.org/abstract/PPR/PPR9", Identifier("europepmc", "PPR:PPR9")),
+    ],
+)
+def test_allowlisted_targets(location: str, expected: Identifier) -> None:
+    seen: list[str] = []
+    found = resolver({"/10.1234/abc": redirect(location)}, seen).resolve("doi:10.1234/ABC")
+    assert found == expected
+    assert seen == [f"{RESOLVER}/10.1234/abc"]
+
+
+def test_off_allowlist_redirect_makes_no_second_request() -> None:
+    seen: list[str] = []
+    doi = resolver({"/10.1016/j.cell.2020.01.001":
+                    redirect("https://linkinghub.elsevier.com/retrieve/pii/S0092")}, seen)
+    with pytest.raises(UnsupportedProviderError) as info:
+        doi.resolve("https://doi.org/10.1016/j.cell.2020.01.001")
+    assert info.value.code == "unsupported_provider"
+    assert "linkinghub.elsevier.com" in info.value.message
+    assert len(seen) == 1  # the resolver only; the publisher was never contacted
+
+
+def test_allowlisted_host_without_an_id_is_unsupported() -> None:
+    seen: list[str] = []
+    doi = resolver({"/10.1234/x": redirect("https://www.ncbi.nlm.nih.gov/pubmed/123")}, seen)
+    with pytest.raises(UnsupportedProviderError):
+        doi.resolve("10.1234/x")
+    assert len(seen) == 1
+
+
+def test_arxiv_datacite_doi_needs_no_request() -> None:
+    seen: list[str] = []
+    found = resolver({}, seen).resolve("10.48550/arXiv.2401.01234")
+    assert found == Identifier("arxiv", "2401.01234") and seen == []
+
+
+def test_unknown_doi_not_a_doi_and_no_redirect() -> None:
+    seen: list[str] = []
+    doi = resolver({"/10.1234/ok": httpx.Response(200, text="a landing page")}, seen)
+    with pytest.raises(NotFoundError):
+        doi.resolve("10.1234/missing")
+    with pytest.raises(ProviderUnavailableError, match="did not redirect"):
+        doi.resolve("10.1234/ok")
+    with pytest.raises(InvalidRequestError):
+        doi.resolve("PMC123")
+
+
+def test_special_characters_are_escaped_in_the_request() -> None:
+    seen: list[str] = []
+    doi = resolver({"/10.1002/(sici)1097#x": redirect("https://arxiv.org/abs/2401.00001")}, seen)
+    assert doi.resolve("10.1002/(SICI)1097#x") == Identifier("arxiv", "2401.00001")
+    assert "%23" in seen[0]
