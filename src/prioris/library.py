@@ -326,7 +326,9 @@ class Library:
         else:
             prepared = self.pipeline.prepare_fulltext(work, full_text)
         prepared.result.path = identifier
-        self.pipeline.embed([prepared])
+        document = prepared.document
+        if document is None or self.pipeline.already_stored(document.sha256) is None:
+            self.pipeline.embed([prepared])  # identical bytes only merge metadata: no vectors
         with self.lock:
             result = self.pipeline.commit(prepared)
         result.path = identifier

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -299,7 +299,12 @@ class IngestPipeline:
             if item.document is not None:
                 owner = document_store.has_document(conn, item.document.sha256)
                 if owner is not None:
-                    conn.execute("ROLLBACK")
+                    if item.work.source != "file":  # a provider's record of the same bytes
+                        known = replace(
+                            item.work, id=owner, aliases=[item.work.id, *item.work.aliases]
+                        )
+                        work_store.upsert_work(conn, known, now)
+                    conn.execute("COMMIT")
                     return IngestResult(
                         id=owner,
                         path=item.result.path,
