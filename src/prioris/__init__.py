@@ -1,1 +1,22 @@
-"""Prioris: a local knowledge base for research literature."""
+"""Prioris: a local knowledge base for research literature.
+
+The public API is the :class:`Library` facade, the plain data models and the errors.
+"""
+
+from prioris.config import Settings, load_settings
+from prioris.errors import PriorisError
+from prioris.library import Library
+from prioris.models import Chunk, Document, FullText, Hit, Page, Work
+
+__all__ = [
+    "Chunk",
+    "Document",
+    "FullText",
+    "Hit",
+    "Library",
+    "Page",
+    "PriorisError",
+    "Settings",
+    "Work",
+    "load_settings",
+]
