@@ -1,0 +1,152 @@
+"""What every tool shares: the lazily opened Library, upload sessions, worker threads, errors.
+
+* :class:`ServerState` opens the Library on first use (so ``initialize`` and
+  ``tools/list`` answer at once even when the embedding model is slow to load) and owns
+  the :class:`~prioris.ingest.uploads.UploadSessions`.
+* :func:`blocking` runs a Library call in a worker thread, so the event loop keeps
+  answering other requests while SQLite, ONNX or OCR work.
+* :func:`prioris_tool` turns a :class:`PriorisError` into a tool error whose text starts
+  with its code (``invalid_request: ...``); nothing else of the exception leaves.
+* :class:`PriorisMCPServer` gives argument-validation failures the same shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
+from mcp.types import CallToolResult, TextContent
+from pydantic import ValidationError
+
+from prioris.errors import PriorisError
+from prioris.ingest.uploads import UploadSessions
+
+if TYPE_CHECKING:
+    from prioris.library import Library
+
+P = ParamSpec("P")
+T = TypeVar("T")
+LibraryFactory = Callable[[], "Library"]
+
+
+class ServerState:
+    """The Library (opened once, on first use) and the upload sessions of one server."""
+
+    def __init__(self, library_factory: LibraryFactory, uploads: UploadSessions | None = None):
+        self._factory = library_factory
+        self._library: Library | None = None
+        self._lock = threading.Lock()
+        self._uploads = uploads
+
+    def library(self) -> Library:
+        """The shared Library; call from a worker thread (opening may load a model)."""
+        with self._lock:
+            if self._library is None:
+                self._library = self._factory()
+            return self._library
+
+    def uploads(self) -> UploadSessions:
+        """Upload sessions under ``<data dir>/uploads`` sized by the PDF limit."""
+        settings = self.library().settings
+        with self._lock:
+            if self._uploads is None:
+                self._uploads = UploadSessions(
+                    settings.data_dir / "uploads", max_total_bytes=settings.max_file_bytes
+                )
+            return self._uploads
+
+    def close(self) -> None:
+        with self._lock:
+            if self._uploads is not None:
+                self._uploads.close()
+            if self._library is not None:
+                self._library.close()
+                self._library = None
+
+
+async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking call in a worker thread; the event loop stays responsive."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+def error_text(exc: PriorisError) -> str:
+    return f"{exc.code}: {exc.message}"
+
+
+def error_result(code: str, message: str) -> CallToolResult:
+    """A tool error the model can read: ``code: message`` (and the pair as _meta)."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{code}: {message}")],
+        is_error=True,
+        _meta={"prioris/error": {"code": code, "message": message}},
+    )
+
+
+def prioris_tool(fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """Wrap an async tool so an expected failure becomes ``code: message``, never a trace."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await fn(*args, **kwargs)
+        except PriorisError as exc:
+            return error_result(exc.code, exc.message)  # type: ignore[return-value]
+
+    return wrapper
+
+
+def resource_error(exc: PriorisError) -> ResourceError:
+    """The protocol error a resource read raises for a PriorisError (message keeps the code)."""
+    if exc.code == "not_found":
+        return ResourceNotFoundError(error_text(exc))
+    return ResourceError(error_text(exc))
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+class PriorisMCPServer(MCPServer):
+    """MCPServer whose argument errors read ``invalid_request: field: problem``.
+
+    The SDK reports a schema violation as ``Error executing tool X: <pydantic dump>``;
+    callers of Prioris rely on the code prefix instead, so it is rewritten here. Reads of
+    ``.../{format}/fulltext`` get the MIME type of their format (a template has only one).
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                return error_result("invalid_request", _validation_message(cause))
+            if name not in {tool.name for tool in self._tool_manager.list_tools()}:
+                return error_result("invalid_request", f"unknown tool {name!r}")
+            raise
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        results = await super().read_resource(uri, context)
+        from prioris.interfaces.mcp.resources import fulltext_mime
+
+        mime = fulltext_mime(str(uri))
+        if mime is None or not isinstance(results, list):
+            return results
+        return [dataclasses.replace(item, mime_type=mime) for item in results]

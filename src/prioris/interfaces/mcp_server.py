@@ -1,0 +1,147 @@
+"""The MCP server: tools and resources over the Library, on stdio or streamable HTTP.
+
+:func:`build_server` assembles a :class:`PriorisMCPServer` from the tool and resource
+modules in ``prioris.interfaces.mcp``; it holds no business logic, only calls into the
+Library (opened lazily by ``library_factory``). :func:`serve` runs it:
+
+* ``stdio`` (default): what desktop MCP clients launch as ``prioris serve``;
+* ``http``: streamable HTTP at ``http://HOST:PORT/mcp``, bound to 127.0.0.1 by default,
+  with DNS-rebinding protection and a CORS allowlist of localhost origins plus
+  ``PRIORIS_MCP_CORS_ORIGINS``. Any other origin gets no ``Access-Control-Allow-Origin``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from prioris.interfaces.mcp.resources import register_resources
+from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
+from prioris.interfaces.mcp.tools_library import register_library_tools
+from prioris.interfaces.mcp.tools_remote import register_remote_tools
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from prioris.config import Settings
+    from prioris.ingest.uploads import UploadSessions
+
+INSTRUCTIONS = """Prioris is a local research library. Typical flow: find papers with
+research_arxiv_search / research_europepmc_search / research_openalex_search or, from a
+description, research_discovery; store them with research_*_fetch_full_text (or upload a PDF
+with research_localfile_*); then search what is stored with research_search_fetched and read
+passages with research_*_parse_full_text (pass a hit's id and offset). Errors start with a
+stable code such as invalid_request, not_found, format_unavailable, configuration_error."""
+
+LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+MCP_PATH = "/mcp"
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("prioris")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
+
+
+def build_server(
+    library_factory: LibraryFactory, *, uploads: UploadSessions | None = None
+) -> PriorisMCPServer:
+    """An MCP server over the Library that ``library_factory`` opens on first use."""
+    server = PriorisMCPServer(
+        "prioris",
+        title="Prioris research library",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        log_level="WARNING",
+    )
+    state = ServerState(library_factory, uploads)
+    server.prioris_state = state  # type: ignore[attr-defined]
+    register_remote_tools(server, state)
+    register_library_tools(server, state)
+    register_resources(server, state)
+    return server
+
+
+def cors_allowed(origin: str, extra_origins: tuple[str, ...] = ()) -> bool:
+    """Whether the HTTP transport grants CORS to ``origin`` (localhost, or listed)."""
+    return bool(re.match(LOCALHOST_ORIGIN, origin)) or origin in extra_origins
+
+
+def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp:
+    """The streamable HTTP ASGI app wrapped in the CORS allowlist."""
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.middleware.cors import CORSMiddleware
+
+    extra = tuple(settings.cors_origins)
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+    if host not in LOOPBACK_HOSTS:
+        hosts += [host, f"{host}:*"]
+    origins = [f"{scheme}://{name}:*" for scheme in ("http", "https")
+               for name in ("127.0.0.1", "localhost", "[::1]")]
+    origins += [f"{scheme}://{name}" for scheme in ("http", "https")
+                for name in ("127.0.0.1", "localhost", "[::1]")]
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=host not in ("0.0.0.0", "::"),
+        allowed_hosts=hosts,
+        allowed_origins=origins + list(extra),
+    )
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=security, host=host
+    )
+    return CORSMiddleware(
+        app,
+        allow_origins=list(extra),
+        allow_origin_regex=LOCALHOST_ORIGIN,
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=["content-type", "accept", "authorization", "mcp-session-id",
+                       "mcp-protocol-version", "last-event-id"],
+        expose_headers=["mcp-session-id", "mcp-protocol-version"],
+    )
+
+
+async def _serve_http(server: PriorisMCPServer, settings: Settings, host: str,
+                      port: int) -> None:
+    import uvicorn
+
+    config = uvicorn.Config(http_app(server, settings, host), host=host, port=port,
+                            log_level="warning", lifespan="on")
+    sys.stderr.write(f"prioris: MCP server on http://{host}:{port}{MCP_PATH}\n")
+    sys.stderr.flush()
+    await uvicorn.Server(config).serve()
+
+
+def serve(
+    settings: Settings,
+    transport: str | None = None,
+    host: str | None = None,
+    port: int | None = None,
+    *,
+    library_factory: LibraryFactory | None = None,
+) -> None:
+    """Run the MCP server until the client disconnects (stdio) or it is interrupted (http)."""
+    import anyio
+
+    from prioris.errors import ConfigurationError
+
+    transport = transport or settings.transport
+    if transport not in ("stdio", "http"):
+        raise ConfigurationError(f"transport {transport!r} is invalid; accepted: stdio, http")
+    if library_factory is None:
+        from prioris.library import Library
+
+        def library_factory() -> Any:
+            return Library.open(settings)
+
+    server = build_server(library_factory)
+    try:
+        if transport == "stdio":
+            anyio.run(server.run_stdio_async)
+        else:
+            anyio.run(_serve_http, server, settings, host or settings.host,
+                      settings.port if port is None else port)
+    finally:
+        server.prioris_state.close()  # type: ignore[attr-defined]

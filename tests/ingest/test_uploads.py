@@ -1,0 +1,118 @@
+"""UploadSessions: sequential chunks, size bounds, session cap, idle expiry, cleanup."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError
+from prioris.ingest.uploads import UploadSessions, base64_decoded_size, decode_base64_checked
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(tmp_path: Path, **limits: object) -> UploadSessions:
+    options: dict = {"max_total_bytes": 100, "max_chunk_bytes": 10, "max_sessions": 2,
+                     "idle_timeout": 60.0, "clock": FakeClock()}
+    options.update(limits)
+    return UploadSessions(tmp_path / "uploads", **options)
+
+
+def test_chunks_in_order_assemble_the_file(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    info = sessions.begin("dir/paper.pdf")
+    assert info.filename == "paper.pdf" and info.next_index == 0
+    assert info.max_chunk_bytes == 10 and info.max_total_bytes == 100
+    sessions.append(info.session_id, 0, b"0123456789")
+    after = sessions.append_base64(info.session_id, 1, base64.b64encode(b"abc").decode())
+    assert (after.next_index, after.received_bytes) == (2, 13)
+    done = sessions.finalize(info.session_id)
+    assert done.data == b"0123456789abc" and done.chunks == 2 and done.filename == "paper.pdf"
+    assert not list((tmp_path / "uploads").iterdir())  # temp file removed
+    with pytest.raises(NotFoundError):
+        sessions.append(info.session_id, 2, b"x")  # finalized sessions are gone
+
+
+def test_out_of_order_and_repeated_indexes_are_refused(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    sid = sessions.begin().session_id
+    with pytest.raises(InvalidRequestError, match="expected index 0"):
+        sessions.append(sid, 1, b"a")
+    sessions.append(sid, 0, b"a")
+    with pytest.raises(InvalidRequestError, match="expected index 1"):
+        sessions.append(sid, 0, b"a")  # a resent chunk is not appended twice
+    sessions.append(sid, 1, b"b")
+    assert sessions.finalize(sid).data == b"ab"
+
+
+def test_chunk_and_total_limits(tmp_path: Path) -> None:
+    sessions = make(tmp_path, max_total_bytes=25)
+    sid = sessions.begin().session_id
+    with pytest.raises(FileTooLargeError):
+        sessions.append(sid, 0, b"x" * 11)
+    with pytest.raises(FileTooLargeError):  # checked on the encoded length
+        sessions.append_base64(sid, 0, "A" * 400)
+    sessions.append(sid, 0, b"x" * 10)
+    sessions.append(sid, 1, b"x" * 10)
+    with pytest.raises(FileTooLargeError, match="discarded"):
+        sessions.append(sid, 2, b"x" * 10)
+    with pytest.raises(NotFoundError):
+        sessions.finalize(sid)
+    with pytest.raises(FileTooLargeError):
+        sessions.begin("big.pdf", expected_bytes=26)
+
+
+def test_session_cap_and_idle_expiry(tmp_path: Path) -> None:
+    clock = FakeClock()
+    sessions = make(tmp_path, clock=clock)
+    first = sessions.begin().session_id
+    sessions.begin()
+    with pytest.raises(InvalidRequestError, match="too many open upload sessions"):
+        sessions.begin()
+    clock.now += 30
+    sessions.append(first, 0, b"a")  # activity keeps the first one alive
+    clock.now += 45  # the second is now 75 s idle, the first 45 s
+    third = sessions.begin().session_id
+    assert sessions.open_sessions() == 2
+    clock.now += 61
+    assert sorted(sessions.expire()) == sorted([first, third])
+    assert not list((tmp_path / "uploads").iterdir())
+    with pytest.raises(NotFoundError, match="expired"):
+        sessions.append(first, 1, b"b")
+
+
+def test_finalize_without_chunks_and_bad_base64(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    sid = sessions.begin().session_id
+    with pytest.raises(InvalidRequestError, match="no chunks"):
+        sessions.finalize(sid)
+    with pytest.raises(InvalidRequestError, match="base64"):
+        sessions.append_base64(sid, 0, "not base64!")
+    with pytest.raises(InvalidRequestError, match="empty"):
+        sessions.append(sid, 0, b"")
+
+
+def test_close_removes_everything(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    sid = sessions.begin().session_id
+    sessions.append(sid, 0, b"abc")
+    sessions.close()
+    assert not (tmp_path / "uploads").exists()
+
+
+def test_decode_base64_checked_bounds_before_decoding() -> None:
+    data = b"%PDF-1.7 hello"
+    encoded = base64.b64encode(data).decode()
+    assert base64_decoded_size(encoded) >= len(data)
+    assert decode_base64_checked(encoded, len(data)) == data
+    assert decode_base64_checked(encoded[:8] + "\n" + encoded[8:], len(data)) == data
+    with pytest.raises(FileTooLargeError):
+        decode_base64_checked(encoded, len(data) - 5)

@@ -1,0 +1,98 @@
+"""The streamable HTTP transport on loopback: a real ``prioris serve --transport http``
+process, a tool call through the SDK client, and the CORS allowlist."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+from interfaces.mcp_helpers import data
+from prioris.interfaces.mcp_server import cors_allowed
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(data_dir: Path) -> Iterator[str]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIORIS_MCP_")}
+    env.update({"PRIORIS_MCP_DATA_DIR": str(data_dir),
+                "PRIORIS_MCP_CORS_ORIGINS": "https://app.example"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prioris", "serve", "--transport", "http", "--port", str(port)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    proc.kill()
+                    stderr = proc.communicate(timeout=5)[1] or b""
+                    raise AssertionError(f"server did not start: {stderr.decode()}") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def test_tool_call_over_streamable_http(http_server: str) -> None:
+    async def main() -> dict:
+        with anyio.fail_after(60):
+            async with Client(f"{http_server}/mcp", read_timeout_seconds=30) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                assert "research_search_fetched" in names
+                return data(await client.call_tool("research_list_fetched", {}))
+
+    listed = anyio.run(main)
+    assert listed == {"total": 0, "offset": 0, "limit": 50, "results": []}
+
+
+def test_cors_grants_only_localhost_and_listed_origins(http_server: str) -> None:
+    def preflight(origin: str) -> httpx.Response:
+        return httpx.options(f"{http_server}/mcp", timeout=10, headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, mcp-session-id"})
+
+    evil = preflight("https://evil.example")
+    assert "access-control-allow-origin" not in evil.headers
+    local = preflight("http://localhost:3000")
+    assert local.status_code == 200
+    assert local.headers["access-control-allow-origin"] == "http://localhost:3000"
+    listed = preflight("https://app.example")
+    assert listed.headers["access-control-allow-origin"] == "https://app.example"
+    # a cross-site POST is refused by the transport too, not only by the browser
+    post = httpx.post(f"{http_server}/mcp", timeout=10, json={}, headers={
+        "Origin": "https://evil.example", "Accept": "application/json, text/event-stream"})
+    assert post.status_code == 403
+    assert "access-control-allow-origin" not in post.headers
+
+
+def test_cors_allowed_rule() -> None:
+    assert cors_allowed("http://127.0.0.1:8080") and cors_allowed("https://localhost")
+    assert cors_allowed("http://[::1]:5173")
+    assert not cors_allowed("http://localhost.evil.example")
+    assert not cors_allowed("https://evil.example")
+    assert cors_allowed("https://app.example", ("https://app.example",))
