@@ -3,14 +3,19 @@
 :func:`check_pdf_bytes` validates size and magic bytes before anything else touches the
 data. :func:`extract_pdf` opens the bytes with MuPDF (pymupdf), reads every page's text
 layer, decides per page whether that layer is usable (:func:`page_text_is_usable`), and
-OCRs only the pages that need it (mode ``auto``), every page (``always``) or none
-(``never``). A document is never all-or-nothing: good pages keep their text layer while a
+OCRs only the pages that need it (mode ``auto``: no usable text layer, or a few lines
+of text such as a download stamp over a page-sized image), every page (``always``) or
+none (``never``). A document is never all-or-nothing: good pages keep their text layer while a
 scanned page next to them is OCR'd. Encrypted, damaged (MuPDF had to repair the
 cross-reference table, which is also how a truncated download shows) or empty PDFs raise
 :class:`ParseError`; every MuPDF exception is wrapped so a bad file fails alone.
 
-The time limit is checked between pages: a single page's text extraction is not
-interruptible, but OCR is bounded per page by the engine's own timeout.
+OCR runs on several pages at once (tesseract is single-threaded per page) while pages
+are rendered on the calling thread. The time limit is checked between pages and while
+waiting for a page's OCR; a single page's text extraction inside MuPDF is not
+interruptible, and a tesseract run is bounded by the engine's own per-page timeout.
+Metadata extraction lives in :mod:`prioris.ingest.pdf_metadata`, text layer to Markdown
+in :mod:`prioris.ingest.pdf_layout`.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 import pymupdf
@@ -34,39 +39,28 @@ from prioris.errors import (
     ParseError,
     PriorisError,
 )
-from prioris.identifiers import find_identifiers_in_text
 from prioris.ingest.ocr import INSTALL_HINT, OcrEngine
 from prioris.ingest.pdf_layout import (
-    DocumentStyle,
     PageLayout,
     document_style,
-    find_title_lines,
-    join_lines,
     ocr_markdown,
     page_markdown,
     read_layout,
 )
+from prioris.ingest.pdf_metadata import PdfMetadata, pdf_metadata
 from prioris.models import Page
 
 PARSER_VERSION = "pdf-1"
 OCR_MODES = ("auto", "always", "never")
 OCR_DPI = 300
 MAX_RENDER_SIDE_PX = 6000  # caps the OCR image of posters and oversized pages
+SPARSE_TEXT_CHARS = 300  # less text than this over a page-sized image: OCR it anyway
+SCAN_IMAGE_SHARE = 0.5
 MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # readers accept junk before the header within the first KiB
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-
-@dataclass
-class PdfMetadata:
-    """Bibliographic hints found in the PDF itself (the info dictionary and page 1-2)."""
-
-    title: str | None = None
-    authors: list[str] = field(default_factory=list)
-    year: int | None = None
-    identifiers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -160,6 +154,18 @@ def _render_png(page: pymupdf.Page) -> bytes | None:
     return pix.tobytes("png")
 
 
+def _looks_scanned(page: pymupdf.Page, layout: PageLayout) -> bool:
+    """A page with little text over an image covering most of it (a watermarked scan)."""
+    if len(layout.plain_text()) >= SPARSE_TEXT_CHARS:
+        return False
+    area = abs(page.rect) or 1.0
+    covered = max(
+        (abs(pymupdf.Rect(info["bbox"]) & page.rect) for info in page.get_image_info()),
+        default=0.0,
+    )
+    return covered / area >= SCAN_IMAGE_SHARE
+
+
 class _Deadline:
     def __init__(self, seconds: float, total: int) -> None:
         self.seconds = seconds
@@ -240,6 +246,10 @@ def _extract(
     if ocr is None and ocr_mode == "auto":
         unavailable = OcrUnavailableError(f"no OCR engine is configured; {INSTALL_HINT}")
     wanted = [ocr_mode == "always" or (ocr_mode == "auto" and not ok) for ok in usable]
+    if ocr_mode == "auto" and ocr is not None:
+        for index in range(total):
+            if not wanted[index]:  # a stamp of text on a scanned page is not its content
+                wanted[index] = _guard(lambda i=index: _looks_scanned(doc[i], layouts[i]), index)
     queue = _OcrQueue(doc, ocr, wanted, ocr_workers) if ocr is not None and any(wanted) else None
     ocr_failure: ParseError | None = None
     pages: list[Page] = []
@@ -284,7 +294,14 @@ def _extract(
         if ocr_mode == "never":
             raise ParseError("the PDF has no usable text layer and OCR is disabled "
                              "(OCR mode 'never')")
-    metadata = _metadata(doc, layouts, style, pages, usable)
+    info = {key: (value or "") for key, value in (doc.metadata or {}).items()}
+    metadata = pdf_metadata(
+        info=info,
+        xmp=_guard(doc.get_xml_metadata, 0) or "",
+        first_layout=layouts[0] if usable[0] and not pages[0].ocr else None,
+        body_size=style.body_size,
+        page_texts=[page.text for page in pages[:2]],
+    )
     return PdfContent(pages=pages, metadata=metadata, ocr_pages=sum(p.ocr for p in pages))
 
 
@@ -356,71 +373,3 @@ def _guard(work: Callable[[], _T], index: int) -> _T:
         raise
     except Exception as exc:  # MuPDF's exception types vary by version and failure
         raise ParseError(f"could not read page {index + 1} of the PDF: {exc}") from exc
-
-
-_JUNK_TITLES = re.compile(
-    r"^(?:microsoft (?:word|powerpoint) - |untitled|title|document\d*$|slide \d+|"
-    r"(?:main|paper|manuscript|draft|article)$)",
-    re.IGNORECASE,
-)
-_FILENAME = re.compile(r"(?:\.(?:pdf|docx?|tex|dvi|ps|eps|rtf|odt|indd|qxd)$)|^[\w\-.]+$|[\\/]",
-                       re.IGNORECASE)
-_JUNK_AUTHORS = {"administrator", "admin", "user", "owner", "unknown", "author", "authors"}
-_YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
-
-
-def _real_title(title: str) -> str | None:
-    title = " ".join(title.split())
-    if len(title) < 4 or sum(ch.isalpha() for ch in title) < 4:
-        return None
-    if _JUNK_TITLES.match(title) or (_FILENAME.search(title) and " " not in title):
-        return None
-    if title.lower().endswith((".pdf", ".doc", ".docx", ".tex", ".dvi")):
-        return None
-    return title
-
-
-def _split_authors(raw: str) -> list[str]:
-    separators = r"\s*;\s*|\s+and\s+|\s*&\s*" if ";" in raw else r"\s*,\s*|\s+and\s+|\s*&\s*"
-    names = [" ".join(part.split()) for part in re.split(separators, raw.strip())]
-    return [n for n in names if len(n) >= 2 and any(c.isalpha() for c in n)
-            and n.lower() not in _JUNK_AUTHORS]
-
-
-def _year(creation_date: str, first_page_text: str) -> int | None:
-    this_year = time.gmtime().tm_year
-    match = re.match(r"^(?:D:)?(\d{4})", creation_date.strip())
-    if match and 1900 <= int(match.group(1)) <= this_year + 1:
-        return int(match.group(1))
-    for found in _YEAR.finditer(first_page_text[:2000]):
-        year = int(found.group(1))
-        if year <= this_year + 1:
-            return year
-    return None
-
-
-def _metadata(
-    doc: pymupdf.Document,
-    layouts: list[PageLayout],
-    style: DocumentStyle,
-    pages: list[Page],
-    usable: list[bool],
-) -> PdfMetadata:
-    info = {key: (value or "") for key, value in (doc.metadata or {}).items()}
-    title = _real_title(info.get("title", ""))
-    if title is None and layouts and usable[0] and not pages[0].ocr:
-        lines = find_title_lines(layouts[0], style.body_size)
-        candidate = join_lines([line.text for line in lines])
-        title = _real_title(candidate) if len(candidate) <= 300 else None
-    first_pages = "\n".join(page.text for page in pages[:2])
-    searchable = "\n".join(
-        [info.get(k, "") for k in ("title", "subject", "keywords")] + [first_pages]
-    )
-    # pymupdf joins a rotated arXiv stamp into page text too, so ids in it are found.
-    identifiers = [ident.canonical for ident in find_identifiers_in_text(searchable)]
-    return PdfMetadata(
-        title=title,
-        authors=_split_authors(info.get("author", "")),
-        year=_year(info.get("creationDate", ""), pages[0].text if pages else ""),
-        identifiers=identifiers,
-    )

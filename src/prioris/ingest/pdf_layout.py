@@ -123,7 +123,7 @@ def _margin_key(text: str) -> str:
     return re.sub(r"\d+", "#", " ".join(text.lower().split()))
 
 
-def _in_margin(line: Line, height: float) -> bool:
+def in_margin(line: Line, height: float) -> bool:
     return line.y1 <= height * MARGIN_BAND or line.y0 >= height * (1 - MARGIN_BAND)
 
 
@@ -158,7 +158,7 @@ def document_style(layouts: list[PageLayout], first_page: PageLayout | None) -> 
             _margin_key(line.text)
             for block in layout.blocks
             for line in block.lines
-            if _in_margin(line, layout.height)
+            if in_margin(line, layout.height)
         }
         margin_pages.update(keys)
     threshold = max(3, int(0.4 * len(layouts) + 0.5))
@@ -257,6 +257,11 @@ def clean_text(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _continues(previous: str, text: str) -> bool:
+    """Whether ``text`` carries on ``previous`` (it starts in lower case mid-sentence)."""
+    return text[:1].islower() and previous[-1:] not in ".!?:;"
+
+
 def _paragraph(text: str) -> str:
     """Body text made safe for Markdown: no accidental headings, bullets as list items."""
     text = clean_text(text)
@@ -279,7 +284,7 @@ def page_markdown(layout: PageLayout, style: DocumentStyle, *, first_page: bool)
             line
             for line in block.lines
             if not (
-                _in_margin(line, layout.height)
+                in_margin(line, layout.height)
                 and (
                     _margin_key(line.text) in style.repeated_margin_lines
                     or _PAGE_NUMBER.match(line.text)
@@ -298,6 +303,8 @@ def page_markdown(layout: PageLayout, style: DocumentStyle, *, first_page: bool)
         close = 0 <= top - previous_bottom <= kept.size
         if level and parts and parts[-1][0] == level and close:
             parts[-1] = (level, f"{parts[-1][1]} {text}")  # a heading wrapped over two blocks
+        elif not level and parts and parts[-1][0] == 0 and _continues(parts[-1][1], text):
+            parts[-1] = (0, join_lines([parts[-1][1], text]))  # split by a column/page break
         else:
             parts.append((level or 0, text))
         previous_bottom = max(line.y1 for line in lines)
