@@ -38,6 +38,11 @@ class CliContext:
             from prioris.library import Library
 
             self._library = Library.open(self.settings)
+            if self._library.stale_on_open:
+                self.log(
+                    f"note: the embedding model is now {self._library.embedder.model_id}; "
+                    f"{self._library.stale_on_open} chunks are stale until `prioris reindex`"
+                )
         return self._library
 
     def close(self) -> None:
