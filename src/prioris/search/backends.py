@@ -76,15 +76,30 @@ def fts_search(
 ) -> list[ChunkScore]:
     """BM25 over chunk text, title and heading; a malformed expression is invalid_request."""
     where, params = _where(filters, "w")
-    sql = (
-        "SELECT f.rowid AS chunk_id, c.work_id AS work_id, "
-        "bm25(chunks_fts, 1.0, ?, ?) AS rank FROM chunks_fts f "
-        "JOIN chunks c ON c.id = f.rowid JOIN works w ON w.id = c.work_id "
-        f"WHERE chunks_fts MATCH ?{where} ORDER BY rank LIMIT ?"
-    )
+    if where:
+        sql = (
+            "SELECT f.rowid, c.work_id, bm25(chunks_fts, 1.0, ?, ?) AS score FROM chunks_fts f "
+            "JOIN chunks c ON c.id = f.rowid JOIN works w ON w.id = c.work_id "
+            f"WHERE chunks_fts MATCH ?{where} ORDER BY score LIMIT ?"
+        )
+    else:  # no join per match: rank in FTS5 alone, then look up the few rows kept
+        sql = (
+            "SELECT rowid, NULL, bm25(chunks_fts, 1.0, ?, ?) AS score FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?"
+        )
     try:
-        rows = conn.execute(sql, (title_weight, heading_weight, expression, *params, limit))
-        return [ChunkScore(r[0], r[1], -float(r[2])) for r in rows.fetchall()]
+        rows = conn.execute(
+            sql, (title_weight, heading_weight, expression, *params, limit)
+        ).fetchall()
+        if not where and rows:
+            marks = ", ".join("?" for _ in rows)
+            owners = dict(
+                conn.execute(
+                    f"SELECT id, work_id FROM chunks WHERE id IN ({marks})", [r[0] for r in rows]
+                ).fetchall()
+            )
+            rows = [(r[0], owners.get(r[0]), r[2]) for r in rows]
+        return [ChunkScore(int(r[0]), str(r[1]), -float(r[2])) for r in rows if r[1] is not None]
     except sqlite3.OperationalError as exc:
         message = str(exc)
         if not any(word in message for word in ("locked", "busy", "disk", "I/O", "memory")):
