@@ -106,7 +106,7 @@ class Library:
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
-            self.conn,
+            lambda: connect(settings.db_path, migrate=False),
             embedder,
             FusionConfig(
                 method=settings.fusion_method,
@@ -126,6 +126,7 @@ class Library:
         with self.lock:
             if self._remote is not None and hasattr(self._remote, "close"):
                 self._remote.close()
+            self.searcher.close()
             self.conn.close()
 
     def __enter__(self) -> Library:
@@ -371,16 +372,14 @@ class Library:
         syntax: str = "plain",
     ) -> SearchResponse:
         """Search what the library holds; ``ids`` restrict to works (any id form)."""
-        with self.lock:
-            work_ids = None
-            if ids:
-                work_ids = tuple(self.resolve_work_id(i) for i in ids)
-            filters = SearchFilters(
-                source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
-            )
-            return self.searcher.search(
-                query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
-            )
+        work_ids = tuple(self.resolve_work_id(i) for i in ids) if ids else None
+        filters = SearchFilters(
+            source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
+        )
+        # no lock: the searcher reads through its own WAL read connections
+        return self.searcher.search(
+            query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
+        )
 
     # -- the library -----------------------------------------------------------------------
     def resolve_work_id(self, text: str) -> str:

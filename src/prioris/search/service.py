@@ -7,7 +7,10 @@ with ``chunks=True``.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,12 +64,41 @@ class SearchResponse:
 
 
 class SearchService:
-    """Runs queries against one connection with one embedder."""
+    """Runs queries with one embedder over read connections of their own.
 
-    def __init__(self, conn: Any, embedder: Embedder, fusion_config: FusionConfig) -> None:
-        self.conn = conn
+    Each thread reads through its own connection (WAL lets readers run beside the one
+    writer), so a search never waits for an ingest, and hybrid mode embeds the query and
+    runs the KNN in a worker thread while FTS5 ranks in the caller's thread.
+    """
+
+    def __init__(
+        self, connect_reader: Callable[[], Any], embedder: Embedder, fusion_config: FusionConfig
+    ) -> None:
+        self._connect_reader = connect_reader
+        self._local = threading.local()
+        self._opened: list[Any] = []
+        self._opened_lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-knn")
         self.embedder = embedder
         self.config = fusion_config
+
+    @property
+    def conn(self) -> Any:
+        """This thread's read connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect_reader()
+            self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
+        return conn
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        with self._opened_lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
 
     def search(
         self,
@@ -94,10 +126,13 @@ class SearchService:
         depth = max(self.config.depth, k * 3) if mode == "hybrid" else k
         fts_list: list[ChunkScore] = []
         vec_list: list[ChunkScore] = []
+        pending = None
+        if mode in ("vector", "hybrid"):
+            pending = self._pool.submit(self._vector, query, filters, depth, chunks)
         if mode in ("fts", "hybrid") and expression:
             fts_list = self._fts(expression, filters, depth, chunks)
-        if mode in ("vector", "hybrid"):
-            vec_list = self._vector(query, filters, depth, chunks)
+        if pending is not None:
+            vec_list = pending.result()
 
         if mode == "fts":
             ordered = [(c, c.score) for c in fts_list[:k]]
