@@ -28,6 +28,7 @@ from prioris.search.backends import (
 )
 from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_terms
 from prioris.search.snippets import make_snippet
+from prioris.search.vector_cache import VectorCache
 from prioris.storage.works import get_works
 
 MODES = ("fts", "vector", "hybrid")
@@ -81,6 +82,7 @@ class SearchService:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-knn")
         self.embedder = embedder
         self.config = fusion_config
+        self.vector_cache = VectorCache(connect_reader)
 
     @property
     def conn(self) -> Any:
@@ -178,14 +180,19 @@ class SearchService:
     def _vector(self, query: str, filters: SearchFilters, k: int, chunks: bool) -> list[ChunkScore]:
         vector = self.embedder.embed_query(query)
         if chunks:
-            return vector_search(self.conn, vector, filters, k)
+            return self._knn(vector, filters, k)
         limit = min(k * 4, VEC_MAX_K)
         while True:
-            rows = vector_search(self.conn, vector, filters, limit)
+            rows = self._knn(vector, filters, limit)
             works = best_per_work(rows)
             if len(works) >= k or len(rows) < limit or limit >= VEC_MAX_K:
                 return works[:k]
             limit = min(limit * 4, VEC_MAX_K)
+
+    def _knn(self, vector: Any, filters: SearchFilters, k: int) -> list[ChunkScore]:
+        """Exact KNN from the in-memory copy when it is fresh, else from ``vec0``."""
+        rows = self.vector_cache.knn(self.conn, vector, filters, k)
+        return vector_search(self.conn, vector, filters, k) if rows is None else rows
 
     def _fuse(
         self, fts_list: list[ChunkScore], vec_list: list[ChunkScore], k: int, chunks: bool

@@ -38,6 +38,18 @@ def set_state(conn: Any, key: str, value: str) -> None:
     )
 
 
+def bump_vectors_version(conn: Any) -> None:
+    """Count every change to the vector index, so in-memory copies know they are stale."""
+    conn.execute(
+        "INSERT INTO index_state(key, value) VALUES ('vectors_version', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
+def vectors_version(conn: Any) -> int:
+    return int(get_state(conn, "vectors_version") or 0)
+
+
 def ensure_vector_index(conn: Any, model_id: str, dim: int) -> int:
     """Make the vector index match the model; returns how many chunks became stale."""
     stored_model, stored_dim = get_state(conn, "embedding_model"), get_state(conn, "embedding_dim")
@@ -49,6 +61,7 @@ def ensure_vector_index(conn: Any, model_id: str, dim: int) -> int:
         conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
         conn.execute(vec_table_sql(dim))
         stale = conn.execute("UPDATE chunks SET embedding_model = NULL").rowcount
+        bump_vectors_version(conn)
         set_state(conn, "embedding_model", model_id)
         set_state(conn, "embedding_dim", str(dim))
         conn.execute("COMMIT")
@@ -66,6 +79,8 @@ def delete_chunks_of(conn: Any, work_id: str) -> None:
         conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", batch)
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", batch)
     conn.execute("DELETE FROM chunks WHERE work_id = ?", (work_id,))
+    if ids:
+        bump_vectors_version(conn)
 
 
 def replace_pages(conn: Any, work_id: str, pages: Sequence[tuple[Page, int, int]]) -> None:
@@ -129,6 +144,7 @@ def insert_vectors(
     conn.executemany(
         "UPDATE chunks SET embedding_model = ? WHERE id = ?", [(model_id, c) for c in chunk_ids]
     )
+    bump_vectors_version(conn)
 
 
 def stale_chunks(conn: Any, limit: int) -> list[Any]:

@@ -1,0 +1,91 @@
+"""The in-memory KNN copy: same hits as vec0, filters included, never used when stale."""
+
+from __future__ import annotations
+
+import pytest
+
+from prioris.library import Library
+from prioris.search import vector_cache
+from prioris.search.backends import SearchFilters, vector_search
+from prioris.search.vector_cache import VectorCache
+from prioris.storage.db import connect
+
+
+@pytest.fixture
+def filled(library: Library, monkeypatch: pytest.MonkeyPatch) -> Library:
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)
+    library.import_records(
+        [
+            {
+                "_id": f"w{i}",
+                "title": f"Work {i}",
+                "year": 1990 + i % 30,
+                "source": "arxiv" if i % 3 == 0 else "import",
+                "text": f"topic {i % 7} words about item {i} and theme {i % 5}",
+            }
+            for i in range(120)
+        ]
+    )
+    return library
+
+
+def _cache(library: Library) -> VectorCache:
+    return VectorCache(lambda: connect(library.settings.db_path, migrate=False), background=False)
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        SearchFilters(),
+        SearchFilters(source="arxiv"),
+        SearchFilters(from_year=2005),
+        SearchFilters(to_year=1995, source="import"),
+        SearchFilters(work_ids=("w3", "w4", "w50")),
+        SearchFilters(source="nowhere"),
+    ],
+)
+def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> None:
+    cache = _cache(filled)
+    conn = filled.searcher.conn
+    query = filled.embedder.embed_query("topic 3 theme 2 item")
+    assert cache.knn(conn, query, filters, 15) is None  # first call loads, answers nothing
+    from_memory = cache.knn(conn, query, filters, 15)
+    from_vec0 = vector_search(conn, query, filters, 15)
+    assert from_memory is not None
+    assert [c.score for c in from_memory] == pytest.approx([c.score for c in from_vec0], abs=1e-5)
+    if from_vec0:  # same hits, up to the order of exact ties (the fake embedder makes many)
+        last = from_vec0[-1].score
+        above = {(c.chunk_id, c.work_id) for c in from_vec0 if c.score > last + 1e-5}
+        assert above == {(c.chunk_id, c.work_id) for c in from_memory if c.score > last + 1e-5}
+
+
+def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
+    cache = _cache(filled)
+    conn = filled.searcher.conn
+    query = filled.embedder.embed_query("brand new subject")
+    cache.knn(conn, query, SearchFilters(), 5)
+    assert cache.knn(conn, query, SearchFilters(), 5) is not None
+    filled.import_records([{"_id": "fresh", "title": "Brand new subject", "text": "brand new"}])
+    assert cache.knn(conn, query, SearchFilters(), 5) is None  # stale: caller asks vec0
+    hits = cache.knn(conn, query, SearchFilters(), 5)
+    assert hits is not None and hits[0].work_id == "fresh"
+    filled.delete(["fresh"])
+    assert cache.knn(conn, query, SearchFilters(), 5) is None
+
+
+def test_small_libraries_keep_no_copy(library: Library) -> None:
+    library.import_records([{"_id": "only", "title": "One", "text": "a single record"}])
+    cache = _cache(library)
+    conn = library.searcher.conn
+    query = library.embedder.embed_query("single")
+    assert cache.knn(conn, query, SearchFilters(), 5) is None
+    assert cache.knn(conn, query, SearchFilters(), 5) is None
+    assert cache._snapshot is None
+
+
+def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) -> None:
+    before = filled.search("topic 4 theme 1", mode="vector", k=10)
+    assert filled.searcher.vector_cache.wait_until_loaded(30)
+    after = filled.search("topic 4 theme 1", mode="vector", k=10)
+    assert filled.searcher.vector_cache._snapshot is not None
+    assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
