@@ -45,9 +45,9 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     cors_origins: tuple[str, ...] = ()
-    fusion_method: str = "rrf"
+    fusion_method: str = "weighted"
     rrf_k: int = 60
-    fusion_weights: tuple[float, float] = (0.5, 0.5)
+    fusion_weights: tuple[float, float] = (0.6, 0.4)
     embedding_batch_size: int = 16
 
     def with_overrides(self, **changes: object) -> Settings:
@@ -108,12 +108,14 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     db_path = Path(env.get("PRIORIS_MCP_DB") or data_dir / "library.sqlite").expanduser()
     model_path = env.get("PRIORIS_MCP_EMBEDDING_MODEL_PATH")
     intervals = {
-        provider: _number(
-            env, f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS", default
-        )
+        provider: _number(env, f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS", default)
         for provider, default in DEFAULT_MIN_INTERVALS.items()
     }
-    weights_raw = env.get("PRIORIS_MCP_HYBRID_WEIGHTS", "0.5,0.5")
+    method = _choice(env, "PRIORIS_MCP_HYBRID_METHOD", FUSION_METHODS, "weighted")
+    # tuned default for the weighted sum; plain (equal-weight) RRF when rrf is chosen alone
+    weights_raw = env.get("PRIORIS_MCP_HYBRID_WEIGHTS") or (
+        "0.6,0.4" if method == "weighted" else "0.5,0.5"
+    )
     try:
         fts_w, vec_w = (float(part) for part in weights_raw.split(","))
     except ValueError:
@@ -133,9 +135,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         arxiv_api_url=_url(env, "PRIORIS_MCP_ARXIV_API_URL", Settings.arxiv_api_url),
         arxiv_site_url=_url(env, "PRIORIS_MCP_ARXIV_SITE_URL", Settings.arxiv_site_url),
         arxiv_oai_url=_url(env, "PRIORIS_MCP_ARXIV_OAI_URL", Settings.arxiv_oai_url),
-        europepmc_base_url=_url(
-            env, "PRIORIS_MCP_EUROPEPMC_BASE_URL", Settings.europepmc_base_url
-        ),
+        europepmc_base_url=_url(env, "PRIORIS_MCP_EUROPEPMC_BASE_URL", Settings.europepmc_base_url),
         openalex_base_url=_url(env, "PRIORIS_MCP_OPENALEX_BASE_URL", Settings.openalex_base_url),
         doi_resolver_url=_url(env, "PRIORIS_MCP_DOI_RESOLVER_URL", Settings.doi_resolver_url),
         min_intervals=intervals,
@@ -146,7 +146,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         host=(env.get("PRIORIS_MCP_HOST") or "127.0.0.1").strip(),
         port=_integer(env, "PRIORIS_MCP_PORT", 8000, minimum=0),
         cors_origins=cors,
-        fusion_method=_choice(env, "PRIORIS_MCP_HYBRID_METHOD", FUSION_METHODS, "rrf"),
+        fusion_method=method,
         rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
         fusion_weights=(fts_w, vec_w),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
