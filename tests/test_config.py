@@ -1,0 +1,71 @@
+"""Settings from the environment: defaults of SPEC section 2 and clear refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prioris.config import load_settings
+from prioris.errors import ConfigurationError
+
+
+def test_defaults() -> None:
+    settings = load_settings({"HOME": "/home/u"})
+    assert settings.data_dir == Path("/home/u/.local/share/prioris")
+    assert settings.db_path == settings.data_dir / "library.sqlite"
+    assert settings.ocr_mode == "auto" and settings.ocr_languages == "eng"
+    assert settings.min_intervals == {
+        "arxiv": 3.0,
+        "europepmc": 1.0,
+        "openalex": 0.1,
+        "discovery": 1.0,
+    }
+    assert settings.backoff_budget_seconds == 60 and settings.http_timeout_seconds == 30
+    assert settings.max_file_bytes == 104_857_600
+    assert (settings.transport, settings.host, settings.port) == ("stdio", "127.0.0.1", 8000)
+    assert settings.arxiv_api_url == "https://export.arxiv.org/api/query"
+    assert settings.openalex_api_key is None and settings.embedding_model is None
+
+
+def test_xdg_and_explicit_paths() -> None:
+    assert load_settings({"XDG_DATA_HOME": "/x"}).data_dir == Path("/x/prioris")
+    settings = load_settings({"PRIORIS_MCP_DATA_DIR": "/d", "PRIORIS_MCP_DB": "/e/lib.db"})
+    assert settings.data_dir == Path("/d") and settings.db_path == Path("/e/lib.db")
+
+
+def test_values_are_read() -> None:
+    settings = load_settings(
+        {
+            "PRIORIS_MCP_OCR": "ALWAYS",
+            "PRIORIS_MCP_ARXIV_MIN_INTERVAL_SECONDS": "0",
+            "PRIORIS_MCP_OPENALEX_BASE_URL": "http://127.0.0.1:9/",
+            "PRIORIS_MCP_PORT": "9000",
+            "PRIORIS_MCP_CORS_ORIGINS": "https://a.example, https://b.example",
+            "PRIORIS_MCP_HYBRID_METHOD": "rrf",
+            "PRIORIS_MCP_HYBRID_RRF_K": "10",
+        }
+    )
+    assert settings.ocr_mode == "always" and settings.min_intervals["arxiv"] == 0
+    assert settings.openalex_base_url == "http://127.0.0.1:9" and settings.port == 9000
+    assert settings.cors_origins == ("https://a.example", "https://b.example")
+    assert settings.fusion_method == "rrf" and settings.fusion_weights == (0.5, 0.5)
+    assert settings.rrf_k == 10
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "accepted"),
+    [
+        ("PRIORIS_MCP_OCR", "sometimes", "auto, always, never"),
+        ("PRIORIS_MCP_TRANSPORT", "carrier-pigeon", "stdio, http"),
+        ("PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", "soon", "a number"),
+        ("PRIORIS_MCP_MAX_FILE_BYTES", "0", "an integer >= 1"),
+        ("PRIORIS_MCP_ARXIV_MIN_INTERVAL_SECONDS", "-1", ">= 0"),
+        ("PRIORIS_MCP_EUROPEPMC_BASE_URL", "ftp://x", "an http(s) URL"),
+        ("PRIORIS_MCP_HYBRID_WEIGHTS", "0.5", "two numbers"),
+    ],
+)
+def test_invalid_values_name_the_variable(name: str, value: str, accepted: str) -> None:
+    with pytest.raises(ConfigurationError) as err:
+        load_settings({name: value})
+    assert name in err.value.message and accepted in err.value.message
