@@ -8,11 +8,8 @@ share it.
 
 from __future__ import annotations
 
-import json
-import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.ingest.batch import FileDone, FileProgress, IngestSummary, collect_pdfs, read_jsonl
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pipeline import IngestPipeline, IngestResult, read_file_checked
 from prioris.models import Work
@@ -29,6 +27,7 @@ from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
 from prioris.storage.db import connect
+from prioris.storage.markdown import load_markdown, markdown_view
 
 IMPORT_BATCH = 64
 REINDEX_BATCH = 256
@@ -37,31 +36,6 @@ REINDEX_BATCH = 256
 def utc_now() -> str:
     """Timestamps are UTC ISO-8601 seconds (the clock is injectable for tests)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
-
-
-@dataclass
-class IngestSummary:
-    """What a batch did: the ``--json`` shape of ``ingest`` and ``import``."""
-
-    ingested: list[IngestResult] = field(default_factory=list)
-    skipped: list[IngestResult] = field(default_factory=list)
-    failed: list[dict[str, Any]] = field(default_factory=list)
-
-    def add(self, result: IngestResult) -> None:
-        (self.skipped if result.status == "skipped" else self.ingested).append(result)
-
-    def fail(self, path: str, error: PriorisError) -> None:
-        self.failed.append({"path": path, "error": error.to_dict()})
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ingested": [r.to_dict() for r in self.ingested],
-            "skipped": [r.to_dict() for r in self.skipped],
-            "failed": self.failed,
-        }
-
-
-FileProgress = Callable[[str, int, int], None]  # (path, pages_done, pages_total)
 
 
 class Library:
@@ -136,19 +110,8 @@ class Library:
         self.close()
 
     # -- ingest --------------------------------------------------------------------------
-    @staticmethod
-    def collect_pdfs(paths: Iterable[str | Path]) -> Iterator[Path]:
-        """Files as given, and ``*.pdf`` found recursively in directories, in sorted order."""
-        for raw in paths:
-            path = Path(raw).expanduser()
-            if path.is_dir():
-                for root, dirs, files in os.walk(path):
-                    dirs.sort()
-                    for name in sorted(files):
-                        if name.lower().endswith(".pdf"):
-                            yield Path(root) / name
-            else:
-                yield path
+    collect_pdfs = staticmethod(collect_pdfs)
+    read_jsonl = staticmethod(read_jsonl)
 
     def ingest_file(
         self,
@@ -203,8 +166,7 @@ class Library:
         ocr_mode: str | None = None,
         on_file_start: Callable[[Path], None] | None = None,
         on_pages: FileProgress | None = None,
-        on_file_done: Callable[[Path, IngestResult | None, PriorisError | None], None]
-        | None = None,
+        on_file_done: FileDone | None = None,
     ) -> IngestSummary:
         """Ingest PDFs and directories; each file fails alone, the rest are committed."""
         if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
@@ -262,25 +224,6 @@ class Library:
                 flush()
         flush()
         return summary
-
-    @staticmethod
-    def read_jsonl(path: Path) -> Iterator[dict[str, Any] | PriorisError]:
-        """Records of a JSONL file; a bad line becomes an error item, not an exception."""
-        if not path.is_file():
-            raise NotFoundError(f"no such file: {path}")
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    yield InvalidRequestError(f"{path}:{number}: not JSON ({exc.msg})")
-                    continue
-                if not isinstance(value, dict):
-                    yield InvalidRequestError(f"{path}:{number}: a record must be a JSON object")
-                    continue
-                yield value
 
     # -- remote fetch --------------------------------------------------------------------
     @property
@@ -423,50 +366,12 @@ class Library:
         offset: int | None = None,
         limit: int | None = None,
     ) -> dict[str, Any]:
-        """A slice of the work's Markdown by page or by character offset and limit."""
-        if limit is not None and limit < 1:
-            raise InvalidRequestError("limit must be at least 1")
-        if offset is not None and offset < 0:
-            raise InvalidRequestError("offset must be 0 or more")
+        """A slice of the work's Markdown by page (offset then counts within the page) or by
+        character offset and limit; never fetches anything."""
         with self.lock:
             work_id = self.resolve_work_id(text)
-            row = self.conn.execute(
-                "SELECT title, markdown FROM works WHERE id = ?", (work_id,)
-            ).fetchone()
-            pages = self.conn.execute(
-                "SELECT number, char_start, char_end, ocr FROM pages WHERE work_id = ? "
-                "ORDER BY number",
-                (work_id,),
-            ).fetchall()
-        markdown: str = row["markdown"]
-        total_pages = len(pages)
-        start, end = 0, len(markdown)
-        if page is not None:
-            match = [p for p in pages if p["number"] == page]
-            if not match:
-                raise InvalidRequestError(
-                    f"page {page} does not exist; {work_id} has {total_pages} page(s)"
-                )
-            start, end = match[0]["char_start"], match[0]["char_end"]
-        start += offset or 0
-        if offset is not None and offset > len(markdown):
-            raise InvalidRequestError(f"offset {offset} is past the end ({len(markdown)} chars)")
-        stop = end if limit is None else min(end, start + limit)
-        page_of = next(
-            (p["number"] for p in pages if p["char_start"] <= start <= p["char_end"]), None
-        )
-        return {
-            "id": work_id,
-            "title": row["title"],
-            "markdown": markdown[start:stop],
-            "offset": start,
-            "limit": limit,
-            "total_length": len(markdown),
-            "has_more": stop < end,
-            "next_offset": stop if stop < end else None,
-            "page": page if page is not None else page_of,
-            "total_pages": total_pages,
-        }
+            title, markdown, pages = load_markdown(self.conn, work_id)
+        return markdown_view(work_id, title, markdown, pages, page=page, offset=offset, limit=limit)
 
     def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
         """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
@@ -502,24 +407,15 @@ class Library:
             return work_store.known_aliases(self.conn, aliases)
 
     def status(self) -> dict[str, Any]:
+        """Counts, index state, model and file size (``prioris status --json``)."""
         with self.lock:
-            count = self.conn.execute
-            works = count("SELECT count(*) FROM works").fetchone()[0]
-            documents = count("SELECT count(*) FROM documents").fetchone()[0]
-            chunks = count("SELECT count(*) FROM chunks").fetchone()[0]
-            pages = count("SELECT count(*), coalesce(sum(ocr), 0) FROM pages").fetchone()
-            stale = chunk_store.count_stale(self.conn)
+            counts = work_store.library_counts(self.conn)
         db = Path(self.settings.db_path)
         size = sum(
             p.stat().st_size for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()
         )
         return {
-            "works": works,
-            "documents": documents,
-            "chunks": chunks,
-            "pages": pages[0],
-            "ocr_pages": pages[1],
-            "stale_chunks": stale,
+            **counts,
             "model": self.embedder.model_id,
             "dim": self.embedder.dim,
             "db": str(db),

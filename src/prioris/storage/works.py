@@ -233,3 +233,19 @@ def delete_work(conn: Any, work_id: str) -> None:
     conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM aliases WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM works WHERE id = ?", (work_id,))
+
+
+def library_counts(conn: Any) -> dict[str, int]:
+    """Works, documents, chunks, pages, OCR'd pages and chunks awaiting vectors."""
+    one = conn.execute
+    pages, ocr_pages = one("SELECT count(*), coalesce(sum(ocr), 0) FROM pages").fetchone()
+    return {
+        "works": one("SELECT count(*) FROM works").fetchone()[0],
+        "documents": one("SELECT count(*) FROM documents").fetchone()[0],
+        "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
+        "pages": pages,
+        "ocr_pages": ocr_pages,
+        "stale_chunks": one("SELECT count(*) FROM chunks WHERE embedding_model IS NULL").fetchone()[
+            0
+        ],
+    }
