@@ -165,3 +165,21 @@ def test_model_change_marks_chunks_stale_and_reindex_rebuilds(settings) -> None:
     assert lib.status()["stale_chunks"] == 0
     assert lib.search("text number 3", mode="vector", k=1).hits[0].id == "d3"
     lib.close()
+
+
+def test_reference_lists_are_kept_but_not_indexed(library: Library) -> None:
+    from prioris.models import Page
+
+    markdown = (
+        "# Sparse attention\n\n## Methods\n\nWe use sliding windows over long inputs.\n\n"
+        "## References\n\n[1] A. Author. Dense attention for everything. 2017.\n\n"
+        "## Appendix\n\nExtra tables about window sizes."
+    )
+    work = Work(id="w-refs", title="Sparse attention", source="import")
+    result = library.pipeline.store(library.pipeline.prepare_pages(work, [Page(1, markdown)]))
+    texts = [r[0] for r in library.conn.execute("SELECT text FROM chunks ORDER BY ordinal")]
+    assert result.chunks == len(texts) == 2
+    assert not any("Dense attention for everything" in t for t in texts)
+    assert any("window sizes" in t for t in texts)
+    assert not library.search("dense everything", mode="fts", chunks=True).hits
+    assert "Dense attention for everything" in library.show("w-refs")["markdown"]

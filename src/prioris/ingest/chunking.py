@@ -26,6 +26,20 @@ _BLOCK_SPLIT = re.compile(r"\n[ \t]*\n+")
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
 
+_REFERENCE_HEADINGS = re.compile(
+    r"^(?:[\dIVX]+\.?\s+)?(?:references(?: and notes)?|bibliography|works cited|"
+    r"literature cited|cited literature)$",
+    re.IGNORECASE,
+)
+
+
+def is_reference_section(heading_path: str) -> bool:
+    """True inside a paper's reference list: its entries repeat the query words of every
+    topic they cite, so indexing them would put bibliographies above the papers' text."""
+    last = heading_path.rsplit(" > ", 1)[-1].strip().strip("*").strip()
+    return bool(_REFERENCE_HEADINGS.match(last))
+
+
 @dataclass(frozen=True)
 class PageSpan:
     """Characters ``start:end`` of the Markdown belong to page ``number``."""
@@ -164,7 +178,11 @@ def chunk_markdown(
             total = size(current)
             page_break = piece.page != current[-1].page and total >= TARGET_TOKENS // 2
             too_big = total + piece.tokens > MAX_TOKENS
-            section_break = new_section and piece.is_heading and total >= MIN_SECTION_TOKENS
+            # a reference list always stands alone, so it can be left out of the index
+            hard = is_reference_section(piece.heading) or is_reference_section(current[-1].heading)
+            section_break = (
+                new_section and piece.is_heading and (total >= MIN_SECTION_TOKENS or hard)
+            )
             if too_big or page_break or section_break:
                 emit()
                 carry: list[Piece] = []

@@ -77,8 +77,9 @@ class TesseractOcr:
     def _executable(self) -> str:
         path = shutil.which(self.binary)
         if path is None:
-            raise OcrUnavailableError(f"OCR needs the tesseract program, not found on PATH; "
-                                      f"{INSTALL_HINT}")
+            raise OcrUnavailableError(
+                f"OCR needs the tesseract program, not found on PATH; {INSTALL_HINT}"
+            )
         return path
 
     def available_languages(self) -> list[str]:
@@ -92,8 +93,9 @@ class TesseractOcr:
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise OcrUnavailableError(f"could not run tesseract --list-langs: {exc}; "
-                                      f"{INSTALL_HINT}") from exc
+            raise OcrUnavailableError(
+                f"could not run tesseract --list-langs: {exc}; {INSTALL_HINT}"
+            ) from exc
         # tesseract 4 prints the list on stderr, 5 on stdout; the first line is a header.
         out = (result.stdout + result.stderr).decode("utf-8", "replace").splitlines()
         return [line.strip() for line in out if line.strip() and " " not in line.strip()]

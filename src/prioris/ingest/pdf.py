@@ -76,8 +76,10 @@ def _header_offset(data: bytes) -> int:
     offset = data.find(MAGIC, 0, MAGIC_WINDOW + len(MAGIC))
     if offset < 0:
         head = data[:16].decode("ascii", "replace")
-        raise ParseError(f"not a PDF: no %PDF- header in the first {MAGIC_WINDOW} bytes "
-                         f"(the file starts with {head!r})")
+        raise ParseError(
+            f"not a PDF: no %PDF- header in the first {MAGIC_WINDOW} bytes "
+            f"(the file starts with {head!r})"
+        )
     return offset
 
 
@@ -94,8 +96,7 @@ def check_pdf_bytes(data: bytes, max_bytes: int) -> None:
 _CID = re.compile(r"\(cid:\d+\)")
 # U+FFFD, C0/C1 controls (not whitespace), surrogates, private use: unmapped glyphs.
 _BAD_CHARS = re.compile(
-    "[\ufffd\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff"
-    "\U000f0000-\U0010ffff]"
+    "[\ufffd\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff]"
 )
 _LETTERS = re.compile(r"[^\W\d_]")
 
@@ -128,11 +129,14 @@ def _open(data: bytes) -> pymupdf.Document:
         raise ParseError(f"could not open the PDF: {exc}") from exc
     try:
         if doc.needs_pass:
-            raise ParseError("the PDF is encrypted and needs a password; save an unprotected "
-                             "copy to ingest it")
+            raise ParseError(
+                "the PDF is encrypted and needs a password; save an unprotected copy to ingest it"
+            )
         if doc.is_repaired:
-            raise ParseError("the PDF is damaged (broken cross-reference table or a truncated "
-                             "file); MuPDF could only partly repair it")
+            raise ParseError(
+                "the PDF is damaged (broken cross-reference table or a truncated "
+                "file); MuPDF could only partly repair it"
+            )
         if doc.page_count < 1:
             raise ParseError("the PDF has no readable pages (broken page tree)")
     except PriorisError:
@@ -146,8 +150,7 @@ def _render_png(page: pymupdf.Page) -> bytes | None:
     rect = page.rect
     longest = max(rect.width, rect.height, 1.0)
     zoom = min(OCR_DPI / 72.0, MAX_RENDER_SIDE_PX / longest)
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY,
-                          alpha=False)
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
     samples = pix.samples
     if not samples.strip(samples[:1]):  # one colour only (Pixmap.is_unicolor is slow)
         return None
@@ -234,8 +237,10 @@ def _extract(
         deadline.check(0)
         layouts.append(_guard(lambda i=index: read_layout(doc[i]), index))
     if doc.is_repaired:  # some damage only shows when the pages are loaded
-        raise ParseError("the PDF is damaged (broken cross-reference table or a truncated "
-                         "file); MuPDF could only partly repair it")
+        raise ParseError(
+            "the PDF is damaged (broken cross-reference table or a truncated "
+            "file); MuPDF could only partly repair it"
+        )
     usable = [page_text_is_usable(layout.plain_text()) for layout in layouts]
     style = document_style(
         [layout for layout, ok in zip(layouts, usable, strict=True) if ok],
@@ -289,11 +294,13 @@ def _extract(
                 f"the PDF has no usable text layer and OCR could not run: {unavailable.message}"
             )
         if ocr_failure is not None:
-            raise ParseError(f"the PDF has no usable text layer and OCR failed: "
-                             f"{ocr_failure.message}")
+            raise ParseError(
+                f"the PDF has no usable text layer and OCR failed: {ocr_failure.message}"
+            )
         if ocr_mode == "never":
-            raise ParseError("the PDF has no usable text layer and OCR is disabled "
-                             "(OCR mode 'never')")
+            raise ParseError(
+                "the PDF has no usable text layer and OCR is disabled (OCR mode 'never')"
+            )
     info = {key: (value or "") for key, value in (doc.metadata or {}).items()}
     metadata = pdf_metadata(
         info=info,
@@ -313,8 +320,9 @@ class _OcrQueue:
     page is in flight, so an engine that cannot run is asked once, not once per worker.
     """
 
-    def __init__(self, doc: pymupdf.Document, engine: OcrEngine, wanted: list[bool],
-                 workers: int) -> None:
+    def __init__(
+        self, doc: pymupdf.Document, engine: OcrEngine, wanted: list[bool], workers: int
+    ) -> None:
         self.doc = doc
         self.engine = engine
         self.wanted = wanted
@@ -335,8 +343,8 @@ class _OcrQueue:
             self.next += 1
             if self.wanted[index]:
                 png = _guard(lambda i=index: _render_png(self.doc[i]), index)
-                self.pending[index] = None if png is None else self.pool.submit(
-                    self.engine.ocr_page, png
+                self.pending[index] = (
+                    None if png is None else self.pool.submit(self.engine.ocr_page, png)
                 )
 
     def take(self, index: int, timeout: float) -> str | None:

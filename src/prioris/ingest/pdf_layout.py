@@ -32,9 +32,15 @@ _NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.(?:\d+\.?)*)\s+\S")
 _PAGE_NUMBER = re.compile(r"^\W*(?:page\s*)?[0-9ivxlc]{1,6}(?:\s*(?:of|/)\s*\d{1,5})?\W*$", re.I)
 _HYPHENS = "-\u00ad\u2010"
 # TeX fonts often draw accents as a spacing diacritic next to the letter ("na¨ıve").
-_SPACING_ACCENTS = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302",
-                    "\u02dc": "\u0303", "\u02c7": "\u030c", "\u00b8": "\u0327",
-                    "\u02da": "\u030a"}
+_SPACING_ACCENTS = {
+    "\u00a8": "\u0308",
+    "\u00b4": "\u0301",
+    "\u02c6": "\u0302",
+    "\u02dc": "\u0303",
+    "\u02c7": "\u030c",
+    "\u00b8": "\u0327",
+    "\u02da": "\u030a",
+}
 _ACCENT_PAIR = re.compile("([" + "".join(_SPACING_ACCENTS) + "]) ?([A-Za-z\u0131])")
 
 
@@ -250,8 +256,9 @@ def clean_text(text: str) -> str:
     """Compose TeX-style spacing accents with their letter and NFC-normalise."""
     if _ACCENT_PAIR.search(text):
         text = _ACCENT_PAIR.sub(
-            lambda m: ("i" if m.group(2) == "\u0131" else m.group(2))
-            + _SPACING_ACCENTS[m.group(1)],
+            lambda m: (
+                ("i" if m.group(2) == "\u0131" else m.group(2)) + _SPACING_ACCENTS[m.group(1)]
+            ),
             text,
         )
     return unicodedata.normalize("NFC", text)
@@ -309,8 +316,7 @@ def page_markdown(layout: PageLayout, style: DocumentStyle, *, first_page: bool)
             parts.append((level or 0, text))
         previous_bottom = max(line.y1 for line in lines)
     rendered = [
-        f"{'#' * level} {clean_text(text)}" if level else _paragraph(text)
-        for level, text in parts
+        f"{'#' * level} {clean_text(text)}" if level else _paragraph(text) for level, text in parts
     ]
     return "\n\n".join(rendered)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import FileTooLargeError, InvalidRequestError
-from prioris.ingest.chunking import PageSpan, chunk_markdown
+from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
 from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.storage import chunks as chunk_store
@@ -133,7 +133,13 @@ class IngestPipeline:
     def _chunks_for(
         self, work_id: str, markdown: str, spans: list[tuple[Page, int, int]]
     ) -> list[Chunk]:
+        """Chunks to index; a reference list is kept in the Markdown but not indexed."""
         page_spans = [PageSpan(page.number, start, end) for page, start, end in spans]
+        spans_kept = [
+            c
+            for c in chunk_markdown(markdown, page_spans, self.embedder.count_tokens)
+            if not is_reference_section(c.heading)
+        ]
         return [
             Chunk(
                 work_id=work_id,
@@ -147,7 +153,7 @@ class IngestPipeline:
                 heading=c.heading,
                 token_count=c.token_count,
             )
-            for i, c in enumerate(chunk_markdown(markdown, page_spans, self.embedder.count_tokens))
+            for i, c in enumerate(spans_kept)
         ]
 
     def prepare_pages(

@@ -259,9 +259,7 @@ class UploadSessions:
 
     def _expire_locked(self) -> list[str]:
         now = self.clock()
-        stale = [
-            sid for sid, s in self._sessions.items() if now - s.last_used > self.idle_timeout
-        ]
+        stale = [sid for sid, s in self._sessions.items() if now - s.last_used > self.idle_timeout]
         for session_id in stale:
             self._discard_locked(session_id)
         return stale
