@@ -17,8 +17,9 @@ def make_text_pdf(
         page = doc.new_page(width=595, height=842)
         y = 72
         if number == 0:
-            page.insert_textbox(pymupdf.Rect(72, y, 523, y + 50), title, fontsize=18,
-                                fontname="hebo")
+            page.insert_textbox(
+                pymupdf.Rect(72, y, 523, y + 50), title, fontsize=18, fontname="hebo"
+            )
             y += 60
         page.insert_textbox(pymupdf.Rect(72, y, 523, 770), body, fontsize=11)
     doc.set_metadata({"title": title, "author": author})

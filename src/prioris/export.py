@@ -21,9 +21,26 @@ FORMATS = ("bibtex", "csl-json", "jsonl")
 
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le"}
 _STOPWORDS = {
-    "a", "an", "the", "on", "of", "in", "for", "and", "to", "with", "from", "by", "at", "is",
-    "are", "towards", "toward", "via", "using",
-}  # fmt: skip
+    "a",
+    "an",
+    "the",
+    "on",
+    "of",
+    "in",
+    "for",
+    "and",
+    "to",
+    "with",
+    "from",
+    "by",
+    "at",
+    "is",
+    "are",
+    "towards",
+    "toward",
+    "via",
+    "using",
+}
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
     "{": r"\{",

@@ -29,7 +29,7 @@ def _fake_tesseract(tmp_path: Path, body: str) -> str:
     script.write_text(
         "#!/bin/sh\n"
         'if [ "$1" = "--list-langs" ]; then\n'
-        '  echo \'List of available languages in "/x" (1):\'; echo eng; exit 0\n'
+        "  echo 'List of available languages in \"/x\" (1):'; echo eng; exit 0\n"
         "fi\n"
         f"{body}\n"
     )
@@ -50,8 +50,9 @@ def test_tesseract_satisfies_the_protocol() -> None:
 
 
 def test_languages_come_from_settings() -> None:
-    settings = load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x", "PRIORIS_MCP_OCR_LANGUAGES":
-                              "eng+deu"})
+    settings = load_settings(
+        {"PRIORIS_MCP_DATA_DIR": "/tmp/x", "PRIORIS_MCP_OCR_LANGUAGES": "eng+deu"}
+    )
     assert TesseractOcr.from_settings(settings).languages == "eng+deu"
 
 
@@ -75,9 +76,7 @@ def test_child_gets_omp_thread_limit_1_and_the_image_on_stdin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMP_THREAD_LIMIT", "8")
-    binary = _fake_tesseract(
-        tmp_path, 'echo "limit=$OMP_THREAD_LIMIT args=$*"; wc -c | tr -d " "'
-    )
+    binary = _fake_tesseract(tmp_path, 'echo "limit=$OMP_THREAD_LIMIT args=$*"; wc -c | tr -d " "')
     out = TesseractOcr("eng", binary=binary).ocr_page(b"12345")
     assert "limit=1" in out
     assert "args=stdin stdout -l eng --psm 3" in out

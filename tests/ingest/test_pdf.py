@@ -41,8 +41,9 @@ BODY = (
 class FakeOcr:
     """Records the images it is given and answers with a fixed text (or an error)."""
 
-    def __init__(self, text: str = "Scanned words from the fake engine.", error=None,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self, text: str = "Scanned words from the fake engine.", error=None, delay: float = 0.0
+    ) -> None:
         self.text = text
         self.error = error
         self.delay = delay
@@ -75,15 +76,14 @@ def _add_text_page(
     if title:
         page.insert_text((72, y), title, fontsize=24, fontname="hebo")
         y += 50
-    page.insert_text((72, y), f"{number} Methods of Section {number}", fontsize=16,
-                     fontname="hebo")
+    page.insert_text((72, y), f"{number} Methods of Section {number}", fontsize=16, fontname="hebo")
     y += 30
     y = _write_paragraph(page, y, BODY)
     # A word hyphenated at the line end, written as two lines of one paragraph.
-    page.insert_text((72, y), "The evaluation used a carefully hyphen-", fontsize=11,
-                     fontname="helv")
-    page.insert_text((72, y + 13.5), "ated vocabulary of terms.", fontsize=11,
-                     fontname="helv")
+    page.insert_text(
+        (72, y), "The evaluation used a carefully hyphen-", fontsize=11, fontname="helv"
+    )
+    page.insert_text((72, y + 13.5), "ated vocabulary of terms.", fontsize=11, fontname="helv")
 
 
 def _add_image_page(doc: pymupdf.Document, lines: list[str]) -> None:
@@ -100,8 +100,12 @@ def _add_image_page(doc: pymupdf.Document, lines: list[str]) -> None:
 def text_pdf(pages: int = 3, metadata: dict[str, str] | None = None) -> bytes:
     doc = pymupdf.open()
     for number in range(1, pages + 1):
-        _add_text_page(doc, number, title="Chunking Matters for Retrieval" if number == 1
-                       else None, running=pages >= 3)
+        _add_text_page(
+            doc,
+            number,
+            title="Chunking Matters for Retrieval" if number == 1 else None,
+            running=pages >= 3,
+        )
     if metadata:
         doc.set_metadata(metadata)
     return doc.tobytes()
@@ -206,12 +210,15 @@ def test_text_page_markdown_escapes_a_leading_hash() -> None:
 
 
 def test_metadata_prefers_the_info_dictionary_when_it_looks_real() -> None:
-    data = text_pdf(1, {
-        "title": "Chunk Sizes and Recall",
-        "author": "Ada Lovelace; Alan Turing",
-        "creationDate": "D:20210314120000Z",
-        "subject": "https://doi.org/10.1234/ABC.Def5",
-    })
+    data = text_pdf(
+        1,
+        {
+            "title": "Chunk Sizes and Recall",
+            "author": "Ada Lovelace; Alan Turing",
+            "creationDate": "D:20210314120000Z",
+            "subject": "https://doi.org/10.1234/ABC.Def5",
+        },
+    )
     meta = extract_pdf(data).metadata
     assert meta.title == "Chunk Sizes and Recall"
     assert meta.authors == ["Ada Lovelace", "Alan Turing"]
@@ -221,8 +228,12 @@ def test_metadata_prefers_the_info_dictionary_when_it_looks_real() -> None:
 
 def test_metadata_falls_back_to_the_largest_font_on_page_one() -> None:
     doc = pymupdf.open(stream=text_pdf(2))
-    doc.set_metadata({"title": "Microsoft Word - draft_v3.docx", "author": "Grace Hopper, "
-                      "Katherine Johnson and Mary Jackson"})
+    doc.set_metadata(
+        {
+            "title": "Microsoft Word - draft_v3.docx",
+            "author": "Grace Hopper, Katherine Johnson and Mary Jackson",
+        }
+    )
     page = doc[1]
     page.insert_text((72, 700), "Preprint arXiv:2401.01234v2 and doi:10.5555/XYZ.1.", fontsize=9)
     meta = extract_pdf(doc.tobytes()).metadata
@@ -322,8 +333,9 @@ def test_engine_that_cannot_run_is_asked_once_in_auto_and_fatal_in_always() -> N
     assert len(fake.images) == 1  # not retried on the third page
     assert [bool(page.text) for page in content.pages] == [True, False, False]
     with pytest.raises(OcrUnavailableError, match="tesseract missing"):
-        extract_pdf(data, ocr_mode="always", ocr=FakeOcr(error=OcrUnavailableError(
-            "tesseract missing")))
+        extract_pdf(
+            data, ocr_mode="always", ocr=FakeOcr(error=OcrUnavailableError("tesseract missing"))
+        )
 
 
 def test_one_page_failing_ocr_does_not_sink_the_others() -> None:
@@ -375,8 +387,9 @@ def test_pages_are_ocrd_in_parallel_after_the_first_succeeds() -> None:
 
 def test_progress_is_reported_after_each_page() -> None:
     calls: list[tuple[int, int]] = []
-    extract_pdf(mixed_pdf(), ocr=FakeOcr(), progress=lambda done, total: calls.append(
-        (done, total)))
+    extract_pdf(
+        mixed_pdf(), ocr=FakeOcr(), progress=lambda done, total: calls.append((done, total))
+    )
     assert calls == [(1, 2), (2, 2)]
 
 
@@ -384,8 +397,11 @@ def test_time_limit_is_checked_between_pages() -> None:
     def slow_progress(done: int, total: int) -> None:
         time.sleep(0.6)
 
-    with pytest.raises(ParseError, match=r"exceeded the 0.5 s parse time limit \(stopped "
-                       r"after 1 of 3 pages\)"):
+    with pytest.raises(
+        ParseError,
+        match=r"exceeded the 0.5 s parse time limit \(stopped "
+        r"after 1 of 3 pages\)",
+    ):
         extract_pdf(text_pdf(3), time_limit_seconds=0.5, progress=slow_progress)
 
 
@@ -499,8 +515,10 @@ def test_no_unicode_mapping_fixture_is_unusable_without_ocr() -> None:
 
 
 def test_scanned_fixtures_yield_ocr_text_with_real_words() -> None:
-    expected = {"ocrmypdf_c02-22.pdf": {"garden", "kitchen"},
-                "ocrmypdf_linn.pdf": {"sequence", "track"}}
+    expected = {
+        "ocrmypdf_c02-22.pdf": {"garden", "kitchen"},
+        "ocrmypdf_linn.pdf": {"sequence", "track"},
+    }
     files = _fixture_files("scanned")
     assert files
     for path in files:

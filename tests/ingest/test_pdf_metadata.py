@@ -9,8 +9,17 @@ from prioris.ingest.pdf_metadata import find_own_identifiers, find_year, real_ti
 
 @pytest.mark.parametrize(
     "title",
-    ["", "   ", "Microsoft Word - thesis.docx", "untitled", "paper_final_v3", "main",
-     "C:\\papers\\x.pdf", "slides.pdf", "Title"],
+    [
+        "",
+        "   ",
+        "Microsoft Word - thesis.docx",
+        "untitled",
+        "paper_final_v3",
+        "main",
+        "C:\\papers\\x.pdf",
+        "slides.pdf",
+        "Title",
+    ],
 )
 def test_placeholder_titles_are_rejected(title: str) -> None:
     assert real_title(title) is None

@@ -20,8 +20,13 @@ class FakeClock:
 
 
 def make(tmp_path: Path, **limits: object) -> UploadSessions:
-    options: dict = {"max_total_bytes": 100, "max_chunk_bytes": 10, "max_sessions": 2,
-                     "idle_timeout": 60.0, "clock": FakeClock()}
+    options: dict = {
+        "max_total_bytes": 100,
+        "max_chunk_bytes": 10,
+        "max_sessions": 2,
+        "idle_timeout": 60.0,
+        "clock": FakeClock(),
+    }
     options.update(limits)
     return UploadSessions(tmp_path / "uploads", **options)
 

@@ -22,15 +22,21 @@ from prioris.library import Library
 from pdf_factory import make_scanned_pdf, make_text_pdf
 
 TOPICS = [
-    ("Protein folding with attention", [
-        "Protein structure prediction uses attention over residue pairs. Folding accuracy "
-        "improves when multiple sequence alignments are embedded.",
-        "We evaluate contact maps and tertiary structure on benchmark proteins.",
-    ]),
-    ("Coral reef bleaching", [
-        "Ocean warming causes coral bleaching; symbiotic algae leave the coral tissue.",
-        "Reef recovery depends on water temperature and larval supply.",
-    ]),
+    (
+        "Protein folding with attention",
+        [
+            "Protein structure prediction uses attention over residue pairs. Folding accuracy "
+            "improves when multiple sequence alignments are embedded.",
+            "We evaluate contact maps and tertiary structure on benchmark proteins.",
+        ],
+    ),
+    (
+        "Coral reef bleaching",
+        [
+            "Ocean warming causes coral bleaching; symbiotic algae leave the coral tissue.",
+            "Reef recovery depends on water temperature and larval supply.",
+        ],
+    ),
 ]
 
 
@@ -49,8 +55,9 @@ class FakeOcr:
 
 def make_library(transport: httpx.BaseTransport | None = None, ocr: Any = None) -> Library:
     """A Library on the per-test data dir with the fake embedder and OCR."""
-    return Library(load_settings(), embedder=FakeEmbedder(), ocr=ocr or FakeOcr(),
-                   http_transport=transport)
+    return Library(
+        load_settings(), embedder=FakeEmbedder(), ocr=ocr or FakeOcr(), http_transport=transport
+    )
 
 
 def pdf_bytes(tmp_path: Path, title: str, pages: list[str]) -> bytes:
@@ -66,8 +73,9 @@ def b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def with_client(library: Library, body: Callable[[Client], Awaitable[Any]],
-                **server_options: Any) -> Any:
+def with_client(
+    library: Library, body: Callable[[Client], Awaitable[Any]], **server_options: Any
+) -> Any:
     """Run ``body`` against an in-process server over ``library``; bounded by a timeout."""
     server = build_server(lambda: library, **server_options)
 
@@ -94,9 +102,18 @@ def error(result: CallToolResult) -> str:
     assert result.is_error, f"expected an error, got {result.structured_content}"
     text = result.content[0].text
     code = text.split(":", 1)[0]
-    assert code in {"not_found", "invalid_request", "format_unavailable", "unsupported_provider",
-                    "rate_limited", "provider_unavailable", "file_too_large",
-                    "configuration_error", "parse_error", "ocr_unavailable"}, text
+    assert code in {
+        "not_found",
+        "invalid_request",
+        "format_unavailable",
+        "unsupported_provider",
+        "rate_limited",
+        "provider_unavailable",
+        "file_too_large",
+        "configuration_error",
+        "parse_error",
+        "ocr_unavailable",
+    }, text
     assert "Traceback" not in text
     carried = (result.meta or {}).get("prioris/error")
     if carried is not None:  # PriorisErrors also carry the pair in _meta

@@ -30,11 +30,14 @@ def _free_port() -> int:
 def http_server(data_dir: Path) -> Iterator[str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRIORIS_MCP_")}
-    env.update({"PRIORIS_MCP_DATA_DIR": str(data_dir),
-                "PRIORIS_MCP_CORS_ORIGINS": "https://app.example"})
+    env.update(
+        {"PRIORIS_MCP_DATA_DIR": str(data_dir), "PRIORIS_MCP_CORS_ORIGINS": "https://app.example"}
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "prioris", "serve", "--transport", "http", "--port", str(port)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 30
@@ -72,9 +75,15 @@ def test_tool_call_over_streamable_http(http_server: str) -> None:
 
 def test_cors_grants_only_localhost_and_listed_origins(http_server: str) -> None:
     def preflight(origin: str) -> httpx.Response:
-        return httpx.options(f"{http_server}/mcp", timeout=10, headers={
-            "Origin": origin, "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "content-type, mcp-session-id"})
+        return httpx.options(
+            f"{http_server}/mcp",
+            timeout=10,
+            headers={
+                "Origin": origin,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type, mcp-session-id",
+            },
+        )
 
     evil = preflight("https://evil.example")
     assert "access-control-allow-origin" not in evil.headers
@@ -84,8 +93,12 @@ def test_cors_grants_only_localhost_and_listed_origins(http_server: str) -> None
     listed = preflight("https://app.example")
     assert listed.headers["access-control-allow-origin"] == "https://app.example"
     # a cross-site POST is refused by the transport too, not only by the browser
-    post = httpx.post(f"{http_server}/mcp", timeout=10, json={}, headers={
-        "Origin": "https://evil.example", "Accept": "application/json, text/event-stream"})
+    post = httpx.post(
+        f"{http_server}/mcp",
+        timeout=10,
+        json={},
+        headers={"Origin": "https://evil.example", "Accept": "application/json, text/event-stream"},
+    )
     assert post.status_code == 403
     assert "access-control-allow-origin" not in post.headers
 

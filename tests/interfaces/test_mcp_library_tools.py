@@ -28,15 +28,26 @@ from interfaces.mcp_helpers import (
 )
 
 TOOLS = {
-    "research_arxiv_search", "research_arxiv_list_top_n", "research_arxiv_fetch_metadata",
-    "research_arxiv_fetch_full_text", "research_arxiv_parse_full_text",
-    "research_europepmc_search", "research_europepmc_fetch_metadata",
-    "research_europepmc_fetch_full_text", "research_europepmc_parse_full_text",
-    "research_openalex_search", "research_resolve_identifier",
-    "research_localfile_fetch_full_text", "research_localfile_begin_upload",
-    "research_localfile_upload_chunk", "research_localfile_finalize_upload",
-    "research_localfile_parse_full_text", "research_list_fetched", "research_delete_fetched",
-    "research_search_fetched", "research_discovery",
+    "research_arxiv_search",
+    "research_arxiv_list_top_n",
+    "research_arxiv_fetch_metadata",
+    "research_arxiv_fetch_full_text",
+    "research_arxiv_parse_full_text",
+    "research_europepmc_search",
+    "research_europepmc_fetch_metadata",
+    "research_europepmc_fetch_full_text",
+    "research_europepmc_parse_full_text",
+    "research_openalex_search",
+    "research_resolve_identifier",
+    "research_localfile_fetch_full_text",
+    "research_localfile_begin_upload",
+    "research_localfile_upload_chunk",
+    "research_localfile_finalize_upload",
+    "research_localfile_parse_full_text",
+    "research_list_fetched",
+    "research_delete_fetched",
+    "research_search_fetched",
+    "research_discovery",
 }
 
 
@@ -57,13 +68,24 @@ def test_every_tool_is_listed_with_schemas_and_descriptions(library: Any) -> Non
         assert len(tool.description or "") > 80, tool.name
         assert tool.output_schema and tool.output_schema.get("properties"), tool.name
     search = tools["research_search_fetched"].input_schema["properties"]
-    assert set(search) >= {"query", "mode", "syntax", "limit", "chunks", "source", "from_year",
-                           "to_year", "ids"}
+    assert set(search) >= {
+        "query",
+        "mode",
+        "syntax",
+        "limit",
+        "chunks",
+        "source",
+        "from_year",
+        "to_year",
+        "ids",
+    }
     assert search["limit"]["maximum"] == 100
     upload = tools["research_localfile_upload_chunk"].input_schema["properties"]
     assert set(upload) == {"session_id", "index", "chunk_base64"}
     assert set(tools["research_localfile_fetch_full_text"].input_schema["properties"]) == {
-        "content_base64", "filename"}
+        "content_base64",
+        "filename",
+    }
 
 
 def test_upload_search_and_read_back(library: Any, tmp_path: Path) -> None:
@@ -72,26 +94,60 @@ def test_upload_search_and_read_back(library: Any, tmp_path: Path) -> None:
 
     async def body(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        out["protein"] = data(await client.call_tool("research_localfile_fetch_full_text", {
-            "content_base64": b64(protein), "filename": "protein.pdf"}))
-        out["coral"] = data(await client.call_tool("research_localfile_fetch_full_text", {
-            "content_base64": b64(coral), "filename": "coral.pdf"}))
+        out["protein"] = data(
+            await client.call_tool(
+                "research_localfile_fetch_full_text",
+                {"content_base64": b64(protein), "filename": "protein.pdf"},
+            )
+        )
+        out["coral"] = data(
+            await client.call_tool(
+                "research_localfile_fetch_full_text",
+                {"content_base64": b64(coral), "filename": "coral.pdf"},
+            )
+        )
         for mode in ("fts", "vector", "hybrid"):
-            out[mode] = data(await client.call_tool("research_search_fetched", {
-                "query": "coral bleaching ocean warming", "mode": mode, "limit": 5}))
-        out["chunks"] = data(await client.call_tool("research_search_fetched", {
-            "query": "residue attention", "chunks": True, "limit": 3, "mode": "fts"}))
+            out[mode] = data(
+                await client.call_tool(
+                    "research_search_fetched",
+                    {"query": "coral bleaching ocean warming", "mode": mode, "limit": 5},
+                )
+            )
+        out["chunks"] = data(
+            await client.call_tool(
+                "research_search_fetched",
+                {"query": "residue attention", "chunks": True, "limit": 3, "mode": "fts"},
+            )
+        )
         hit = out["chunks"]["hits"][0]
-        out["read"] = data(await client.call_tool("research_localfile_parse_full_text", {
-            "id": hit["id"], "offset": hit["offset"], "limit": 200}))
-        out["page2"] = data(await client.call_tool("research_localfile_parse_full_text", {
-            "id": out["protein"]["id"], "page": 2}))
-        out["head"] = data(await client.call_tool("research_arxiv_parse_full_text", {
-            "id": out["protein"]["id"], "limit": 30}))
-        out["phrase"] = data(await client.call_tool("research_search_fetched", {
-            "query": '"coral bleaching" OR residue', "syntax": "fts5", "mode": "fts"}))
-        out["only"] = data(await client.call_tool("research_search_fetched", {
-            "query": "coral", "ids": [out["protein"]["id"]], "mode": "vector"}))
+        out["read"] = data(
+            await client.call_tool(
+                "research_localfile_parse_full_text",
+                {"id": hit["id"], "offset": hit["offset"], "limit": 200},
+            )
+        )
+        out["page2"] = data(
+            await client.call_tool(
+                "research_localfile_parse_full_text", {"id": out["protein"]["id"], "page": 2}
+            )
+        )
+        out["head"] = data(
+            await client.call_tool(
+                "research_arxiv_parse_full_text", {"id": out["protein"]["id"], "limit": 30}
+            )
+        )
+        out["phrase"] = data(
+            await client.call_tool(
+                "research_search_fetched",
+                {"query": '"coral bleaching" OR residue', "syntax": "fts5", "mode": "fts"},
+            )
+        )
+        out["only"] = data(
+            await client.call_tool(
+                "research_search_fetched",
+                {"query": "coral", "ids": [out["protein"]["id"]], "mode": "vector"},
+            )
+        )
         return out
 
     out = with_client(library, body)
@@ -117,26 +173,38 @@ def test_upload_search_and_read_back(library: Any, tmp_path: Path) -> None:
 
 def test_chunked_upload_gives_the_same_id_and_checks_order(library: Any, tmp_path: Path) -> None:
     pdf = pdf_bytes(tmp_path, *TOPICS[0])
-    pieces = [pdf[i:i + 700] for i in range(0, len(pdf), 700)]
+    pieces = [pdf[i : i + 700] for i in range(0, len(pdf), 700)]
 
     async def body(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        begun = data(await client.call_tool("research_localfile_begin_upload",
-                                            {"filename": "x/protein.pdf"}))
+        begun = data(
+            await client.call_tool("research_localfile_begin_upload", {"filename": "x/protein.pdf"})
+        )
         sid = begun["session_id"]
         out["begun"] = begun
-        out["skip"] = await client.call_tool("research_localfile_upload_chunk", {
-            "session_id": sid, "index": 1, "chunk_base64": b64(pieces[0])})
+        out["skip"] = await client.call_tool(
+            "research_localfile_upload_chunk",
+            {"session_id": sid, "index": 1, "chunk_base64": b64(pieces[0])},
+        )
         for index, piece in enumerate(pieces):
-            last = data(await client.call_tool("research_localfile_upload_chunk", {
-                "session_id": sid, "index": index, "chunk_base64": b64(piece)}))
+            last = data(
+                await client.call_tool(
+                    "research_localfile_upload_chunk",
+                    {"session_id": sid, "index": index, "chunk_base64": b64(piece)},
+                )
+            )
         out["last"] = last
-        out["chunked"] = data(await client.call_tool("research_localfile_finalize_upload",
-                                                     {"session_id": sid}))
-        out["again"] = await client.call_tool("research_localfile_finalize_upload",
-                                              {"session_id": sid})
-        out["whole"] = data(await client.call_tool("research_localfile_fetch_full_text",
-                                                   {"content_base64": b64(pdf)}))
+        out["chunked"] = data(
+            await client.call_tool("research_localfile_finalize_upload", {"session_id": sid})
+        )
+        out["again"] = await client.call_tool(
+            "research_localfile_finalize_upload", {"session_id": sid}
+        )
+        out["whole"] = data(
+            await client.call_tool(
+                "research_localfile_fetch_full_text", {"content_base64": b64(pdf)}
+            )
+        )
         return out
 
     out = with_client(library, body)
@@ -151,17 +219,23 @@ def test_chunked_upload_gives_the_same_id_and_checks_order(library: Any, tmp_pat
 def test_errors_carry_codes(library: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     async def body(client: Client) -> dict[str, Any]:
         calls = {
-            "not_pdf": ("research_localfile_fetch_full_text",
-                        {"content_base64": b64(b"hello, not a pdf" * 10)}),
+            "not_pdf": (
+                "research_localfile_fetch_full_text",
+                {"content_base64": b64(b"hello, not a pdf" * 10)},
+            ),
             "bad_b64": ("research_localfile_fetch_full_text", {"content_base64": "%%%%"}),
-            "fts5": ("research_search_fetched",
-                     {"query": 'coral AND (', "syntax": "fts5", "mode": "fts"}),
+            "fts5": (
+                "research_search_fetched",
+                {"query": "coral AND (", "syntax": "fts5", "mode": "fts"},
+            ),
             "bounds": ("research_search_fetched", {"query": "x", "limit": 0}),
             "mode": ("research_search_fetched", {"query": "x", "mode": "magic"}),
             "missing": ("research_arxiv_parse_full_text", {"id": "2401.01234"}),
             "delete": ("research_delete_fetched", {"ids": ["file:0123456789abcdef"]}),
-            "unknown_session": ("research_localfile_upload_chunk",
-                                {"session_id": "nope", "index": 0, "chunk_base64": "AAAA"}),
+            "unknown_session": (
+                "research_localfile_upload_chunk",
+                {"session_id": "nope", "index": 0, "chunk_base64": "AAAA"},
+            ),
             "unknown_tool": ("research_nothing", {}),
         }
         return {key: await client.call_tool(name, args) for key, (name, args) in calls.items()}
@@ -190,8 +264,9 @@ def test_size_is_checked_before_decoding(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(base64, "b64decode", lambda *a, **k: decoded.append(1) or real(*a, **k))
 
     async def body(client: Client) -> Any:
-        one = await client.call_tool("research_localfile_fetch_full_text",
-                                     {"content_base64": b64(pdf)})
+        one = await client.call_tool(
+            "research_localfile_fetch_full_text", {"content_base64": b64(pdf)}
+        )
         early = await client.call_tool("research_localfile_begin_upload", {"size_bytes": 5000})
         return one, early
 
@@ -209,16 +284,20 @@ def test_list_and_delete(library: Any, tmp_path: Path) -> None:
         out: dict[str, Any] = {}
         ids = []
         for title, pages in TOPICS:
-            stored = data(await client.call_tool("research_localfile_fetch_full_text", {
-                "content_base64": b64(pdf_bytes(tmp_path, title, pages))}))
+            stored = data(
+                await client.call_tool(
+                    "research_localfile_fetch_full_text",
+                    {"content_base64": b64(pdf_bytes(tmp_path, title, pages))},
+                )
+            )
             ids.append(stored["id"])
         out["ids"] = ids
         out["listed"] = data(await client.call_tool("research_list_fetched", {"limit": 1}))
         out["all"] = data(await client.call_tool("research_list_fetched", {}))
-        out["deleted"] = data(await client.call_tool("research_delete_fetched",
-                                                     {"ids": [ids[1]]}))
-        out["after"] = data(await client.call_tool("research_search_fetched",
-                                                   {"query": "coral", "mode": "fts"}))
+        out["deleted"] = data(await client.call_tool("research_delete_fetched", {"ids": [ids[1]]}))
+        out["after"] = data(
+            await client.call_tool("research_search_fetched", {"query": "coral", "mode": "fts"})
+        )
         out["left"] = data(await client.call_tool("research_list_fetched", {}))
         return out
 
@@ -235,8 +314,11 @@ def test_resources_serve_markdown_and_original_bytes(library: Any, tmp_path: Pat
     pdf = pdf_bytes(tmp_path, *TOPICS[0])
 
     async def body(client: Client) -> dict[str, Any]:
-        stored = data(await client.call_tool("research_localfile_fetch_full_text",
-                                             {"content_base64": b64(pdf)}))
+        stored = data(
+            await client.call_tool(
+                "research_localfile_fetch_full_text", {"content_base64": b64(pdf)}
+            )
+        )
         key = stored["id"].split(":", 1)[1]
         base = f"research://file/{key}/pdf"
         out: dict[str, Any] = {"id": stored["id"]}
@@ -245,9 +327,11 @@ def test_resources_serve_markdown_and_original_bytes(library: Any, tmp_path: Pat
         out["page2"] = await client.read_resource(f"{base}/markdown?page=2")
         out["slice"] = await client.read_resource(f"{base}/markdown?offset=0&limit=12")
         out["pdf"] = await client.read_resource(f"{base}/fulltext")
-        for name, uri in (("html", f"research://file/{key}/html/markdown"),
-                          ("unknown", "research://file/ffffffffffffffff/pdf/markdown"),
-                          ("provider", f"research://nowhere/{key}/pdf/fulltext")):
+        for name, uri in (
+            ("html", f"research://file/{key}/html/markdown"),
+            ("unknown", "research://file/ffffffffffffffff/pdf/markdown"),
+            ("provider", f"research://nowhere/{key}/pdf/fulltext"),
+        ):
             try:
                 await client.read_resource(uri)
                 out[name] = None
@@ -258,9 +342,12 @@ def test_resources_serve_markdown_and_original_bytes(library: Any, tmp_path: Pat
     out = with_client(library, body)
     assert {t.uri_template for t in out["templates"]} == {
         "research://{provider}/{identifier}/{format}/markdown{?offset,limit,page}",
-        "research://{provider}/{identifier}/{format}/fulltext"}
+        "research://{provider}/{identifier}/{format}/fulltext",
+    }
     assert {str(r.uri) for r in out["resources"]} == {
-        "research://arxiv/categories", "research://openalex/work-types"}
+        "research://arxiv/categories",
+        "research://openalex/work-types",
+    }
     assert "contact maps" in text_of(out["page2"]) and "Protein" not in text_of(out["page2"])
     assert len(text_of(out["slice"])) == 12
     blob = out["pdf"].contents[0]
@@ -280,8 +367,11 @@ def test_blocking_work_runs_off_the_event_loop(tmp_path: Path) -> None:
         started = time.monotonic()
 
         async def ingest() -> None:
-            results["ingest"] = data(await client.call_tool(
-                "research_localfile_fetch_full_text", {"content_base64": b64(scanned)}))
+            results["ingest"] = data(
+                await client.call_tool(
+                    "research_localfile_fetch_full_text", {"content_base64": b64(scanned)}
+                )
+            )
             results["ingest_done"] = time.monotonic() - started
 
         async with anyio.create_task_group() as group:

@@ -65,8 +65,9 @@ class Api:
                 return self._file("arxiv", "id_0000.0000_s0_m100_8b51d9633a68.atom.xml")
             return self._file("arxiv", "q_testing_s0_m10_bc5a6c384fe9.atom.xml")
         if url.host == "arxiv.org" and url.path.startswith("/pdf/"):
-            return httpx.Response(200, content=self.pdf,
-                                  headers={"Content-Type": "application/pdf"})
+            return httpx.Response(
+                200, content=self.pdf, headers={"Content-Type": "application/pdf"}
+            )
         if url.host == "arxiv.org" and url.path.startswith("/html/"):
             return httpx.Response(404, text="no html")
         if url.host == "oaipmh.arxiv.org":
@@ -77,11 +78,22 @@ class Api:
             return httpx.Response(302, headers={"Location": "https://publisher.example/x"})
         if url.host == "api.openalex.org":
             if url.path == "/work-types":
-                return httpx.Response(200, json={"meta": {"count": 1}, "results": [
-                    {"id": "https://openalex.org/work-types/article", "display_name": "article"}
-                ]})
-            return httpx.Response(200, json={"meta": {"count": 1, "page": 1, "per_page": 25},
-                                             "results": [OPENALEX_HIT]})
+                return httpx.Response(
+                    200,
+                    json={
+                        "meta": {"count": 1},
+                        "results": [
+                            {
+                                "id": "https://openalex.org/work-types/article",
+                                "display_name": "article",
+                            }
+                        ],
+                    },
+                )
+            return httpx.Response(
+                200,
+                json={"meta": {"count": 1, "page": 1, "per_page": 25}, "results": [OPENALEX_HIT]},
+            )
         raise AssertionError(f"unexpected request {url}")
 
     @staticmethod
@@ -102,13 +114,18 @@ def api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 def test_arxiv_search_metadata_and_categories(api: Api) -> None:
     async def body(client: Client) -> dict[str, Any]:
         return {
-            "search": data(await client.call_tool("research_arxiv_search",
-                                                  {"query": "testing", "max_results": 10})),
-            "meta": data(await client.call_tool("research_arxiv_fetch_metadata",
-                                                {"ids": ["1605.08386"]})),
+            "search": data(
+                await client.call_tool(
+                    "research_arxiv_search", {"query": "testing", "max_results": 10}
+                )
+            ),
+            "meta": data(
+                await client.call_tool("research_arxiv_fetch_metadata", {"ids": ["1605.08386"]})
+            ),
             "cats": as_json(await client.read_resource("research://arxiv/categories")),
-            "bad": await client.call_tool("research_arxiv_search",
-                                          {"query": "x", "max_results": 5000}),
+            "bad": await client.call_tool(
+                "research_arxiv_search", {"query": "x", "max_results": 5000}
+            ),
         }
 
     out = with_client(api.library, body)
@@ -117,30 +134,44 @@ def test_arxiv_search_metadata_and_categories(api: Api) -> None:
     assert out["search"]["results"][0]["id"].startswith("arxiv:")
     assert out["meta"]["results"][0]["id"] == "arxiv:1605.08386v1" and out["meta"]["missing"] == []
     assert {"spec": "cs:cs:AI", "name": "Artificial Intelligence", "category": "cs.AI"} in out[
-        "cats"]
+        "cats"
+    ]
     assert error(out["bad"]).startswith("invalid_request:")
 
 
 def test_arxiv_fetch_full_text_stores_then_parses(api: Api) -> None:
     async def body(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        out["fetched"] = data(await client.call_tool("research_arxiv_fetch_full_text",
-                                                     {"id": "arXiv:1605.08386"}))
+        out["fetched"] = data(
+            await client.call_tool("research_arxiv_fetch_full_text", {"id": "arXiv:1605.08386"})
+        )
         work_id = out["fetched"]["results"][0]["id"]
-        out["read"] = data(await client.call_tool("research_arxiv_parse_full_text",
-                                                  {"id": "1605.08386", "page": 1}))
+        out["read"] = data(
+            await client.call_tool(
+                "research_arxiv_parse_full_text", {"id": "1605.08386", "page": 1}
+            )
+        )
         requests_before = len(api.requests)
-        out["again"] = data(await client.call_tool("research_arxiv_fetch_full_text",
-                                                   {"id": work_id}))
+        out["again"] = data(
+            await client.call_tool("research_arxiv_fetch_full_text", {"id": work_id})
+        )
         out["no_new_requests"] = len(api.requests) == requests_before
-        out["resolved"] = data(await client.call_tool("research_resolve_identifier",
-                                                      {"id": "https://arxiv.org/abs/1605.08386v1"}))
-        out["html"] = await client.call_tool("research_arxiv_fetch_full_text",
-                                             {"id": "1605.08386v1", "format": "html"})
-        out["wrong"] = await client.call_tool("research_arxiv_fetch_full_text",
-                                              {"id": "PMC3339582"})
-        out["found"] = data(await client.call_tool("research_search_fetched",
-                                                   {"query": "protein folding", "mode": "fts"}))
+        out["resolved"] = data(
+            await client.call_tool(
+                "research_resolve_identifier", {"id": "https://arxiv.org/abs/1605.08386v1"}
+            )
+        )
+        out["html"] = await client.call_tool(
+            "research_arxiv_fetch_full_text", {"id": "1605.08386v1", "format": "html"}
+        )
+        out["wrong"] = await client.call_tool(
+            "research_arxiv_fetch_full_text", {"id": "PMC3339582"}
+        )
+        out["found"] = data(
+            await client.call_tool(
+                "research_search_fetched", {"query": "protein folding", "mode": "fts"}
+            )
+        )
         return out
 
     out = with_client(api.library, body)
@@ -149,9 +180,13 @@ def test_arxiv_fetch_full_text_stores_then_parses(api: Api) -> None:
     assert fetched["pages"] == 2 and out["fetched"]["failed"] == []
     assert out["read"]["id"] == fetched["id"] and "attention" in out["read"]["markdown"]
     assert out["again"]["results"][0]["status"] == "skipped" and out["no_new_requests"]
-    assert out["resolved"] == {"input": "https://arxiv.org/abs/1605.08386v1",
-                               "id": "arxiv:1605.08386v1", "provider": "arxiv",
-                               "in_library": True, "work_id": fetched["id"]}
+    assert out["resolved"] == {
+        "input": "https://arxiv.org/abs/1605.08386v1",
+        "id": "arxiv:1605.08386v1",
+        "provider": "arxiv",
+        "in_library": True,
+        "work_id": fetched["id"],
+    }
     # the html format is not stored yet, so arXiv is asked and has none
     assert error(out["html"]).startswith("format_unavailable:")
     assert "research_europepmc_fetch_full_text" in error(out["wrong"])
@@ -161,16 +196,27 @@ def test_arxiv_fetch_full_text_stores_then_parses(api: Api) -> None:
 def test_europepmc_openalex_discovery_and_doi(api: Api) -> None:
     async def body(client: Client) -> dict[str, Any]:
         return {
-            "epmc": data(await client.call_tool("research_europepmc_search",
-                                                {"query": "cancer"})),
-            "openalex": data(await client.call_tool("research_openalex_search",
-                                                    {"query": "open access", "sort": "citations"})),
-            "discovery": data(await client.call_tool("research_discovery", {
-                "text": "how much of the literature is open access", "from_year": 2015,
-                "open_access_only": True, "per_page": 10})),
+            "epmc": data(await client.call_tool("research_europepmc_search", {"query": "cancer"})),
+            "openalex": data(
+                await client.call_tool(
+                    "research_openalex_search", {"query": "open access", "sort": "citations"}
+                )
+            ),
+            "discovery": data(
+                await client.call_tool(
+                    "research_discovery",
+                    {
+                        "text": "how much of the literature is open access",
+                        "from_year": 2015,
+                        "open_access_only": True,
+                        "per_page": 10,
+                    },
+                )
+            ),
             "types": as_json(await client.read_resource("research://openalex/work-types")),
-            "doi": await client.call_tool("research_resolve_identifier",
-                                          {"id": "https://doi.org/10.1000/xyz"}),
+            "doi": await client.call_tool(
+                "research_resolve_identifier", {"id": "https://doi.org/10.1000/xyz"}
+            ),
             "too_long": await client.call_tool("research_discovery", {"text": "x" * 2001}),
         }
 

@@ -31,50 +31,86 @@ PAGES = [
 
 def _env(data_dir: Path) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith("PRIORIS_MCP_")}
-    keep.update({"PRIORIS_MCP_DATA_DIR": str(data_dir), "PRIORIS_MCP_OCR": "never",
-                 "PYTHONUNBUFFERED": "1"})
+    keep.update(
+        {"PRIORIS_MCP_DATA_DIR": str(data_dir), "PRIORIS_MCP_OCR": "never", "PYTHONUNBUFFERED": "1"}
+    )
     return keep
 
 
 def test_stdio_server_end_to_end(tmp_path: Path, data_dir: Path) -> None:
     pdf = make_text_pdf(tmp_path / "bees.pdf", "Waggle dance of honey bees", PAGES).read_bytes()
-    pieces = [pdf[i:i + 1500] for i in range(0, len(pdf), 1500)]
+    pieces = [pdf[i : i + 1500] for i in range(0, len(pdf), 1500)]
     assert len(pieces) > 1
-    params = StdioServerParameters(command=sys.executable, args=["-m", "prioris", "serve"],
-                                   env=_env(data_dir), cwd=str(tmp_path))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "prioris", "serve"],
+        env=_env(data_dir),
+        cwd=str(tmp_path),
+    )
 
     async def main() -> dict[str, Any]:
         out: dict[str, Any] = {}
         with anyio.fail_after(120):
             async with Client(params, read_timeout_seconds=60) as client:
-                sid = data(await client.call_tool("research_localfile_begin_upload",
-                                                  {"filename": "bees.pdf"}))["session_id"]
+                sid = data(
+                    await client.call_tool(
+                        "research_localfile_begin_upload", {"filename": "bees.pdf"}
+                    )
+                )["session_id"]
                 out["out_of_order"] = await client.call_tool(
                     "research_localfile_upload_chunk",
-                    {"session_id": sid, "index": 2, "chunk_base64": b64(pieces[0])})
+                    {"session_id": sid, "index": 2, "chunk_base64": b64(pieces[0])},
+                )
                 for index, piece in enumerate(pieces):
-                    data(await client.call_tool("research_localfile_upload_chunk", {
-                        "session_id": sid, "index": index, "chunk_base64": b64(piece)}))
-                out["stored"] = data(await client.call_tool(
-                    "research_localfile_finalize_upload", {"session_id": sid}))
+                    data(
+                        await client.call_tool(
+                            "research_localfile_upload_chunk",
+                            {"session_id": sid, "index": index, "chunk_base64": b64(piece)},
+                        )
+                    )
+                out["stored"] = data(
+                    await client.call_tool(
+                        "research_localfile_finalize_upload", {"session_id": sid}
+                    )
+                )
                 for mode in ("fts", "vector", "hybrid"):
-                    out[mode] = data(await client.call_tool("research_search_fetched", {
-                        "query": "how do bees tell others where flowers are", "mode": mode}))
-                out["fts_words"] = data(await client.call_tool("research_search_fetched", {
-                    "query": "waggle dance", "mode": "fts", "chunks": True}))
+                    out[mode] = data(
+                        await client.call_tool(
+                            "research_search_fetched",
+                            {"query": "how do bees tell others where flowers are", "mode": mode},
+                        )
+                    )
+                out["fts_words"] = data(
+                    await client.call_tool(
+                        "research_search_fetched",
+                        {"query": "waggle dance", "mode": "fts", "chunks": True},
+                    )
+                )
                 key = out["stored"]["id"].split(":", 1)[1]
                 out["page"] = await client.read_resource(
-                    f"research://file/{key}/pdf/markdown?page=2")
-                out["bad_fts5"] = await client.call_tool("research_search_fetched", {
-                    "query": "bees AND (", "mode": "fts", "syntax": "fts5"})
+                    f"research://file/{key}/pdf/markdown?page=2"
+                )
+                out["bad_fts5"] = await client.call_tool(
+                    "research_search_fetched",
+                    {"query": "bees AND (", "mode": "fts", "syntax": "fts5"},
+                )
                 bad = data(await client.call_tool("research_localfile_begin_upload", {}))
-                data(await client.call_tool("research_localfile_upload_chunk", {
-                    "session_id": bad["session_id"], "index": 0,
-                    "chunk_base64": b64(b"GIF89a this is an image, not a PDF" * 50)}))
-                out["not_pdf"] = await client.call_tool("research_localfile_finalize_upload",
-                                                        {"session_id": bad["session_id"]})
-                out["discovery"] = await client.call_tool("research_discovery",
-                                                          {"text": "bee communication"})
+                data(
+                    await client.call_tool(
+                        "research_localfile_upload_chunk",
+                        {
+                            "session_id": bad["session_id"],
+                            "index": 0,
+                            "chunk_base64": b64(b"GIF89a this is an image, not a PDF" * 50),
+                        },
+                    )
+                )
+                out["not_pdf"] = await client.call_tool(
+                    "research_localfile_finalize_upload", {"session_id": bad["session_id"]}
+                )
+                out["discovery"] = await client.call_tool(
+                    "research_discovery", {"text": "bee communication"}
+                )
         return out
 
     out = anyio.run(main)

@@ -25,11 +25,24 @@ WRITTEN_FEED = (
     b'<arxiv:primary_category term="cs.CL"/></entry></feed>'
 )
 
-EPMC = json.dumps({
-    "hitCount": 2, "nextCursorMark": "NEXT", "request": {"cursorMark": "*"},
-    "resultList": {"result": [{"id": "1", "source": "PPR", "title": "A preprint",
-                               "pubYear": "2023", "pubTypeList": {"pubType": ["Preprint"]}}]},
-}).encode()
+EPMC = json.dumps(
+    {
+        "hitCount": 2,
+        "nextCursorMark": "NEXT",
+        "request": {"cursorMark": "*"},
+        "resultList": {
+            "result": [
+                {
+                    "id": "1",
+                    "source": "PPR",
+                    "title": "A preprint",
+                    "pubYear": "2023",
+                    "pubTypeList": {"pubType": ["Preprint"]},
+                }
+            ]
+        },
+    }
+).encode()
 
 
 class Server:
@@ -71,8 +84,10 @@ class Server:
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    routes = {"/api/query": ("application/atom+xml", WRITTEN_FEED),
-              "/rest/search": ("application/json", EPMC)}
+    routes = {
+        "/api/query": ("application/atom+xml", WRITTEN_FEED),
+        "/rest/search": ("application/json", EPMC),
+    }
     with Server(routes) as srv:
         monkeypatch.setenv("PRIORIS_MCP_ARXIV_API_URL", f"{srv.base}/api/query")
         monkeypatch.setenv("PRIORIS_MCP_EUROPEPMC_BASE_URL", f"{srv.base}/rest")
@@ -88,26 +103,30 @@ def test_arxiv_search_json(server: Server, capsys: pytest.CaptureFixture[str]) -
     assert "search_query=all%3Aloopback+AND+all%3Apaper" in server.paths[0]
 
 
-def test_arxiv_search_recorded_fixture_table(server: Server,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_arxiv_search_recorded_fixture_table(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = shared_path("fixtures", "api", "arxiv", "q_testing_s0_m10_bc5a6c384fe9.atom.xml")
     server.routes["/api/query"] = ("application/atom+xml", path.read_bytes())
     assert main(["arxiv", "search", "testing", "--sort", "submittedDate"]) == 0
     out = capsys.readouterr().out
-    assert "arxiv:2202.12139v1" in out and "10 shown of 214881 matches; next page: --start 10" \
-        in out
+    assert (
+        "arxiv:2202.12139v1" in out and "10 shown of 214881 matches; next page: --start 10" in out
+    )
     assert "sortBy=submittedDate" in server.paths[0]
 
 
-def test_arxiv_limits_fail_before_any_request(server: Server,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_arxiv_limits_fail_before_any_request(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["arxiv", "search", "x", "--start", "29500", "--max-results", "600"]) == 2
     assert "error [invalid_request]" in capsys.readouterr().err
     assert server.paths == []
 
 
-def test_europepmc_search_json_and_table(server: Server,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_europepmc_search_json_and_table(
+    server: Server, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["europepmc", "search", "malaria", "--page-size", "5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["total"] == 2 and out["next"] == "NEXT"
@@ -119,8 +138,9 @@ def test_europepmc_search_json_and_table(server: Server,
     assert "[preprint]" in capsys.readouterr().out
 
 
-def test_provider_down_is_reported(monkeypatch: pytest.MonkeyPatch,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_provider_down_is_reported(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     with Server({}) as srv:
         monkeypatch.setenv("PRIORIS_MCP_ARXIV_API_URL", f"{srv.base}/nothing-here")
         assert main(["arxiv", "search", "x"]) == 1

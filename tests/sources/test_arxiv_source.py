@@ -43,13 +43,20 @@ def feed(*entries: str, total: int | None = None, start: int = 0) -> bytes:
         f"<opensearch:totalResults>{count}</opensearch:totalResults>"
         f"<opensearch:startIndex>{start}</opensearch:startIndex>"
         f"<opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>"
-        + "".join(entries) + "</feed>"
+        + "".join(entries)
+        + "</feed>"
     ).encode()
 
 
-def entry(arxiv_id: str, title: str = "A title", *, doi: str | None = None,
-          journal: str | None = None, published: str = "2024-01-02T10:00:00Z",
-          authors: tuple[str, ...] = ("Ada Lovelace", "Alan Turing")) -> str:
+def entry(
+    arxiv_id: str,
+    title: str = "A title",
+    *,
+    doi: str | None = None,
+    journal: str | None = None,
+    published: str = "2024-01-02T10:00:00Z",
+    authors: tuple[str, ...] = ("Ada Lovelace", "Alan Turing"),
+) -> str:
     extra = f"<arxiv:doi>{doi}</arxiv:doi>" if doi else ""
     extra += f"<arxiv:journal_ref>{journal}</arxiv:journal_ref>" if journal else ""
     return (
@@ -66,10 +73,15 @@ def entry(arxiv_id: str, title: str = "A title", *, doi: str | None = None,
     )
 
 
-def client(handler: Callable[[httpx.Request], httpx.Response],
-           max_pdf_bytes: int | None = None) -> ArxivClient:
-    http = ProviderHttp("arxiv", make_client(load_settings(), httpx.MockTransport(handler)),
-                        min_interval=0, backoff_budget=0)
+def client(
+    handler: Callable[[httpx.Request], httpx.Response], max_pdf_bytes: int | None = None
+) -> ArxivClient:
+    http = ProviderHttp(
+        "arxiv",
+        make_client(load_settings(), httpx.MockTransport(handler)),
+        min_interval=0,
+        backoff_budget=0,
+    )
     return ArxivClient(http, API, SITE, OAI, max_pdf_bytes=max_pdf_bytes)
 
 
@@ -78,6 +90,7 @@ def never(request: httpx.Request) -> httpx.Response:
 
 
 # --- parser on recorded fixtures ---------------------------------------------------------
+
 
 def test_parse_every_recorded_feed() -> None:
     folder = shared_path("fixtures", "api", "arxiv")
@@ -94,8 +107,10 @@ def test_parse_every_recorded_feed() -> None:
         for work in result.works:
             assert work.id.startswith("arxiv:") and work.title and work.authors
             assert work.source == "arxiv" and work.is_preprint is True
-            assert work.extra["primary_category"] in work.extra["categories"] or work.extra[
-                "categories"]
+            assert (
+                work.extra["primary_category"] in work.extra["categories"]
+                or work.extra["categories"]
+            )
             assert work.extra["pdf_url"].startswith("https://arxiv.org/pdf/")
 
 
@@ -115,16 +130,22 @@ def test_recorded_search_page_details() -> None:
 def test_recorded_unknown_ids_give_no_entries() -> None:
     empty = shared_path("fixtures", "api", "arxiv", "id_0000.0000_s0_m100_8b51d9633a68.atom.xml")
     assert parse_atom(empty.read_bytes()).works == []
-    one = shared_path("fixtures", "api", "arxiv",
-                      "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.atom.xml")
+    one = shared_path(
+        "fixtures", "api", "arxiv", "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.atom.xml"
+    )
     assert [w.id for w in parse_atom(one.read_bytes()).works] == ["arxiv:1707.08567v1"]
 
 
 # --- parser on hand-written feeds --------------------------------------------------------
 
+
 def test_parse_written_feed() -> None:
-    data = feed(entry("2401.01234v2", doi="10.1000/ABC 10.1000/def", journal="J. Test 1 (2024)"),
-                entry("hep-th/9901001v1", published="1999-01-01T00:00:00Z"), total=57, start=20)
+    data = feed(
+        entry("2401.01234v2", doi="10.1000/ABC 10.1000/def", journal="J. Test 1 (2024)"),
+        entry("hep-th/9901001v1", published="1999-01-01T00:00:00Z"),
+        total=57,
+        start=20,
+    )
     result = parse_atom(data)
     assert (result.total, result.start) == (57, 20)
     work, old = result.works
@@ -142,8 +163,10 @@ def test_parse_written_feed() -> None:
 
 def test_parse_empty_error_and_malformed() -> None:
     assert parse_atom(feed()).works == []
-    error = ('<entry><id>http://arxiv.org/api/errors#max_results</id><title>Error</title>'
-             '<summary>max_results must be less than 30000</summary></entry>')
+    error = (
+        "<entry><id>http://arxiv.org/api/errors#max_results</id><title>Error</title>"
+        "<summary>max_results must be less than 30000</summary></entry>"
+    )
     with pytest.raises(InvalidRequestError, match="max_results must be"):
         parse_atom(feed(error))
     with pytest.raises(ParseError):
@@ -153,9 +176,11 @@ def test_parse_empty_error_and_malformed() -> None:
 
 
 def test_parse_refuses_entity_expansion() -> None:
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE feed [<!ENTITY a "aaaaaaaaaa">'
-            b'<!ENTITY b "&a;&a;&a;&a;">]><feed xmlns="http://www.w3.org/2005/Atom">'
-            b"<title>&b;</title></feed>")
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE feed [<!ENTITY a "aaaaaaaaaa">'
+        b'<!ENTITY b "&a;&a;&a;&a;">]><feed xmlns="http://www.w3.org/2005/Atom">'
+        b"<title>&b;</title></feed>"
+    )
     with pytest.raises(ParseError, match="refused"):
         parse_atom(bomb)
 
@@ -171,6 +196,7 @@ def test_repair_mojibake_and_query_building() -> None:
 
 # --- client -------------------------------------------------------------------------------
 
+
 def test_search_sends_parameters() -> None:
     seen: list[httpx.Request] = []
 
@@ -178,8 +204,9 @@ def test_search_sends_parameters() -> None:
         seen.append(request)
         return httpx.Response(200, content=feed(entry("2401.00001v1"), total=99, start=10))
 
-    result = client(handler).search("graph neural", start=10, max_results=5,
-                                    sort_by="submittedDate", sort_order="ascending")
+    result = client(handler).search(
+        "graph neural", start=10, max_results=5, sort_by="submittedDate", sort_order="ascending"
+    )
     params = seen[0].url.params
     assert params["search_query"] == "all:graph AND all:neural"
     assert (params["start"], params["max_results"]) == ("10", "5")
@@ -189,10 +216,14 @@ def test_search_sends_parameters() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"max_results": 2001}, "max_results"), ({"max_results": 0}, "max_results"),
-     ({"start": 29000, "max_results": 1001}, "start \\+ max_results"),
-     ({"start": -1}, "start"), ({"sort_by": "date"}, "sort_by"),
-     ({"sort_order": "up"}, "sort_order")],
+    [
+        ({"max_results": 2001}, "max_results"),
+        ({"max_results": 0}, "max_results"),
+        ({"start": 29000, "max_results": 1001}, "start \\+ max_results"),
+        ({"start": -1}, "start"),
+        ({"sort_by": "date"}, "sort_by"),
+        ({"sort_order": "up"}, "sort_order"),
+    ],
 )
 def test_search_validates_before_any_request(kwargs: dict, message: str) -> None:
     with pytest.raises(InvalidRequestError, match=message):
@@ -241,11 +272,11 @@ def test_list_top_n() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, content=feed(entry("2402.00003v1"), entry("2402.00002v1"),
-                                                entry("2402.00001v1")))
+        return httpx.Response(
+            200, content=feed(entry("2402.00003v1"), entry("2402.00002v1"), entry("2402.00001v1"))
+        )
 
-    works = client(handler).list_top_n(["cs.CL", "cs.AI"], 2,
-                                       exclude=["cs.CV", "2402.00003"])
+    works = client(handler).list_top_n(["cs.CL", "cs.AI"], 2, exclude=["cs.CV", "2402.00003"])
     params = seen[0].url.params
     assert params["search_query"] == "(cat:cs.CL OR cat:cs.AI) ANDNOT cat:cs.CV"
     assert params["sortBy"] == "submittedDate" and params["sortOrder"] == "descending"
@@ -284,8 +315,9 @@ def test_fetch_pdf_checks_magic_and_follows_site_redirects() -> None:
 def test_fetch_pdf_size_cap() -> None:
     from prioris.errors import FileTooLargeError
 
-    arxiv = client(lambda r: httpx.Response(200, content=b"%PDF-1.4" + b"0" * 100),
-                   max_pdf_bytes=50)
+    arxiv = client(
+        lambda r: httpx.Response(200, content=b"%PDF-1.4" + b"0" * 100), max_pdf_bytes=50
+    )
     with pytest.raises(FileTooLargeError):
         arxiv.fetch_pdf("2401.01234v1")
 
@@ -331,11 +363,17 @@ def test_fetch_html_and_missing_html() -> None:
 
 def oai_page(sets: list[tuple[str, str]], token: str | None) -> bytes:
     body = "".join(f"<set><setSpec>{s}</setSpec><setName>{n}</setName></set>" for s, n in sets)
-    tok = (f'<resumptionToken cursor="0">{token}</resumptionToken>' if token
-           else "<resumptionToken/>" if token == "" else "")
-    return ('<?xml version="1.0"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
-            f'<request verb="ListSets">x</request><ListSets>{body}{tok}</ListSets></OAI-PMH>'
-            ).encode()
+    tok = (
+        f'<resumptionToken cursor="0">{token}</resumptionToken>'
+        if token
+        else "<resumptionToken/>"
+        if token == ""
+        else ""
+    )
+    return (
+        '<?xml version="1.0"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
+        f'<request verb="ListSets">x</request><ListSets>{body}{tok}</ListSets></OAI-PMH>'
+    ).encode()
 
 
 def test_list_categories_follows_resumption_token() -> None:
@@ -345,21 +383,31 @@ def test_list_categories_follows_resumption_token() -> None:
         params = dict(request.url.params)
         seen.append(params)
         if "resumptionToken" not in params:
-            return httpx.Response(200, content=oai_page(
-                [("cs", "Computer Science"), ("cs:cs:AI", "Artificial Intelligence")], "tok1"))
-        return httpx.Response(200, content=oai_page(
-            [("physics:hep-th", "High Energy Physics - Theory")], ""))
+            return httpx.Response(
+                200,
+                content=oai_page(
+                    [("cs", "Computer Science"), ("cs:cs:AI", "Artificial Intelligence")], "tok1"
+                ),
+            )
+        return httpx.Response(
+            200, content=oai_page([("physics:hep-th", "High Energy Physics - Theory")], "")
+        )
 
     categories = client(handler).list_categories()
     assert [c.category for c in categories] == ["cs", "cs.AI", "hep-th"]
-    assert categories[1].to_dict() == {"spec": "cs:cs:AI", "name": "Artificial Intelligence",
-                                       "category": "cs.AI"}
+    assert categories[1].to_dict() == {
+        "spec": "cs:cs:AI",
+        "name": "Artificial Intelligence",
+        "category": "cs.AI",
+    }
     assert seen == [{"verb": "ListSets"}, {"verb": "ListSets", "resumptionToken": "tok1"}]
 
 
 def test_oai_error_and_malformed() -> None:
-    error = (b'<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
-             b'<error code="badVerb">Illegal verb</error></OAI-PMH>')
+    error = (
+        b'<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/">'
+        b'<error code="badVerb">Illegal verb</error></OAI-PMH>'
+    )
     with pytest.raises(ProviderUnavailableError, match="badVerb"):
         parse_list_sets(error)
     with pytest.raises(ProviderUnavailableError):

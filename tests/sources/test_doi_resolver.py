@@ -24,8 +24,12 @@ def resolver(targets: dict[str, httpx.Response], seen: list[str]) -> DoiResolver
         seen.append(str(request.url))
         return targets.get(request.url.path, httpx.Response(404))
 
-    http = ProviderHttp("doi", make_client(load_settings(), httpx.MockTransport(handler)),
-                        min_interval=0, backoff_budget=0)
+    http = ProviderHttp(
+        "doi",
+        make_client(load_settings(), httpx.MockTransport(handler)),
+        min_interval=0,
+        backoff_budget=0,
+    )
     return DoiResolver(http, RESOLVER)
 
 
@@ -38,8 +42,10 @@ def redirect(location: str) -> httpx.Response:
     [
         ("https://arxiv.org/abs/2401.01234v2", Identifier("arxiv", "2401.01234v2")),
         ("http://arxiv.org/abs/hep-th/9901001", Identifier("arxiv", "hep-th/9901001")),
-        ("https://www.ncbi.nlm.nih.gov/pmc/articles/PMC3339582/",
-         Identifier("europepmc", "PMC3339582")),
+        (
+            "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC3339582/",
+            Identifier("europepmc", "PMC3339582"),
+        ),
         ("https://pmc.ncbi.nlm.nih.gov/articles/PMC42", Identifier("europepmc", "PMC42")),
         ("https://europepmc.org/article/MED/22558532", Identifier("europepmc", "MED:22558532")),
         ("https://europepmc.org/abstract/PPR/PPR9", Identifier("europepmc", "PPR:PPR9")),
@@ -54,8 +60,14 @@ def test_allowlisted_targets(location: str, expected: Identifier) -> None:
 
 def test_off_allowlist_redirect_makes_no_second_request() -> None:
     seen: list[str] = []
-    doi = resolver({"/10.1016/j.cell.2020.01.001":
-                    redirect("https://linkinghub.elsevier.com/retrieve/pii/S0092")}, seen)
+    doi = resolver(
+        {
+            "/10.1016/j.cell.2020.01.001": redirect(
+                "https://linkinghub.elsevier.com/retrieve/pii/S0092"
+            )
+        },
+        seen,
+    )
     with pytest.raises(UnsupportedProviderError) as info:
         doi.resolve("https://doi.org/10.1016/j.cell.2020.01.001")
     assert info.value.code == "unsupported_provider"

@@ -25,35 +25,48 @@ from conftest import shared_path
 
 BASE = "https://epmc.test/rest"
 
-JATS = (b'<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving and Interchange '
-        b'DTD v1.0 20120330//EN" "JATS-archivearticle1.dtd"><article><front><article-meta>'
-        b"<title-group><article-title>T</article-title></title-group>"
-        b"<abstract><p>Short abstract.</p></abstract></article-meta></front>"
-        b"<body><sec><title>Intro</title><p>Body text.</p></sec></body></article>")
+JATS = (
+    b'<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving and Interchange '
+    b'DTD v1.0 20120330//EN" "JATS-archivearticle1.dtd"><article><front><article-meta>'
+    b"<title-group><article-title>T</article-title></title-group>"
+    b"<abstract><p>Short abstract.</p></abstract></article-meta></front>"
+    b"<body><sec><title>Intro</title><p>Body text.</p></sec></body></article>"
+)
 
 
 def record(**overrides: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "id": "12345", "source": "MED", "pmid": "12345", "doi": "10.1111/ABC",
+        "id": "12345",
+        "source": "MED",
+        "pmid": "12345",
+        "doi": "10.1111/ABC",
         "title": "A <i>study</i> of things.",
         "authorList": {"author": [{"fullName": "Doe J"}, {"collectiveName": "The Group"}]},
         "journalInfo": {"journal": {"title": "Journal of Tests"}},
         "pubYear": "2021",
         "abstractText": "<h4>Background</h4>Things &amp; stuff.<h4>Results</h4>Good.",
         "pubTypeList": {"pubType": ["Journal Article"]},
-        "isOpenAccess": "N", "inEPMC": "N", "inPMC": "N", "hasPDF": "N",
-        "citedByCount": 7, "firstPublicationDate": "2021-03-04",
+        "isOpenAccess": "N",
+        "inEPMC": "N",
+        "inPMC": "N",
+        "hasPDF": "N",
+        "citedByCount": 7,
+        "firstPublicationDate": "2021-03-04",
     }
     base.update(overrides)
     return base
 
 
-def response(*records: dict[str, Any], total: int | None = None, cursor: str = "*",
-             next_cursor: str | None = "NEXT") -> dict[str, Any]:
+def response(
+    *records: dict[str, Any],
+    total: int | None = None,
+    cursor: str = "*",
+    next_cursor: str | None = "NEXT",
+) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "version": "6.9", "hitCount": len(records) if total is None else total,
-        "request": {"queryString": "q", "resultType": "core", "cursorMark": cursor,
-                    "pageSize": 25},
+        "version": "6.9",
+        "hitCount": len(records) if total is None else total,
+        "request": {"queryString": "q", "resultType": "core", "cursorMark": cursor, "pageSize": 25},
         "resultList": {"result": list(records)},
     }
     if next_cursor:
@@ -62,8 +75,12 @@ def response(*records: dict[str, Any], total: int | None = None, cursor: str = "
 
 
 def client(handler: Callable[[httpx.Request], httpx.Response]) -> EuropePmcClient:
-    http = ProviderHttp("europepmc", make_client(load_settings(), httpx.MockTransport(handler)),
-                        min_interval=0, backoff_budget=0)
+    http = ProviderHttp(
+        "europepmc",
+        make_client(load_settings(), httpx.MockTransport(handler)),
+        min_interval=0,
+        backoff_budget=0,
+    )
     return EuropePmcClient(http, BASE)
 
 
@@ -117,11 +134,18 @@ def test_parse_written_records() -> None:
     assert work.is_preprint is False and work.extra["peer_reviewed"] is None
     assert work.cited_by_count == 7 and work.year == 2021
 
-    preprint = parse_record(record(
-        id="PPR123", source="PPR", pmid=None, pubTypeList={"pubType": ["Preprint"]},
-        authorList=None, authorString="Roe A, Poe B.", journalInfo=None,
-        bookOrReportDetails={"publisher": "bioRxiv"},
-    ))
+    preprint = parse_record(
+        record(
+            id="PPR123",
+            source="PPR",
+            pmid=None,
+            pubTypeList={"pubType": ["Preprint"]},
+            authorList=None,
+            authorString="Roe A, Poe B.",
+            journalInfo=None,
+            bookOrReportDetails={"publisher": "bioRxiv"},
+        )
+    )
     assert preprint.id == "europepmc:PPR:PPR123"
     assert preprint.is_preprint is True and preprint.extra["peer_reviewed"] is False
     assert preprint.authors == ["Roe A", "Poe B"] and preprint.venue == "bioRxiv"
@@ -133,8 +157,9 @@ def test_parse_written_records() -> None:
 
 def test_parse_search_last_page_and_garbage() -> None:
     assert parse_search(response(record(), next_cursor="*")).next_cursor is None
-    assert parse_search(response(record(), cursor="AB%3D%3D", next_cursor="AB==")).next_cursor \
-        is None
+    assert (
+        parse_search(response(record(), cursor="AB%3D%3D", next_cursor="AB==")).next_cursor is None
+    )
     assert parse_search(response(record())).next_cursor == "NEXT"
     with pytest.raises(ProviderUnavailableError):
         parse_search({"unexpected": True})
@@ -152,7 +177,10 @@ def test_search_sends_core_json_cursor() -> None:
     params = seen[0].url.params
     assert seen[0].url.path == "/rest/search"
     assert (params["query"], params["resultType"], params["format"]) == (
-        "malaria vaccine", "core", "json")
+        "malaria vaccine",
+        "core",
+        "json",
+    )
     assert (params["pageSize"], params["cursorMark"]) == ("10", "CUR")
     assert page.total == 40 and page.next_cursor == "NEXT"
     with pytest.raises(InvalidRequestError):
@@ -171,8 +199,10 @@ def test_fetch_metadata_one_or_query_and_missing() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request.url.params["query"])
-        return httpx.Response(200, json=response(
-            record(pmcid="PMC777"), record(id="999", pmid="999", doi="10.2222/x")))
+        return httpx.Response(
+            200,
+            json=response(record(pmcid="PMC777"), record(id="999", pmid="999", doi="10.2222/x")),
+        )
 
     epmc = client(handler)
     works = epmc.fetch_metadata(["PMC777", "PMID:999"])

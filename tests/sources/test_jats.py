@@ -49,12 +49,23 @@ def test_written_article() -> None:
     doc = jats_to_markdown(ARTICLE)
     assert doc.title == "On things"
     assert (doc.doi, doc.pmid, doc.pmcid, doc.year, doc.journal) == (
-        "10.9/abc", "111", "PMC222", 2020, "J Test")
+        "10.9/abc",
+        "111",
+        "PMC222",
+        2020,
+        "J Test",
+    )
     assert doc.authors == ["Jane Doe"]
     assert doc.abstract == "Why.\n\nWhat."
     blocks = doc.markdown.split("\n\n")
-    assert blocks[:6] == ["# Abstract", "## Background", "Why.", "## Results", "What.",
-                          "Lead paragraph."]
+    assert blocks[:6] == [
+        "# Abstract",
+        "## Background",
+        "Why.",
+        "## Results",
+        "What.",
+        "Lead paragraph.",
+    ]
     assert "# 1 Methods" in blocks and "## Data" in blocks and "# Results" in blocks
     assert "We used $\\alpha + 1$ and $x^2$ ." in blocks
     assert "Items:" in blocks and "- one" in blocks and "- two" in blocks
@@ -75,20 +86,29 @@ def test_recorded_article() -> None:
     assert doc.pmcid == "PMC3339582" and doc.doi == "10.1007/s13205-011-0003-y"
     assert len(doc.authors) == 4 and doc.year == 2011
     assert doc.abstract.startswith("l-Asparaginase (E.C. 3.5.1.1)")
-    for heading in ("# Introduction", "# Materials and methods", "## Purification of WsA",
-                    "# Discussion", "# References"):
+    for heading in (
+        "# Introduction",
+        "# Materials and methods",
+        "## Purification of WsA",
+        "# Discussion",
+        "# References",
+    ):
         assert f"\n{heading}\n" in doc.markdown
     assert "Table 1: Purification of recombinant l-asparaginase" in doc.markdown
     assert doc.markdown.count("\n22. ") == 1  # 22 references, numbered
 
 
 def test_hardening() -> None:
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE article [<!ENTITY a "x">]>'
-            b"<article><body><p>&a;</p></body></article>")
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE article [<!ENTITY a "x">]>'
+        b"<article><body><p>&a;</p></body></article>"
+    )
     with pytest.raises(ParseError, match="refused"):
         jats_to_markdown(bomb)
-    external = (b'<?xml version="1.0"?><!DOCTYPE article [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
-                b"<article><body><p>&e;</p></body></article>")
+    external = (
+        b'<?xml version="1.0"?><!DOCTYPE article [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+        b"<article><body><p>&e;</p></body></article>"
+    )
     with pytest.raises(ParseError):
         jats_to_markdown(external)
     with pytest.raises(ParseError, match="more than the limit"):

@@ -50,7 +50,10 @@ def _http(
 ) -> ProviderHttp:
     client = make_client(load_settings(), httpx.MockTransport(handler))
     return ProviderHttp(
-        "arxiv", client, min_interval=min_interval, backoff_budget=budget,
+        "arxiv",
+        client,
+        min_interval=min_interval,
+        backoff_budget=budget,
         clock=clock or FakeClock(),
     )
 
@@ -137,9 +140,15 @@ def test_retry_after_http_date() -> None:
 
 @pytest.mark.parametrize(
     ("status", "error"),
-    [(500, ProviderUnavailableError), (502, ProviderUnavailableError),
-     (503, ProviderUnavailableError), (404, NotFoundError), (400, InvalidRequestError),
-     (403, InvalidRequestError), (301, ProviderUnavailableError)],
+    [
+        (500, ProviderUnavailableError),
+        (502, ProviderUnavailableError),
+        (503, ProviderUnavailableError),
+        (404, NotFoundError),
+        (400, InvalidRequestError),
+        (403, InvalidRequestError),
+        (301, ProviderUnavailableError),
+    ],
 )
 def test_status_mapping(status: int, error: type[Exception]) -> None:
     calls: list[int] = []
@@ -162,8 +171,12 @@ def test_redirect_returned_when_allowed() -> None:
 
 @pytest.mark.parametrize(
     "exc",
-    [httpx.ReadTimeout("slow"), httpx.ConnectTimeout("slow"), httpx.ConnectError("refused"),
-     httpx.RemoteProtocolError("eof")],
+    [
+        httpx.ReadTimeout("slow"),
+        httpx.ConnectTimeout("slow"),
+        httpx.ConnectError("refused"),
+        httpx.RemoteProtocolError("eof"),
+    ],
 )
 def test_transport_failures_become_provider_unavailable(exc: Exception) -> None:
     calls: list[int] = []
@@ -212,8 +225,9 @@ def test_spacing_holds_under_concurrent_callers() -> None:
     """Time frozen: N threads at once must be spread into slots exactly interval apart."""
     clock = FakeClock(advance=False)
     http = _http(lambda r: httpx.Response(200), clock=clock, min_interval=1.5)
-    threads = [threading.Thread(target=http.get, args=(f"https://a.example/{i}",))
-               for i in range(8)]
+    threads = [
+        threading.Thread(target=http.get, args=(f"https://a.example/{i}",)) for i in range(8)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -243,8 +257,9 @@ def test_real_http_over_loopback() -> None:
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"
-        http = ProviderHttp("europepmc", make_client(load_settings()), min_interval=0,
-                            backoff_budget=1)
+        http = ProviderHttp(
+            "europepmc", make_client(load_settings()), min_interval=0, backoff_budget=1
+        )
         data = http.get_json(f"{base}/search", params={"query": "a b"})
         assert data["ua"] == USER_AGENT
         assert data["path"] == "/search?query=a+b"

@@ -22,24 +22,38 @@ ENV = {
     "PRIORIS_MCP_OPENALEX_BASE_URL": "https://openalex.test",
     "PRIORIS_MCP_DOI_RESOLVER_URL": "https://doi.test",
     "PRIORIS_MCP_OPENALEX_API_KEY": "k",
-    **{f"PRIORIS_MCP_{p}_MIN_INTERVAL_SECONDS": "0"
-       for p in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY")},
+    **{
+        f"PRIORIS_MCP_{p}_MIN_INTERVAL_SECONDS": "0"
+        for p in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY")
+    },
 }
 
-ATOM = ('<feed xmlns="http://www.w3.org/2005/Atom" '
-        'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
-        'xmlns:arxiv="http://arxiv.org/schemas/atom"><opensearch:totalResults>1'
-        "</opensearch:totalResults><entry><id>http://arxiv.org/abs/2401.01234v3</id>"
-        "<title>Paper</title><published>2024-01-02T00:00:00Z</published><summary>S</summary>"
-        "<author><name>A B</name></author><arxiv:doi>10.5555/pub</arxiv:doi></entry></feed>")
-JATS = (b"<article><front><article-meta><title-group><article-title>T</article-title>"
-        b"</title-group></article-meta></front><body><sec><title>Intro</title><p>x</p></sec>"
-        b"</body></article>")
+ATOM = (
+    '<feed xmlns="http://www.w3.org/2005/Atom" '
+    'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+    'xmlns:arxiv="http://arxiv.org/schemas/atom"><opensearch:totalResults>1'
+    "</opensearch:totalResults><entry><id>http://arxiv.org/abs/2401.01234v3</id>"
+    "<title>Paper</title><published>2024-01-02T00:00:00Z</published><summary>S</summary>"
+    "<author><name>A B</name></author><arxiv:doi>10.5555/pub</arxiv:doi></entry></feed>"
+)
+JATS = (
+    b"<article><front><article-meta><title-group><article-title>T</article-title>"
+    b"</title-group></article-meta></front><body><sec><title>Intro</title><p>x</p></sec>"
+    b"</body></article>"
+)
 
 
 def epmc_record(pmcid: str | None, in_epmc: str) -> dict[str, Any]:
-    record = {"id": "555", "source": "MED", "pmid": "555", "title": "Bio", "pubYear": "2020",
-              "doi": "10.6666/bio", "inEPMC": in_epmc, "isOpenAccess": in_epmc}
+    record = {
+        "id": "555",
+        "source": "MED",
+        "pmid": "555",
+        "title": "Bio",
+        "pubYear": "2020",
+        "doi": "10.6666/bio",
+        "inEPMC": in_epmc,
+        "isOpenAccess": in_epmc,
+    }
     if pmcid:
         record["pmcid"] = pmcid
     return record
@@ -48,8 +62,14 @@ def epmc_record(pmcid: str | None, in_epmc: str) -> dict[str, Any]:
 class Provider:
     """A fake of every provider host, recording the requests."""
 
-    def __init__(self, *, pmcid: str | None = "PMC777", in_epmc: str = "Y",
-                 html: bool = True, openalex: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        pmcid: str | None = "PMC777",
+        in_epmc: str = "Y",
+        html: bool = True,
+        openalex: dict[str, Any] | None = None,
+    ) -> None:
         self.seen: list[httpx.Request] = []
         self.pmcid, self.in_epmc, self.html, self.openalex = pmcid, in_epmc, html, openalex
 
@@ -61,11 +81,16 @@ class Provider:
         if host == "arxiv.test" and path.startswith("/pdf/"):
             return httpx.Response(200, content=b"%PDF-1.5 fake")
         if host == "arxiv.test" and path.startswith("/html/") and self.html:
-            return httpx.Response(200, text="<html><body><h2>Intro</h2><p>Hi</p></body></html>",
-                                  headers={"Content-Type": "text/html"})
+            return httpx.Response(
+                200,
+                text="<html><body><h2>Intro</h2><p>Hi</p></body></html>",
+                headers={"Content-Type": "text/html"},
+            )
         if host == "epmc.test" and path == "/rest/search":
-            body = {"hitCount": 1, "resultList": {"result": [epmc_record(self.pmcid,
-                                                                         self.in_epmc)]}}
+            body = {
+                "hitCount": 1,
+                "resultList": {"result": [epmc_record(self.pmcid, self.in_epmc)]},
+            }
             return httpx.Response(200, json=body)
         if host == "epmc.test" and path.endswith("/fullTextXML"):
             return httpx.Response(200, content=JATS)
@@ -124,7 +149,8 @@ def test_doi_routes_to_arxiv_and_keeps_the_doi_alias() -> None:
     provider = Provider()
     with remote(provider) as sources:
         assert sources.resolve("https://doi.org/10.7777/TO-ARXIV") == Identifier(
-            "arxiv", "2401.01234")
+            "arxiv", "2401.01234"
+        )
         work, full = sources.fetch("doi:10.7777/to-arxiv")
         assert work.id == "arxiv:2401.01234v3" and full is not None
         assert "doi:10.7777/to-arxiv" in work.aliases and "doi:10.5555/pub" in work.aliases
@@ -138,16 +164,24 @@ def test_doi_off_allowlist_is_unsupported_with_one_request() -> None:
 
 
 def test_openalex_routes_to_pmc_or_returns_metadata_only() -> None:
-    routed = {"id": "https://openalex.org/W1", "title": "Bio", "doi": "https://doi.org/10.6666/bio",
-              "ids": {"pmcid": "https://www.ncbi.nlm.nih.gov/pmc/articles/777"}}
+    routed = {
+        "id": "https://openalex.org/W1",
+        "title": "Bio",
+        "doi": "https://doi.org/10.6666/bio",
+        "ids": {"pmcid": "https://www.ncbi.nlm.nih.gov/pmc/articles/777"},
+    }
     provider = Provider(openalex=routed)
     with remote(provider) as sources:
         assert sources.resolve("W1") == Identifier("europepmc", "PMC777")
         work, full = sources.fetch("https://openalex.org/W1")
         assert work.id == "europepmc:PMC777" and "openalex:W1" in work.aliases
         assert full is not None and full.format == "xml"
-    lonely = {"id": "https://openalex.org/W2", "title": "Closed", "doi": "https://doi.org/10.9/c",
-              "abstract_inverted_index": {"Hello": [0], "world": [1]}}
+    lonely = {
+        "id": "https://openalex.org/W2",
+        "title": "Closed",
+        "doi": "https://doi.org/10.9/c",
+        "abstract_inverted_index": {"Hello": [0], "world": [1]},
+    }
     with remote(Provider(openalex=lonely)) as sources:
         work, full = sources.fetch("openalex:W2")
         assert work.id == "openalex:W2" and work.abstract == "Hello world" and full is None
@@ -157,8 +191,9 @@ def test_openalex_routes_to_pmc_or_returns_metadata_only() -> None:
 
 
 def test_openalex_recorded_work_without_route() -> None:
-    path = shared_path("fixtures", "api", "openalex",
-                       "paperqa_test_doi_search_paper_attributes0.json")
+    path = shared_path(
+        "fixtures", "api", "openalex", "paperqa_test_doi_search_paper_attributes0.json"
+    )
     provider = Provider(openalex=json.loads(path.read_text()))
     with remote(provider) as sources:
         work, full = sources.fetch("W4408732759")

@@ -80,10 +80,16 @@ def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
     if host not in LOOPBACK_HOSTS:
         hosts += [host, f"{host}:*"]
-    origins = [f"{scheme}://{name}:*" for scheme in ("http", "https")
-               for name in ("127.0.0.1", "localhost", "[::1]")]
-    origins += [f"{scheme}://{name}" for scheme in ("http", "https")
-                for name in ("127.0.0.1", "localhost", "[::1]")]
+    origins = [
+        f"{scheme}://{name}:*"
+        for scheme in ("http", "https")
+        for name in ("127.0.0.1", "localhost", "[::1]")
+    ]
+    origins += [
+        f"{scheme}://{name}"
+        for scheme in ("http", "https")
+        for name in ("127.0.0.1", "localhost", "[::1]")
+    ]
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=host not in ("0.0.0.0", "::"),
         allowed_hosts=hosts,
@@ -97,18 +103,24 @@ def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp
         allow_origins=list(extra),
         allow_origin_regex=LOCALHOST_ORIGIN,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-        allow_headers=["content-type", "accept", "authorization", "mcp-session-id",
-                       "mcp-protocol-version", "last-event-id"],
+        allow_headers=[
+            "content-type",
+            "accept",
+            "authorization",
+            "mcp-session-id",
+            "mcp-protocol-version",
+            "last-event-id",
+        ],
         expose_headers=["mcp-session-id", "mcp-protocol-version"],
     )
 
 
-async def _serve_http(server: PriorisMCPServer, settings: Settings, host: str,
-                      port: int) -> None:
+async def _serve_http(server: PriorisMCPServer, settings: Settings, host: str, port: int) -> None:
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, settings, host), host=host, port=port,
-                            log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        http_app(server, settings, host), host=host, port=port, log_level="warning", lifespan="on"
+    )
     sys.stderr.write(f"prioris: MCP server on http://{host}:{port}{MCP_PATH}\n")
     sys.stderr.flush()
     await uvicorn.Server(config).serve()
@@ -141,7 +153,12 @@ def serve(
         if transport == "stdio":
             anyio.run(server.run_stdio_async)
         else:
-            anyio.run(_serve_http, server, settings, host or settings.host,
-                      settings.port if port is None else port)
+            anyio.run(
+                _serve_http,
+                server,
+                settings,
+                host or settings.host,
+                settings.port if port is None else port,
+            )
     finally:
         server.prioris_state.close()  # type: ignore[attr-defined]

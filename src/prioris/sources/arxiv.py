@@ -221,8 +221,15 @@ def _as_arxiv_id(text: str) -> str:
 class ArxivClient:
     """arXiv API, site and OAI-PMH through one :class:`ProviderHttp` (one spacing budget)."""
 
-    def __init__(self, http: ProviderHttp, api_url: str, site_url: str, oai_url: str, *,
-                 max_pdf_bytes: int | None = None) -> None:
+    def __init__(
+        self,
+        http: ProviderHttp,
+        api_url: str,
+        site_url: str,
+        oai_url: str,
+        *,
+        max_pdf_bytes: int | None = None,
+    ) -> None:
         self.http = http
         self.api_url = api_url
         self.site_url = site_url.rstrip("/")
@@ -236,8 +243,14 @@ class ArxivClient:
         except ParseError as exc:
             raise ProviderUnavailableError(f"arxiv: unreadable API response ({exc})") from exc
 
-    def search(self, query: str, start: int = 0, max_results: int = 10,
-               sort_by: str = "relevance", sort_order: str = "descending") -> ArxivFeed:
+    def search(
+        self,
+        query: str,
+        start: int = 0,
+        max_results: int = 10,
+        sort_by: str = "relevance",
+        sort_order: str = "descending",
+    ) -> ArxivFeed:
         """One page of results; limits and sort values are validated before any request."""
         if not query or not query.strip():
             raise InvalidRequestError("arXiv search needs a non-empty query")
@@ -256,9 +269,15 @@ class ArxivClient:
             raise InvalidRequestError(f"sort_by must be one of {', '.join(SORT_BY)}")
         if sort_order not in SORT_ORDER:
             raise InvalidRequestError(f"sort_order must be one of {', '.join(SORT_ORDER)}")
-        return self._feed({"search_query": build_query(query), "start": start,
-                           "max_results": max_results, "sortBy": sort_by,
-                           "sortOrder": sort_order})
+        return self._feed(
+            {
+                "search_query": build_query(query),
+                "start": start,
+                "max_results": max_results,
+                "sortBy": sort_by,
+                "sortOrder": sort_order,
+            }
+        )
 
     def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
         """(works in input order, ids arXiv does not know). Unversioned ids -> latest version."""
@@ -267,9 +286,8 @@ class ArxivClient:
             raise InvalidRequestError("no arXiv ids given")
         found: dict[str, Work] = {}
         for offset in range(0, len(wanted), ID_BATCH):
-            batch = wanted[offset:offset + ID_BATCH]
-            feed = self._feed({"id_list": ",".join(batch), "start": 0,
-                               "max_results": len(batch)})
+            batch = wanted[offset : offset + ID_BATCH]
+            feed = self._feed({"id_list": ",".join(batch), "start": 0, "max_results": len(batch)})
             for work in feed.works:
                 found[work.extra["arxiv_id"]] = work
                 found.setdefault(work.extra["arxiv_versionless"], work)
@@ -287,8 +305,9 @@ class ArxivClient:
             raise NotFoundError(f"arXiv has no record for: {', '.join(missing)}")
         return works
 
-    def list_top_n(self, categories: Sequence[str], n: int,
-                   exclude: Sequence[str] = ()) -> list[Work]:
+    def list_top_n(
+        self, categories: Sequence[str], n: int, exclude: Sequence[str] = ()
+    ) -> list[Work]:
         """The newest ``n`` submissions in any of ``categories``.
 
         ``exclude`` may hold categories (``cs.CV``: dropped with ANDNOT) and arXiv ids
@@ -357,8 +376,12 @@ class ArxivClient:
         _, markdown = html_to_markdown(response.text)
         if not markdown.strip():
             raise FormatUnavailableError(f"arXiv HTML of {value} has no text")
-        return FullText(format="html", content=response.content,
-                        url=str(response.request.url), markdown=markdown)
+        return FullText(
+            format="html",
+            content=response.content,
+            url=str(response.request.url),
+            markdown=markdown,
+        )
 
     def list_categories(self) -> list[ArxivCategory]:
         """Every OAI-PMH set (ListSets), following resumption tokens."""
@@ -369,8 +392,9 @@ class ArxivClient:
             try:
                 page, token = parse_list_sets(response.content)
             except ParseError as exc:
-                raise ProviderUnavailableError(f"arxiv: unreadable OAI-PMH response ({exc})"
-                                               ) from exc
+                raise ProviderUnavailableError(
+                    f"arxiv: unreadable OAI-PMH response ({exc})"
+                ) from exc
             categories.extend(page)
             if not token:
                 break

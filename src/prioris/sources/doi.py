@@ -15,11 +15,18 @@ from prioris.errors import InvalidRequestError, ProviderUnavailableError, Unsupp
 from prioris.identifiers import Identifier, arxiv_id_from_doi, parse_identifier
 from prioris.sources.http import ProviderHttp
 
-ALLOWED_HOSTS = frozenset({
-    "arxiv.org", "www.arxiv.org", "export.arxiv.org",
-    "europepmc.org", "www.europepmc.org", "www.ebi.ac.uk",
-    "www.ncbi.nlm.nih.gov", "pmc.ncbi.nlm.nih.gov",
-})
+ALLOWED_HOSTS = frozenset(
+    {
+        "arxiv.org",
+        "www.arxiv.org",
+        "export.arxiv.org",
+        "europepmc.org",
+        "www.europepmc.org",
+        "www.ebi.ac.uk",
+        "www.ncbi.nlm.nih.gov",
+        "pmc.ncbi.nlm.nih.gov",
+    }
+)
 """Redirect targets Prioris may act on: arXiv, Europe PMC and PubMed Central."""
 
 

@@ -74,7 +74,8 @@ def _authors(record: dict[str, Any]) -> list[str]:
     people = (record.get("authorList") or {}).get("author") or []
     names = [
         str(p.get("fullName") or p.get("collectiveName") or "").strip()
-        for p in people if isinstance(p, dict)
+        for p in people
+        if isinstance(p, dict)
     ]
     names = [n for n in names if n]
     if names:
@@ -114,13 +115,18 @@ def parse_record(record: dict[str, Any]) -> Work:
     if not venue and preprint:
         venue = (record.get("bookOrReportDetails") or {}).get("publisher")
     urls = [
-        {"url": u.get("url"), "style": u.get("documentStyle"),
-         "availability": u.get("availabilityCode"), "site": u.get("site")}
+        {
+            "url": u.get("url"),
+            "style": u.get("documentStyle"),
+            "availability": u.get("availabilityCode"),
+            "site": u.get("site"),
+        }
         for u in (record.get("fullTextUrlList") or {}).get("fullTextUrl") or []
         if isinstance(u, dict) and u.get("url")
     ]
-    pdf_url = next((u["url"] for u in urls
-                    if u["style"] == "pdf" and u["availability"] in ("OA", "F")), None)
+    pdf_url = next(
+        (u["url"] for u in urls if u["style"] == "pdf" and u["availability"] in ("OA", "F")), None
+    )
     year_text = str(record.get("pubYear") or "").strip()
     keywords = (record.get("keywordList") or {}).get("keyword") or []
     abstract = strip_tags(str(record.get("abstractText") or "")) or None
@@ -138,7 +144,8 @@ def parse_record(record: dict[str, Any]) -> Work:
         type=types[0] if types else None,
         is_oa=_yes(record.get("isOpenAccess")),
         pdf_url=pdf_url,
-        cited_by_count=int(cited) if isinstance(cited, int | str) and str(cited).isdigit()
+        cited_by_count=int(cited)
+        if isinstance(cited, int | str) and str(cited).isdigit()
         else None,
         concepts=[str(k) for k in keywords if isinstance(k, str)],
         is_preprint=preprint,
@@ -169,8 +176,9 @@ def parse_search(data: Any) -> EuropePmcPage:
     cursor = data.get("nextCursorMark")
     next_cursor = str(cursor) if cursor and works and unquote(str(cursor)) != asked else None
     total = data.get("hitCount")
-    return EuropePmcPage(total=int(total) if str(total).isdigit() else 0, works=works,
-                         next_cursor=next_cursor)
+    return EuropePmcPage(
+        total=int(total) if str(total).isdigit() else 0, works=works, next_cursor=next_cursor
+    )
 
 
 def _as_europepmc(text: str) -> Identifier:
@@ -216,10 +224,16 @@ class EuropePmcClient:
             raise InvalidRequestError(
                 f"page_size must be between 1 and {MAX_PAGE_SIZE} (got {page_size})"
             )
-        data = self.http.get_json(f"{self.base_url}/search", params={
-            "query": query, "resultType": "core", "format": "json",
-            "pageSize": page_size, "cursorMark": cursor or "*",
-        })
+        data = self.http.get_json(
+            f"{self.base_url}/search",
+            params={
+                "query": query,
+                "resultType": "core",
+                "format": "json",
+                "pageSize": page_size,
+                "cursorMark": cursor or "*",
+            },
+        )
         return parse_search(data)
 
     def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
@@ -229,9 +243,11 @@ class EuropePmcClient:
             raise InvalidRequestError("no Europe PMC ids given")
         works: list[Work] = []
         for offset in range(0, len(idents), ID_BATCH):
-            batch = idents[offset:offset + ID_BATCH]
-            page = self.search(" OR ".join(_clause(i) for i in batch),
-                               page_size=min(MAX_PAGE_SIZE, max(25, 2 * len(batch))))
+            batch = idents[offset : offset + ID_BATCH]
+            page = self.search(
+                " OR ".join(_clause(i) for i in batch),
+                page_size=min(MAX_PAGE_SIZE, max(25, 2 * len(batch))),
+            )
             works.extend(page.works)
         found: list[Work] = []
         missing: list[str] = []
@@ -251,9 +267,7 @@ class EuropePmcClient:
         """JATS XML of a PMC article hosted by Europe PMC, with its Markdown rendering."""
         ident = _as_europepmc(pmcid)
         if ident.scheme != "europepmc" or not ident.value.startswith("PMC"):
-            raise FormatUnavailableError(
-                f"Europe PMC full text needs a PMCID; {pmcid!r} has none"
-            )
+            raise FormatUnavailableError(f"Europe PMC full text needs a PMCID; {pmcid!r} has none")
         url = f"{self.base_url}/{ident.value}/fullTextXML"
         try:
             response = self.http.get(url)
@@ -262,9 +276,6 @@ class EuropePmcClient:
                 f"Europe PMC does not host the full text of {ident.value}"
             ) from exc
         if not response.content.strip():
-            raise FormatUnavailableError(
-                f"Europe PMC returned no full text for {ident.value}"
-            )
+            raise FormatUnavailableError(f"Europe PMC returned no full text for {ident.value}")
         document = jats_to_markdown(response.content)
-        return FullText(format="xml", content=response.content, url=url,
-                        markdown=document.markdown)
+        return FullText(format="xml", content=response.content, url=url, markdown=document.markdown)

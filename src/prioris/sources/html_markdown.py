@@ -12,12 +12,52 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-_SKIP = {"script", "style", "nav", "header", "footer", "button", "noscript", "svg", "template",
-         "head", "form", "annotation", "annotation-xml"}
-_SKIP_CLASSES = ("ltx_page_header", "ltx_page_footer", "ltx_page_navbar", "ltx_dates",
-                 "package-alerts", "ltx_TOC", "ltx_role_navigation")
-_BLOCKS = {"p", "div", "section", "article", "li", "tr", "figcaption", "blockquote", "pre",
-           "dd", "dt", "table", "figure", "ul", "ol", "dl", "br", "caption", "main", "body"}
+_SKIP = {
+    "script",
+    "style",
+    "nav",
+    "header",
+    "footer",
+    "button",
+    "noscript",
+    "svg",
+    "template",
+    "head",
+    "form",
+    "annotation",
+    "annotation-xml",
+}
+_SKIP_CLASSES = (
+    "ltx_page_header",
+    "ltx_page_footer",
+    "ltx_page_navbar",
+    "ltx_dates",
+    "package-alerts",
+    "ltx_TOC",
+    "ltx_role_navigation",
+)
+_BLOCKS = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "li",
+    "tr",
+    "figcaption",
+    "blockquote",
+    "pre",
+    "dd",
+    "dt",
+    "table",
+    "figure",
+    "ul",
+    "ol",
+    "dl",
+    "br",
+    "caption",
+    "main",
+    "body",
+}
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "col", "source", "wbr", "area", "base"}
 
@@ -44,8 +84,8 @@ class _Converter(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
         classes = attributes.get("class", "")
-        starts_skip = self.skip_depth > 0 or tag in _SKIP or any(
-            c in classes.split() for c in _SKIP_CLASSES
+        starts_skip = (
+            self.skip_depth > 0 or tag in _SKIP or any(c in classes.split() for c in _SKIP_CLASSES)
         )
         if tag == "title" and self.skip_depth == 0:
             self._in_title = True

@@ -18,12 +18,29 @@ from dataclasses import dataclass, field
 from prioris.errors import ParseError
 from prioris.sources.xml import DEFAULT_MAX_XML_BYTES, local_name, parse_xml
 
-_BLOCK_TAGS = {"list", "table-wrap", "fig", "disp-quote", "boxed-text", "disp-formula",
-               "def-list", "statement", "supplementary-material", "table-wrap-group",
-               "fig-group", "preformat", "code"}
+_BLOCK_TAGS = {
+    "list",
+    "table-wrap",
+    "fig",
+    "disp-quote",
+    "boxed-text",
+    "disp-formula",
+    "def-list",
+    "statement",
+    "supplementary-material",
+    "table-wrap-group",
+    "fig-group",
+    "preformat",
+    "code",
+}
 _SKIP_INLINE = {"object-id", "graphic", "inline-graphic", "media", "alt-text", "ext-link-no"}
-_SECTION_TAGS = {"sec": "", "app": "Appendix", "ack": "Acknowledgements", "notes": "Notes",
-                 "glossary": "Glossary"}
+_SECTION_TAGS = {
+    "sec": "",
+    "app": "Appendix",
+    "ack": "Acknowledgements",
+    "notes": "Notes",
+    "glossary": "Glossary",
+}
 _SKIP_BLOCK = {"title", "label", "caption", "sec-meta", "object-id", "graphic", "alt-text"}
 
 
@@ -54,7 +71,7 @@ def _formula(element: ET.Element) -> str:
             if tex.startswith("\\documentclass"):  # whole LaTeX documents in some articles
                 start, end = tex.find("\\begin{document}"), tex.find("\\end{document}")
                 if start >= 0 and end > start:
-                    tex = tex[start + len("\\begin{document}"):end].strip()
+                    tex = tex[start + len("\\begin{document}") : end].strip()
             return f" ${_squash(tex).strip('$')}$ "
     for node in element.iter():
         if local_name(node.tag) == "math" and node.get("alttext"):
@@ -107,9 +124,10 @@ def _blocks(element: ET.Element, depth: int, out: list[str]) -> None:
         if name in _SECTION_TAGS:
             label = _child(child, "label")
             title = _child(child, "title")
-            heading = " ".join(
-                _squash(_inline(e)) for e in (label, title) if e is not None
-            ).strip() or _SECTION_TAGS[name]
+            heading = (
+                " ".join(_squash(_inline(e)) for e in (label, title) if e is not None).strip()
+                or _SECTION_TAGS[name]
+            )
             if heading:
                 out.append("#" * min(depth, 6) + " " + heading)
             _blocks(child, depth + 1, out)
@@ -160,8 +178,12 @@ def _blocks(element: ET.Element, depth: int, out: list[str]) -> None:
 
 def _reference(ref: ET.Element) -> str:
     citation = next(
-        (c for c in ref.iter() if local_name(c.tag) in ("mixed-citation", "element-citation",
-                                                        "citation", "nlm-citation")),
+        (
+            c
+            for c in ref.iter()
+            if local_name(c.tag)
+            in ("mixed-citation", "element-citation", "citation", "nlm-citation")
+        ),
         None,
     )
     if citation is None:
@@ -171,11 +193,17 @@ def _reference(ref: ET.Element) -> str:
     names = []
     for name in citation.iter():
         if local_name(name.tag) == "name":
-            surname = _squash("".join(_child(name, "surname").itertext())) if _child(
-                name, "surname") is not None else ""
+            surname = (
+                _squash("".join(_child(name, "surname").itertext()))
+                if _child(name, "surname") is not None
+                else ""
+            )
             given = _child(name, "given-names")
-            names.append(f"{surname} {_squash(''.join(given.itertext()))}".strip()
-                         if given is not None else surname)
+            names.append(
+                f"{surname} {_squash(''.join(given.itertext()))}".strip()
+                if given is not None
+                else surname
+            )
         elif local_name(name.tag) == "collab":
             names.append(_squash(_inline(name)))
 
@@ -184,8 +212,14 @@ def _reference(ref: ET.Element) -> str:
         return _squash(_inline(node)) if node is not None else ""
 
     pages = "-".join(p for p in (part("fpage"), part("lpage")) if p)
-    pieces = [", ".join(names), f"({part('year')})" if part("year") else "", part("article-title"),
-              part("source"), part("volume"), pages]
+    pieces = [
+        ", ".join(names),
+        f"({part('year')})" if part("year") else "",
+        part("article-title"),
+        part("source"),
+        part("volume"),
+        pages,
+    ]
     text = ". ".join(p.rstrip(".") for p in pieces if p)
     for pub_id in citation:
         if local_name(pub_id.tag) == "pub-id" and pub_id.get("pub-id-type") == "doi":
@@ -216,16 +250,23 @@ def _front(root: ET.Element) -> tuple[JatsDocument, list[str]]:
             if person is not None:
                 surname = _child(person, "surname")
                 given = _child(person, "given-names")
-                doc.authors.append(" ".join(
-                    _squash("".join(e.itertext())) for e in (given, surname) if e is not None
-                ))
+                doc.authors.append(
+                    " ".join(
+                        _squash("".join(e.itertext())) for e in (given, surname) if e is not None
+                    )
+                )
         elif name == "pub-date" and doc.year is None:
             year = _child(node, "year")
             if year is not None and (year.text or "").strip().isdigit():
                 doc.year = int(year.text.strip())
     abstract = next(
-        (a for a in meta if local_name(a.tag) == "abstract"
-         and a.get("abstract-type") not in ("graphical", "teaser", "toc")), None,
+        (
+            a
+            for a in meta
+            if local_name(a.tag) == "abstract"
+            and a.get("abstract-type") not in ("graphical", "teaser", "toc")
+        ),
+        None,
     )
     if abstract is not None:
         _blocks(abstract, 2, abstract_blocks)

@@ -71,23 +71,36 @@ def _merge_aliases(work: Work, *aliases: str) -> Work:
 class RemoteSources:
     """Remote providers behind one facade; ``transport`` and ``clock`` are the test seams."""
 
-    def __init__(self, settings: Settings, transport: httpx.BaseTransport | None = None,
-                 clock: Clock | None = None, *, openalex: Any = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        transport: httpx.BaseTransport | None = None,
+        clock: Clock | None = None,
+        *,
+        openalex: Any = None,
+    ) -> None:
         self.settings = settings
         self.clock = clock
         self.client = make_client(settings, transport)
-        self.arxiv = ArxivClient(self._http("arxiv"), settings.arxiv_api_url,
-                                 settings.arxiv_site_url, settings.arxiv_oai_url,
-                                 max_pdf_bytes=settings.max_file_bytes)
+        self.arxiv = ArxivClient(
+            self._http("arxiv"),
+            settings.arxiv_api_url,
+            settings.arxiv_site_url,
+            settings.arxiv_oai_url,
+            max_pdf_bytes=settings.max_file_bytes,
+        )
         self.europepmc = EuropePmcClient(self._http("europepmc"), settings.europepmc_base_url)
         self.doi = DoiResolver(self._http("doi"), settings.doi_resolver_url)
         self._openalex = openalex
 
     def _http(self, provider: str) -> ProviderHttp:
-        return ProviderHttp(provider, self.client,
-                            min_interval=self.settings.min_intervals.get(provider, 0.0),
-                            backoff_budget=self.settings.backoff_budget_seconds,
-                            clock=self.clock)
+        return ProviderHttp(
+            provider,
+            self.client,
+            min_interval=self.settings.min_intervals.get(provider, 0.0),
+            backoff_budget=self.settings.backoff_budget_seconds,
+            clock=self.clock,
+        )
 
     @property
     def openalex(self) -> Any:
@@ -97,10 +110,12 @@ class RemoteSources:
                 from prioris.sources.openalex import OpenAlexClient
             except ImportError as exc:
                 raise UnsupportedProviderError("OpenAlex support is not available") from exc
-            self._openalex = OpenAlexClient(self._http("openalex"),
-                                            self.settings.openalex_base_url,
-                                            self.settings.openalex_api_key,
-                                            semantic_http=self._http("discovery"))
+            self._openalex = OpenAlexClient(
+                self._http("openalex"),
+                self.settings.openalex_base_url,
+                self.settings.openalex_api_key,
+                semantic_http=self._http("discovery"),
+            )
         return self._openalex
 
     def close(self) -> None:
@@ -159,8 +174,9 @@ class RemoteSources:
             return openalex_work
         return _merge_aliases(self._metadata(ident), *met)
 
-    def fetch(self, identifier: str | Identifier,
-              format: str | None = None) -> tuple[Work, FullText | None]:
+    def fetch(
+        self, identifier: str | Identifier, format: str | None = None
+    ) -> tuple[Work, FullText | None]:
         """Metadata and full text of one work.
 
         ``format``: arXiv ``pdf`` (default) or ``html`` (FormatUnavailableError when arXiv
@@ -179,8 +195,9 @@ class RemoteSources:
             return openalex_work, None
         if ident.scheme == "arxiv":
             if fmt not in (None, *ARXIV_FORMATS):
-                raise FormatUnavailableError(f"arXiv offers {' or '.join(ARXIV_FORMATS)}, "
-                                             f"not {fmt!r}")
+                raise FormatUnavailableError(
+                    f"arXiv offers {' or '.join(ARXIV_FORMATS)}, not {fmt!r}"
+                )
             work = _merge_aliases(self._metadata(ident), *met)
             version_id = work.extra.get("arxiv_id") or ident.value
             if fmt == "html":

@@ -23,8 +23,9 @@ DEFAULT_MAX_XML_BYTES = 50 * 1024 * 1024
 """Largest XML payload parsed (JATS full texts are rarely above a few megabytes)."""
 
 
-def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_XML_BYTES, what: str = "XML"
-              ) -> ET.Element:
+def parse_xml(
+    data: bytes | str, *, max_bytes: int = DEFAULT_MAX_XML_BYTES, what: str = "XML"
+) -> ET.Element:
     """Parse ``data`` safely and return the root element; ParseError on anything unsafe/broken."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
     if size > max_bytes:
@@ -34,8 +35,10 @@ def parse_xml(data: bytes | str, *, max_bytes: int = DEFAULT_MAX_XML_BYTES, what
     try:
         return fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:
-        raise ParseError(f"{what} refused: {type(exc).__name__} (entities or external "
-                         "references are not allowed)") from exc
+        raise ParseError(
+            f"{what} refused: {type(exc).__name__} (entities or external "
+            "references are not allowed)"
+        ) from exc
     except ET.ParseError as exc:
         raise ParseError(f"{what} is malformed: {exc}") from exc
 

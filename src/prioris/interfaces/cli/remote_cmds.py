@@ -42,21 +42,26 @@ def register(subparsers: Any) -> None:
     )
     search.add_argument("query", metavar="QUERY", help="words or an arXiv query")
     search.add_argument("--start", type=_count, default=0, help="offset of the first result")
-    search.add_argument("--max-results", type=_count, default=10,
-                        help=f"results per page, 1-{MAX_RESULTS} (start + max <= {MAX_WINDOW})")
+    search.add_argument(
+        "--max-results",
+        type=_count,
+        default=10,
+        help=f"results per page, 1-{MAX_RESULTS} (start + max <= {MAX_WINDOW})",
+    )
     search.add_argument("--sort", choices=SORT_BY, default="relevance", help="sort field")
     search.add_argument("--order", choices=SORT_ORDER, default="descending", help="sort order")
     search.add_argument("--json", action="store_true", help="print JSON instead of a table")
     search.set_defaults(func=run_arxiv_search)
 
-    epmc = subparsers.add_parser("europepmc",
-                                 help="Europe PMC keyword search (nothing is stored)")
+    epmc = subparsers.add_parser("europepmc", help="Europe PMC keyword search (nothing is stored)")
     epmc_sub = epmc.add_subparsers(dest="europepmc_command", metavar="COMMAND")
     search = epmc_sub.add_parser(
         "search",
         help="search Europe PMC",
-        description=("Search Europe PMC (articles and preprints) with its query syntax; "
-                     "page on with --cursor set to the previous 'next'."),
+        description=(
+            "Search Europe PMC (articles and preprints) with its query syntax; "
+            "page on with --cursor set to the previous 'next'."
+        ),
     )
     search.add_argument("query", metavar="QUERY", help="words or a Europe PMC query")
     search.add_argument("--page-size", type=_count, default=25, help="results per page, 1-1000")
@@ -128,13 +133,24 @@ def _table(ctx: Any, works: list[Work], first: int) -> None:
 
 def run_arxiv_search(args: argparse.Namespace, ctx: Any) -> int:
     with _remote(ctx) as remote:
-        feed = remote.arxiv.search(args.query, start=args.start, max_results=args.max_results,
-                                   sort_by=args.sort, sort_order=args.order)
+        feed = remote.arxiv.search(
+            args.query,
+            start=args.start,
+            max_results=args.max_results,
+            sort_by=args.sort,
+            sort_order=args.order,
+        )
     end = feed.start + len(feed.works)
     following = end if feed.works and end < min(feed.total, MAX_WINDOW) else None
     if args.json:
-        ctx.print_json({"total": feed.total, "start": feed.start,
-                        "results": [_item(w) for w in feed.works], "next": following})
+        ctx.print_json(
+            {
+                "total": feed.total,
+                "start": feed.start,
+                "results": [_item(w) for w in feed.works],
+                "next": following,
+            }
+        )
         return 0
     _table(ctx, feed.works, feed.start + 1)
     more = f"next page: --start {following}" if following is not None else "no more pages"
@@ -146,8 +162,13 @@ def run_europepmc_search(args: argparse.Namespace, ctx: Any) -> int:
     with _remote(ctx) as remote:
         page = remote.europepmc.search(args.query, page_size=args.page_size, cursor=args.cursor)
     if args.json:
-        ctx.print_json({"total": page.total, "results": [_item(w) for w in page.works],
-                        "next": page.next_cursor})
+        ctx.print_json(
+            {
+                "total": page.total,
+                "results": [_item(w) for w in page.works],
+                "next": page.next_cursor,
+            }
+        )
         return 0
     _table(ctx, page.works, 1)
     more = f"next page: --cursor '{page.next_cursor}'" if page.next_cursor else "no more pages"

@@ -16,8 +16,11 @@ def register(sub: Any) -> None:
         "Code or Cursor launch; http serves http://HOST:PORT/mcp (127.0.0.1 by default, CORS "
         "for localhost origins plus PRIORIS_MCP_CORS_ORIGINS).",
     )
-    p.add_argument("--transport", choices=("stdio", "http"),
-                   help="stdio (default) or http (env PRIORIS_MCP_TRANSPORT)")
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        help="stdio (default) or http (env PRIORIS_MCP_TRANSPORT)",
+    )
     p.add_argument("--host", help="HTTP bind address (default 127.0.0.1, env PRIORIS_MCP_HOST)")
     p.add_argument("--port", type=int, help="HTTP port (default 8000, env PRIORIS_MCP_PORT)")
     p.set_defaults(func=cmd_serve)

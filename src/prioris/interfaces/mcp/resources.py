@@ -30,12 +30,9 @@ DEFAULT_LIMIT = 10_000
 def _document(state: ServerState, provider: str, identifier: str, fmt: str) -> tuple[str, Any]:
     """(work id, the stored document of that format) or a PriorisError saying why not."""
     if provider not in PROVIDERS:
-        raise InvalidRequestError(
-            f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}"
-        )
+        raise InvalidRequestError(f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}")
     library = state.library()
-    candidates = [identifier] if provider == "import" else [f"{provider}:{identifier}",
-                                                             identifier]
+    candidates = [identifier] if provider == "import" else [f"{provider}:{identifier}", identifier]
     work_id = None
     for candidate in candidates:
         try:
@@ -58,17 +55,29 @@ def _document(state: ServerState, provider: str, identifier: str, fmt: str) -> t
 def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
     """Add the Markdown, full-text, arXiv-categories and OpenAlex work-types resources."""
 
-    @server.resource(MARKDOWN_URI, name="work_markdown", mime_type="text/markdown", description=(
-        "A stored work's full text as Markdown. Optional query: page (1-based PDF page), "
-        "offset and limit (characters; default limit 10000). Paging details (total_length, "
-        "has_more, next_offset) come with the research_*_parse_full_text tools."))
-    async def work_markdown(provider: str, identifier: str, format: str,
-                            offset: int | None = None, limit: int | None = None,
-                            page: int | None = None) -> str:
+    @server.resource(
+        MARKDOWN_URI,
+        name="work_markdown",
+        mime_type="text/markdown",
+        description=(
+            "A stored work's full text as Markdown. Optional query: page (1-based PDF page), "
+            "offset and limit (characters; default limit 10000). Paging details (total_length, "
+            "has_more, next_offset) come with the research_*_parse_full_text tools."
+        ),
+    )
+    async def work_markdown(
+        provider: str,
+        identifier: str,
+        format: str,
+        offset: int | None = None,
+        limit: int | None = None,
+        page: int | None = None,
+    ) -> str:
         def run() -> str:
             work_id, _ = _document(state, provider, identifier, format)
-            shown = state.library().show(work_id, page=page, offset=offset,
-                                         limit=limit or DEFAULT_LIMIT)
+            shown = state.library().show(
+                work_id, page=page, offset=offset, limit=limit or DEFAULT_LIMIT
+            )
             return str(shown["markdown"])
 
         try:
@@ -76,9 +85,14 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
         except PriorisError as exc:
             raise resource_error(exc) from exc
 
-    @server.resource(FULLTEXT_URI, name="work_fulltext", description=(
-        "The original stored document: PDF bytes as a blob (application/pdf), JATS XML, "
-        "HTML or plain text as text."))
+    @server.resource(
+        FULLTEXT_URI,
+        name="work_fulltext",
+        description=(
+            "The original stored document: PDF bytes as a blob (application/pdf), JATS XML, "
+            "HTML or plain text as text."
+        ),
+    )
     async def work_fulltext(provider: str, identifier: str, format: str) -> str | bytes:
         def run() -> str | bytes:
             _, document = _document(state, provider, identifier, format)
@@ -92,10 +106,15 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
         except PriorisError as exc:
             raise resource_error(exc) from exc
 
-    @server.resource("research://arxiv/categories", name="arxiv_categories",
-                     mime_type="application/json", description=(
-                         "arXiv's categories (OAI-PMH sets): spec, name and the category "
-                         "name usable in cat: queries and research_arxiv_list_top_n."))
+    @server.resource(
+        "research://arxiv/categories",
+        name="arxiv_categories",
+        mime_type="application/json",
+        description=(
+            "arXiv's categories (OAI-PMH sets): spec, name and the category "
+            "name usable in cat: queries and research_arxiv_list_top_n."
+        ),
+    )
     async def arxiv_categories() -> str:
         try:
             found = await blocking(lambda: state.library().remote.arxiv.list_categories())
@@ -103,9 +122,12 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
             raise resource_error(exc) from exc
         return json.dumps([c.to_dict() for c in found], ensure_ascii=False)
 
-    @server.resource("research://openalex/work-types", name="openalex_work_types",
-                     mime_type="application/json", description=(
-                         "OpenAlex's work-type vocabulary (article, preprint, review, ...)."))
+    @server.resource(
+        "research://openalex/work-types",
+        name="openalex_work_types",
+        mime_type="application/json",
+        description=("OpenAlex's work-type vocabulary (article, preprint, review, ...)."),
+    )
     async def openalex_work_types() -> str:
         try:
             found = await blocking(lambda: state.library().openalex_work_types())

@@ -135,8 +135,10 @@ class IngestOut(_Out):
 
 def ingest_out(result: Any, filename: str | None = None) -> IngestOut:
     data = as_dict(result)
-    status = getattr(result, "status", None) or data.get("status") or (
-        "skipped" if data.get("reason") else "ingested"
+    status = (
+        getattr(result, "status", None)
+        or data.get("status")
+        or ("skipped" if data.get("reason") else "ingested")
     )
     return IngestOut(
         id=data["id"],

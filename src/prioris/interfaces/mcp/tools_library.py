@@ -21,29 +21,51 @@ from prioris.ingest.uploads import decode_base64_checked
 from prioris.interfaces.mcp import schemas as s
 from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, prioris_tool
 
-StoredId = Annotated[str, Field(min_length=1, max_length=500, description=(
-    "id of a stored work (as returned by fetch/upload/search/list), or any alias of it"))]
-Offset = Annotated[int | None, Field(ge=0, description=(
-    "character offset to start at (relative to the page when `page` is given)"))]
+StoredId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=500,
+        description=(
+            "id of a stored work (as returned by fetch/upload/search/list), or any alias of it"
+        ),
+    ),
+]
+Offset = Annotated[
+    int | None,
+    Field(
+        ge=0,
+        description=("character offset to start at (relative to the page when `page` is given)"),
+    ),
+]
 Limit = Annotated[int, Field(ge=1, le=200_000, description="maximum characters to return")]
 PageNo = Annotated[int | None, Field(ge=1, description="1-based page number (PDFs)")]
-SessionId = Annotated[str, Field(min_length=1, max_length=100, description=(
-    "session_id from research_localfile_begin_upload"))]
-Filename = Annotated[str | None, Field(max_length=1000, description=(
-    "original file name, kept for display only"))]
+SessionId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=100,
+        description=("session_id from research_localfile_begin_upload"),
+    ),
+]
+Filename = Annotated[
+    str | None, Field(max_length=1000, description=("original file name, kept for display only"))
+]
 Year = Annotated[int | None, Field(ge=1000, le=3000, description="publication year bound")]
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                         open_world_hint=False)
+WRITES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 DEFAULT_LIMIT = 10_000
 
 
 def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None:
     """Add local-file, upload, parse, list, delete and search tools to ``server``."""
 
-    async def parse(id: str, offset: int | None, limit: int, page: int | None,
-                    fetch_tool: str) -> s.MarkdownPageOut:
+    async def parse(
+        id: str, offset: int | None, limit: int, page: int | None, fetch_tool: str
+    ) -> s.MarkdownPageOut:
         def run() -> s.MarkdownPageOut:
             try:
                 shown = state.library().show(id, page=page, offset=offset, limit=limit)
@@ -60,35 +82,46 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
         `has_more` and `next_offset` to continue. Search hits' `id` and `offset` plug in
         directly.""")
 
-    @server.tool(name="research_arxiv_parse_full_text", annotations=READS,
-                 description=parse_doc.format(tool="research_arxiv_fetch_full_text"))
+    @server.tool(
+        name="research_arxiv_parse_full_text",
+        annotations=READS,
+        description=parse_doc.format(tool="research_arxiv_fetch_full_text"),
+    )
     @prioris_tool
-    async def arxiv_parse(id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT,
-                          page: PageNo = None) -> s.MarkdownPageOut:
+    async def arxiv_parse(
+        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
+    ) -> s.MarkdownPageOut:
         return await parse(id, offset, limit, page, "research_arxiv_fetch_full_text")
 
-    @server.tool(name="research_europepmc_parse_full_text", annotations=READS,
-                 description=parse_doc.format(tool="research_europepmc_fetch_full_text"))
+    @server.tool(
+        name="research_europepmc_parse_full_text",
+        annotations=READS,
+        description=parse_doc.format(tool="research_europepmc_fetch_full_text"),
+    )
     @prioris_tool
-    async def europepmc_parse(id: StoredId, offset: Offset = None,
-                              limit: Limit = DEFAULT_LIMIT,
-                              page: PageNo = None) -> s.MarkdownPageOut:
+    async def europepmc_parse(
+        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
+    ) -> s.MarkdownPageOut:
         return await parse(id, offset, limit, page, "research_europepmc_fetch_full_text")
 
-    @server.tool(name="research_localfile_parse_full_text", annotations=READS,
-                 description=parse_doc.format(tool="research_localfile_fetch_full_text"))
+    @server.tool(
+        name="research_localfile_parse_full_text",
+        annotations=READS,
+        description=parse_doc.format(tool="research_localfile_fetch_full_text"),
+    )
     @prioris_tool
-    async def localfile_parse(id: StoredId, offset: Offset = None,
-                              limit: Limit = DEFAULT_LIMIT,
-                              page: PageNo = None) -> s.MarkdownPageOut:
+    async def localfile_parse(
+        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
+    ) -> s.MarkdownPageOut:
         return await parse(id, offset, limit, page, "research_localfile_fetch_full_text")
 
     # -- local files -------------------------------------------------------------------
     @server.tool(name="research_localfile_fetch_full_text", annotations=WRITES)
     @prioris_tool
     async def localfile_fetch_full_text(
-        content_base64: Annotated[str, Field(min_length=1, description=(
-            "the whole PDF, base64-encoded"))],
+        content_base64: Annotated[
+            str, Field(min_length=1, description=("the whole PDF, base64-encoded"))
+        ],
         filename: Filename = None,
     ) -> s.IngestOut:
         """Add a PDF you have to the library (small files; for large ones use
@@ -99,8 +132,9 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
 
         def run() -> s.IngestOut:
             library = state.library()
-            data = decode_base64_checked(content_base64, library.settings.max_file_bytes,
-                                         what="content_base64")
+            data = decode_base64_checked(
+                content_base64, library.settings.max_file_bytes, what="content_base64"
+            )
             result = library.ingest_pdf_bytes(data, filename=filename)
             return s.ingest_out(result, filename)
 
@@ -110,8 +144,10 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     @prioris_tool
     async def begin_upload(
         filename: Filename = None,
-        size_bytes: Annotated[int | None, Field(ge=1, description=(
-            "total size if known (refused early when over the limit)"))] = None,
+        size_bytes: Annotated[
+            int | None,
+            Field(ge=1, description=("total size if known (refused early when over the limit)")),
+        ] = None,
     ) -> s.UploadOut:
         """Start a chunked upload of a large PDF. Then send the file in pieces with
         research_localfile_upload_chunk (index 0, 1, 2, ... in order, each at most
@@ -125,16 +161,20 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     @prioris_tool
     async def upload_chunk(
         session_id: SessionId,
-        index: Annotated[int, Field(ge=0, description=(
-            "0 for the first chunk, then 1, 2, ... strictly in order"))],
-        chunk_base64: Annotated[str, Field(min_length=1, description=(
-            "the next piece of the file, base64-encoded"))],
+        index: Annotated[
+            int,
+            Field(ge=0, description=("0 for the first chunk, then 1, 2, ... strictly in order")),
+        ],
+        chunk_base64: Annotated[
+            str, Field(min_length=1, description=("the next piece of the file, base64-encoded"))
+        ],
     ) -> s.UploadOut:
         """Append one chunk to an upload session. Chunks must arrive in order: an index
         other than `next_index` is invalid_request (nothing is appended, so resend the
         right one). Returns `next_index` and `received_bytes`."""
         info = await blocking(
-            lambda: state.uploads().append_base64(session_id, index, chunk_base64))
+            lambda: state.uploads().append_base64(session_id, index, chunk_base64)
+        )
         return s.UploadOut.model_validate(s.as_dict(info))
 
     @server.tool(name="research_localfile_finalize_upload", annotations=WRITES)
@@ -146,8 +186,7 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
 
         def run() -> s.IngestOut:
             finished = state.uploads().finalize(session_id)
-            result = state.library().ingest_pdf_bytes(finished.data,
-                                                       filename=finished.filename)
+            result = state.library().ingest_pdf_bytes(finished.data, filename=finished.filename)
             return s.ingest_out(result, finished.filename)
 
         return await blocking(run)
@@ -167,18 +206,30 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
             library = state.library()
             rows = library.list_works(limit=limit, offset=offset)
             total = library.status()["works"]
-            return s.LibraryListOut(total=total, offset=offset, limit=limit,
-                                    results=[s.LibraryItemOut.model_validate(r) for r in rows])
+            return s.LibraryListOut(
+                total=total,
+                offset=offset,
+                limit=limit,
+                results=[s.LibraryItemOut.model_validate(r) for r in rows],
+            )
 
         return await blocking(run)
 
-    @server.tool(name="research_delete_fetched", annotations=ToolAnnotations(
-        read_only_hint=False, destructive_hint=True, idempotent_hint=False,
-        open_world_hint=False))
+    @server.tool(
+        name="research_delete_fetched",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
     @prioris_tool
     async def delete_fetched(
-        ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], Field(
-            min_length=1, max_length=1000, description="ids (or aliases) of stored works")],
+        ids: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=500)]],
+            Field(min_length=1, max_length=1000, description="ids (or aliases) of stored works"),
+        ],
     ) -> s.DeleteOut:
         """Remove works from the library: metadata, stored files, Markdown, and every
         search index. All ids are checked first: one unknown id (not_found) deletes
@@ -189,31 +240,72 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     @server.tool(name="research_search_fetched", annotations=READS)
     @prioris_tool
     async def search_fetched(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description=(
-            "what to look for in the stored full texts"))],
-        mode: Annotated[Literal["fts", "vector", "hybrid"], Field(description=(
-            "fts: keywords (BM25); vector: meaning (embeddings); hybrid: both fused "
-            "(default, best in general)"))] = "hybrid",
-        syntax: Annotated[Literal["plain", "fts5"], Field(description=(
-            "plain: words (default, never fails); fts5: a raw SQLite FTS5 expression such as "
-            "'\"exact phrase\" AND term*' (fts mode only; malformed -> invalid_request)"))]
-        = "plain",
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=2000,
+                description=("what to look for in the stored full texts"),
+            ),
+        ],
+        mode: Annotated[
+            Literal["fts", "vector", "hybrid"],
+            Field(
+                description=(
+                    "fts: keywords (BM25); vector: meaning (embeddings); hybrid: both fused "
+                    "(default, best in general)"
+                )
+            ),
+        ] = "hybrid",
+        syntax: Annotated[
+            Literal["plain", "fts5"],
+            Field(
+                description=(
+                    "plain: words (default, never fails); fts5: a raw SQLite FTS5 expression "
+                    "such as '\"exact phrase\" AND term*' (fts mode only; malformed -> "
+                    "invalid_request)"
+                )
+            ),
+        ] = "plain",
         limit: Annotated[int, Field(ge=1, le=100, description="number of hits")] = 10,
-        chunks: Annotated[bool, Field(description=(
-            "false: one hit per work (its best passage); true: individual passages"))]
-        = False,
-        source: Annotated[str | None, Field(max_length=50, description=(
-            "only works from this source: arxiv, europepmc, openalex, file, import"))] = None,
+        chunks: Annotated[
+            bool,
+            Field(
+                description=(
+                    "false: one hit per work (its best passage); true: individual passages"
+                )
+            ),
+        ] = False,
+        source: Annotated[
+            str | None,
+            Field(
+                max_length=50,
+                description=(
+                    "only works from this source: arxiv, europepmc, openalex, file, import"
+                ),
+            ),
+        ] = None,
         from_year: Year = None,
         to_year: Year = None,
-        ids: Annotated[list[str] | None, Field(max_length=1000, description=(
-            "restrict to these stored works"))] = None,
+        ids: Annotated[
+            list[str] | None, Field(max_length=1000, description=("restrict to these stored works"))
+        ] = None,
     ) -> s.SearchOut:
         """Search the full texts stored in the library (everything fetched or uploaded).
         Each hit has the work `id`, title, authors, year, `score`, per-mode `ranks`, a
         `snippet`, `page_start`/`page_end` and `offset`: pass `id` and `offset` to
         research_*_parse_full_text to read the passage in context."""
-        response = await blocking(lambda: state.library().search(
-            query, mode=mode, k=limit, chunks=chunks, source=source, from_year=from_year,
-            to_year=to_year, ids=ids, syntax=syntax))
+        response = await blocking(
+            lambda: state.library().search(
+                query,
+                mode=mode,
+                k=limit,
+                chunks=chunks,
+                source=source,
+                from_year=from_year,
+                to_year=to_year,
+                ids=ids,
+                syntax=syntax,
+            )
+        )
         return s.SearchOut.model_validate(s.as_dict(response))
