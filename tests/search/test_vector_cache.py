@@ -48,7 +48,9 @@ def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> 
     cache = _cache(filled)
     conn = filled.searcher.conn
     query = filled.embedder.embed_query("topic 3 theme 2 item")
-    assert cache.knn(conn, query, filters, 15) is None  # first call loads, answers nothing
+    assert cache.knn(conn, query, filters, 15) is None  # a first query never starts a load
+    assert cache._snapshot is None
+    assert cache.knn(conn, query, filters, 15) is None  # the second loads, answers nothing
     from_memory = cache.knn(conn, query, filters, 15)
     from_vec0 = vector_search(conn, query, filters, 15)
     assert from_memory is not None
@@ -63,6 +65,7 @@ def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
     cache = _cache(filled)
     conn = filled.searcher.conn
     query = filled.embedder.embed_query("brand new subject")
+    cache.knn(conn, query, SearchFilters(), 5)
     cache.knn(conn, query, SearchFilters(), 5)
     assert cache.knn(conn, query, SearchFilters(), 5) is not None
     filled.import_records([{"_id": "fresh", "title": "Brand new subject", "text": "brand new"}])
@@ -85,6 +88,7 @@ def test_small_libraries_keep_no_copy(library: Library) -> None:
 
 def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) -> None:
     before = filled.search("topic 4 theme 1", mode="vector", k=10)
+    filled.search("topic 4 theme 1", mode="vector", k=10)
     assert filled.searcher.vector_cache.wait_until_loaded(30)
     after = filled.search("topic 4 theme 1", mode="vector", k=10)
     assert filled.searcher.vector_cache._snapshot is not None

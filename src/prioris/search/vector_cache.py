@@ -104,14 +104,17 @@ class VectorCache:
         self._snapshot: Snapshot | None = None
         self._loading = threading.Lock()
         self._declined_version: int | None = None
+        self._queries = 0
 
     def knn(
         self, conn: Any, query: np.ndarray, filters: SearchFilters, k: int
     ) -> list[ChunkScore] | None:
         version = vectors_version(conn)
         snapshot = self._snapshot
+        self._queries += 1
         if snapshot is None or snapshot.version != version:
-            if version != self._declined_version:
+            # a one-shot process (a single CLI search) never pays for a load it cannot use
+            if version != self._declined_version and self._queries > 1:
                 self._refresh()
             return None
         scores = snapshot.matrix @ np.asarray(query, dtype=np.float32)
