@@ -119,14 +119,18 @@ class VectorCache:
             return None
         scores = snapshot.matrix @ np.asarray(query, dtype=np.float32)
         mask = snapshot.mask(filters)
-        candidates = np.arange(len(scores)) if mask is None else np.flatnonzero(mask)
-        if len(candidates) == 0:
-            return []
-        chosen = scores[candidates]
-        top = min(k, len(candidates))
-        part = np.argpartition(-chosen, top - 1)[:top]
-        order = part[np.argsort(-chosen[part], kind="stable")]
-        picked = candidates[order]
+        if mask is None:  # no filter: rank every row in place, no index copies
+            top = min(k, len(scores))
+            part = np.argpartition(scores, len(scores) - top)[len(scores) - top :]
+            picked = part[np.argsort(-scores[part], kind="stable")]
+        else:
+            candidates = np.flatnonzero(mask)
+            if len(candidates) == 0:
+                return []
+            chosen = scores[candidates]
+            top = min(k, len(candidates))
+            part = np.argpartition(-chosen, top - 1)[:top]
+            picked = candidates[part[np.argsort(-chosen[part], kind="stable")]]
         return [
             ChunkScore(
                 int(snapshot.chunk_ids[i]),
