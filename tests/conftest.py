@@ -9,9 +9,21 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.exists():  # a clone beside the workplace layout: ../shared of the repo root
-    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the clone
+
+
+FAKE_PROVIDER_ENV = {
+    "PRIORIS_MCP_ARXIV_API_URL": "https://api.arxiv.test/query",
+    "PRIORIS_MCP_ARXIV_SITE_URL": "https://arxiv.test",
+    "PRIORIS_MCP_EUROPEPMC_BASE_URL": "https://epmc.test/rest",
+    "PRIORIS_MCP_OPENALEX_BASE_URL": "https://openalex.test",
+    "PRIORIS_MCP_DOI_RESOLVER_URL": "https://doi.test",
+    "PRIORIS_MCP_OPENALEX_API_KEY": "key",
+    **{
+        f"PRIORIS_MCP_{p}_MIN_INTERVAL_SECONDS": "0"
+        for p in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY")
+    },
+}  # provider hosts that only an httpx.MockTransport answers
 
 
 def shared_path(*parts: str) -> Path:

@@ -16,6 +16,7 @@ from mcp.types import CallToolResult
 
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
+from prioris.errors import ERROR_CODES
 from prioris.interfaces.mcp_server import build_server
 from prioris.library import Library
 
@@ -102,18 +103,7 @@ def error(result: CallToolResult) -> str:
     assert result.is_error, f"expected an error, got {result.structured_content}"
     text = result.content[0].text
     code = text.split(":", 1)[0]
-    assert code in {
-        "not_found",
-        "invalid_request",
-        "format_unavailable",
-        "unsupported_provider",
-        "rate_limited",
-        "provider_unavailable",
-        "file_too_large",
-        "configuration_error",
-        "parse_error",
-        "ocr_unavailable",
-    }, text
+    assert code in ERROR_CODES, text
     assert "Traceback" not in text
     carried = (result.meta or {}).get("prioris/error")
     if carried is not None:  # PriorisErrors also carry the pair in _meta

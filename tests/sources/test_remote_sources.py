@@ -13,20 +13,9 @@ from prioris.errors import FormatUnavailableError, InvalidRequestError, Unsuppor
 from prioris.identifiers import Identifier
 from prioris.sources.remote import RemoteSources
 
-from conftest import shared_path
+from conftest import FAKE_PROVIDER_ENV, shared_path
 
-ENV = {
-    "PRIORIS_MCP_ARXIV_API_URL": "https://api.arxiv.test/query",
-    "PRIORIS_MCP_ARXIV_SITE_URL": "https://arxiv.test",
-    "PRIORIS_MCP_EUROPEPMC_BASE_URL": "https://epmc.test/rest",
-    "PRIORIS_MCP_OPENALEX_BASE_URL": "https://openalex.test",
-    "PRIORIS_MCP_DOI_RESOLVER_URL": "https://doi.test",
-    "PRIORIS_MCP_OPENALEX_API_KEY": "k",
-    **{
-        f"PRIORIS_MCP_{p}_MIN_INTERVAL_SECONDS": "0"
-        for p in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY")
-    },
-}
+ENV = FAKE_PROVIDER_ENV
 
 ATOM = (
     '<feed xmlns="http://www.w3.org/2005/Atom" '
