@@ -183,3 +183,36 @@ def test_reference_lists_are_kept_but_not_indexed(library: Library) -> None:
     assert any("window sizes" in t for t in texts)
     assert not library.search("dense everything", mode="fts", chunks=True).hits
     assert "Dense attention for everything" in library.show("w-refs")["markdown"]
+
+
+def test_searches_keep_answering_while_a_writer_ingests(library: Library) -> None:
+    """WAL: readers on their own connections see whole documents, never a lock error."""
+    import threading
+
+    library.import_records([{"_id": "seed", "title": "Seed", "text": "seed words"}])
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for start in range(0, 300, 30):
+                library.import_records(
+                    [
+                        {"_id": f"r{i}", "title": f"Record {i}", "text": f"shared topic text {i}"}
+                        for i in range(start, start + 30)
+                    ]
+                )
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    seen = []
+    while writer.is_alive():
+        for mode in ("fts", "vector", "hybrid"):
+            hits = library.search("shared topic", mode=mode, k=50).hits
+            assert all(h.title.startswith(("Record", "Seed")) for h in hits)
+        seen.append(len(library.search("shared topic", mode="fts", k=500).hits))
+    writer.join()
+    assert not errors
+    assert seen == sorted(seen)  # committed documents only ever appear, whole
+    assert len(library.search("shared topic", mode="fts", k=500).hits) == 300
