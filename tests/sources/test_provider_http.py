@@ -208,6 +208,19 @@ def test_max_bytes_bounds_the_body() -> None:
         _http(lambda r: httpx.Response(404)).get("https://a.example/f", max_bytes=10)
 
 
+def test_max_bytes_with_a_compressed_body() -> None:
+    """A gzip-encoded download comes back decoded, counted after decoding."""
+    import gzip
+
+    body = b"%PDF-1.7 " + b"y" * 3000
+    wire = gzip.compress(body)
+    http = _http(lambda r: httpx.Response(200, content=wire, headers={"Content-Encoding": "gzip"}))
+    response = http.get("https://a.example/f.pdf", max_bytes=len(body))
+    assert response.content == body
+    with pytest.raises(FileTooLargeError):
+        http.get("https://a.example/f.pdf", max_bytes=len(body) - 1)
+
+
 def test_spacing_sequential() -> None:
     clock = FakeClock(advance=True)
     http = _http(lambda r: httpx.Response(200), clock=clock, min_interval=3.0)

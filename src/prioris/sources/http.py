@@ -195,9 +195,15 @@ class ProviderHttp:
                     raise FileTooLargeError(
                         f"{self.provider}: {_describe(url)} exceeds the limit of {max_bytes} bytes"
                     )
+            # the body is already decoded: drop the headers that describe the wire form
+            headers = [
+                (name, value)
+                for name, value in response.headers.multi_items()
+                if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+            ]
             return httpx.Response(
                 response.status_code,
-                headers=response.headers,
+                headers=headers,
                 content=bytes(body),
                 request=response.request,
             )
