@@ -65,7 +65,7 @@ class Library:
         if ocr is None:
             from prioris.ingest.ocr import TesseractOcr
 
-            ocr = TesseractOcr(settings.ocr_languages)
+            ocr = TesseractOcr.from_settings(settings)
         self.ocr = ocr
         self.stale_on_open = chunk_store.ensure_vector_index(
             self.conn, embedder.model_id, embedder.dim

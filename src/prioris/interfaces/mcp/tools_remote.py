@@ -18,7 +18,6 @@ from prioris.interfaces.mcp import schemas as s
 from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, prioris_tool
 
 Query = Annotated[str, Field(min_length=1, max_length=2000, description="search text")]
-Id = Annotated[str, Field(min_length=1, max_length=500, description="an identifier")]
 IdList = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=500)]],
     Field(min_length=1, max_length=100, description="identifiers (1-100)"),
