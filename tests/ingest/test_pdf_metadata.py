@@ -69,3 +69,22 @@ def test_references_and_cited_preprints_are_not_the_papers_own() -> None:
         "## References\n\nJones. 2020. doi:10.3000/cited.3"
     )
     assert find_own_identifiers([page]) == []
+
+
+def test_title_from_ocr_text_takes_a_title_like_first_line() -> None:
+    from prioris.ingest.pdf_metadata import title_from_ocr_text
+
+    assert (
+        title_from_ocr_text(
+            "The LinnSequencer 32 Track MIDI Sequence Recorder\n\nThe Linn is a tool."
+        )
+        == "The LinnSequencer 32 Track MIDI Sequence Recorder"
+    )
+    assert title_from_ocr_text("Vol. 12, No. 3 (1987), pp. 1-20\nCoral reefs in heat") == (
+        "Coral reefs in heat"
+    )
+    # OCR debris, then a sentence running on: no title (the file name stays)
+    assert (
+        title_from_ocr_text("el y p\n\n; Wer went tip-toeing along a path,\nthe branches") is None
+    )
+    assert title_from_ocr_text("") is None

@@ -53,6 +53,27 @@ def real_title(title: str) -> str | None:
     return title
 
 
+def title_from_ocr_text(text: str, *, lines_to_try: int = 3) -> str | None:
+    """A scanned page's title: one of its first lines, if it reads like a title (2-15
+    words starting with a capital, mostly letters, at least two real words, not a
+    sentence cut by a comma)."""
+    candidates = [line.strip(" #*") for line in text.splitlines() if line.strip(" #*")]
+    for line in candidates[:lines_to_try]:
+        words = line.split()
+        letters = sum(ch.isalpha() or ch.isspace() for ch in line)
+        real_words = [w for w in words if sum(ch.isalpha() for ch in w) >= 3]
+        if (
+            2 <= len(words) <= 15
+            and (line[0].isupper() or line[0].isdigit())
+            and len(line) <= 150
+            and letters >= 0.7 * len(line)
+            and len(real_words) >= 2
+            and not line.endswith((",", "-", ";"))
+        ):
+            return real_title(line)
+    return None
+
+
 def split_authors(raw: str) -> list[str]:
     """``"A; B"`` or ``"A, B and C"`` -> names (``;`` wins, so ``"Last, First; ..."`` works)."""
     separators = r"\s*;\s*|\s+and\s+|\s*&\s*" if ";" in raw else r"\s*,\s*|\s+and\s+|\s*&\s*"
@@ -106,6 +127,8 @@ def pdf_metadata(
     if title is None and first_layout is not None:
         lines = find_title_lines(first_layout, body_size)
         title = real_title(join_lines([line.text for line in lines]))
+    if title is None and first_layout is None and page_texts:
+        title = title_from_ocr_text(page_texts[0])  # a scan: no fonts to go by
     sources = ["\n".join(info.get(k, "") for k in ("title", "subject", "keywords")), xmp]
     if first_layout is not None:
         lines = [line for block in first_layout.blocks for line in block.lines]
