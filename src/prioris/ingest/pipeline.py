@@ -332,31 +332,8 @@ class IngestPipeline:
             if item.document is not None:
                 item.document.work_id = work_id
                 document_store.add_document(conn, item.document, item.content, now)
-            chunk_count = 0
-            if not has_full_text:  # full text already indexed stays; a new copy is only stored
-                chunk_store.delete_chunks_of(conn, work_id)
-                work_store.set_markdown(
-                    conn,
-                    work_id,
-                    item.markdown,
-                    item.document.sha256 if item.document else None,
-                    now,
-                )
-                chunk_store.replace_pages(conn, work_id, item.pages)
-                for chunk in item.chunks:
-                    chunk.work_id = work_id
-                ids = chunk_store.insert_chunks(conn, item.chunks, stored_work.title)
-                if len(ids) and item.vectors is not None:
-                    chunk_store.insert_vectors(
-                        conn,
-                        ids,
-                        item.vectors,
-                        self.embedder.model_id,
-                        work_ids=[work_id] * len(ids),
-                        sources=[stored_work.source] * len(ids),
-                        years=[stored_work.year] * len(ids),
-                    )
-                chunk_count = len(ids)
+            # full text already indexed stays; a further copy is only stored
+            chunk_count = 0 if has_full_text else self._index(item, stored_work, now)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -365,6 +342,28 @@ class IngestPipeline:
         result.id = work_id
         result.chunks = chunk_count
         return result
+
+    def _index(self, item: Prepared, work: Work, now: str) -> int:
+        """Make ``item``'s Markdown the work's indexed text: pages, chunks, FTS, vectors."""
+        conn = self.conn
+        chunk_store.delete_chunks_of(conn, work.id)
+        sha = item.document.sha256 if item.document else None
+        work_store.set_markdown(conn, work.id, item.markdown, sha, now)
+        chunk_store.replace_pages(conn, work.id, item.pages)
+        for chunk in item.chunks:
+            chunk.work_id = work.id
+        ids = chunk_store.insert_chunks(conn, item.chunks, work.title)
+        if ids and item.vectors is not None:
+            chunk_store.insert_vectors(
+                conn,
+                ids,
+                item.vectors,
+                self.embedder.model_id,
+                work_ids=[work.id] * len(ids),
+                sources=[work.source] * len(ids),
+                years=[work.year] * len(ids),
+            )
+        return len(ids)
 
     def store(self, item: Prepared) -> IngestResult:
         """Embed and commit one prepared document."""
