@@ -77,6 +77,7 @@ class Library:
             ocr_mode=settings.ocr_mode,
             max_file_bytes=settings.max_file_bytes,
             now=now,
+            write_lock=self.lock,
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
@@ -143,8 +144,7 @@ class Library:
         from prioris.ingest.pipeline import sha256_bytes
 
         check_pdf_bytes(data, self.settings.max_file_bytes)
-        with self.lock:
-            owner = self.pipeline.already_stored(sha256_bytes(data))
+        owner = self.pipeline.already_stored(sha256_bytes(data))
         if owner is not None:
             return IngestResult(
                 id=owner,
@@ -155,9 +155,7 @@ class Library:
         prepared = self.pipeline.prepare_pdf(
             data, path=path or filename, work=work, ocr_mode=ocr_mode, progress=progress
         )
-        self.pipeline.embed([prepared])
-        with self.lock:
-            return self.pipeline.commit(prepared)
+        return self.pipeline.store(prepared)
 
     def ingest_paths(
         self,
@@ -203,8 +201,7 @@ class Library:
         def flush() -> None:
             if not batch:
                 return
-            with self.lock:
-                results = self.pipeline.store_many(batch)
+            results = self.pipeline.store_many(batch)
             for result in results:
                 summary.add(result)
             if on_progress:
@@ -270,13 +267,7 @@ class Library:
         else:
             prepared = self.pipeline.prepare_fulltext(work, full_text)
         prepared.result.path = identifier
-        document = prepared.document
-        if document is None or self.pipeline.already_stored(document.sha256) is None:
-            self.pipeline.embed([prepared])  # identical bytes only merge metadata: no vectors
-        with self.lock:
-            result = self.pipeline.commit(prepared)
-        result.path = identifier
-        return result
+        return self.pipeline.store(prepared)  # same bytes stored: only the record merges
 
     def fetch(
         self,

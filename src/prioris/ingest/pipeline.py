@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,8 +122,11 @@ class IngestPipeline:
         max_file_bytes: int,
         now: Now,
         pdf_time_limit: float = 300.0,
+        write_lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         self.conn = conn
+        # shared with the Library: parsing and embedding run outside it, writes inside
+        self.write_lock = write_lock if write_lock is not None else threading.RLock()
         self.embedder = embedder
         self.ocr = ocr
         self.ocr_mode = ocr_mode
@@ -294,10 +299,15 @@ class IngestPipeline:
             position += len(item.chunks)
 
     def already_stored(self, sha256: str) -> str | None:
-        return document_store.has_document(self.conn, sha256)
+        with self.write_lock:
+            return document_store.has_document(self.conn, sha256)
 
     def commit(self, item: Prepared) -> IngestResult:
-        """Write one prepared document in a single transaction."""
+        """Write one prepared document in a single transaction (under the write lock)."""
+        with self.write_lock:
+            return self._commit(item)
+
+    def _commit(self, item: Prepared) -> IngestResult:
         now = self.now()
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -367,39 +377,18 @@ class IngestPipeline:
 
     def store(self, item: Prepared) -> IngestResult:
         """Embed and commit one prepared document."""
-        if item.document is not None:
-            owner = self.already_stored(item.document.sha256)
-            if owner is not None:
-                return IngestResult(
-                    id=owner,
-                    path=item.result.path,
-                    status="skipped",
-                    reason="identical bytes already stored",
-                )
-        self.embed([item])
-        return self.commit(item)
+        return self.store_many([item])[0]
 
     def store_many(self, items: Iterable[Prepared]) -> list[IngestResult]:
-        """Embed a group of documents together, then commit each in its own transaction."""
-        todo = []
-        results: list[IngestResult] = []
-        for item in items:
-            owner = self.already_stored(item.document.sha256) if item.document else None
-            if owner is not None:
-                results.append(
-                    IngestResult(
-                        id=owner,
-                        path=item.result.path,
-                        status="skipped",
-                        reason="identical bytes already stored",
-                    )
-                )
-            else:
-                todo.append(item)
-        if todo:
-            self.embed(todo)
-            results.extend(self.commit(item) for item in todo)
-        return results
+        """Embed a group of documents together, then commit each in its own transaction.
+
+        Bytes already stored are not embedded again; their commit only merges the new
+        record's metadata and aliases into the work that holds them (or is a no-op)."""
+        items = list(items)
+        new = [i for i in items if i.document is None or not self.already_stored(i.document.sha256)]
+        if new:
+            self.embed(new)
+        return [self.commit(item) for item in items]
 
 
 def read_file_checked(path: Path, max_bytes: int) -> bytes:
