@@ -43,7 +43,7 @@ def bench_import(docs: int, tmp: Path) -> None:
     with common.open_library(tmp / "probe") as probe:
         embedder = probe.embedder
         prepared = [probe.pipeline.prepare_record(r) for r in records]
-        texts = [embedding_text(p.work.title, c) for p in prepared for c in p.chunks]
+        texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
         embedder.embed_passages(texts[:32])  # load the model and warm it up: not timed
         with common.timed() as alone:
             embedder.embed_passages(texts)

@@ -259,7 +259,6 @@ def title_prefix_experiment(
     import numpy as np
 
     from prioris.ingest.pipeline import embedding_text
-    from prioris.models import Chunk
     from prioris.search import fusion as fusion_fns
     from prioris.search.backends import SearchFilters
     from prioris.search.query import plain_to_fts5
@@ -275,8 +274,7 @@ def title_prefix_experiment(
     with_title = np.vstack([np.frombuffer(r["embedding"], dtype=np.float32) for r in rows])
     changed = []
     for i, r in enumerate(rows):
-        chunk = Chunk(r["work_id"], None, 0, r["text"], 0, 0, 0, 0)
-        if embedding_text(r["title"], chunk) != embedding_text("", chunk):
+        if embedding_text(r["title"], r["text"]) != embedding_text("", r["text"]):
             changed.append(i)
     cache = library.settings.data_dir / "no_title_vectors.npy"
     without = with_title.copy()
@@ -284,10 +282,7 @@ def title_prefix_experiment(
         without[changed] = np.load(cache)
     else:
         print(f"  re-embedding {len(changed)} chunks without the title", file=sys.stderr)
-        texts = [
-            embedding_text("", Chunk(rows[i]["work_id"], None, 0, rows[i]["text"], 0, 0, 0, 0))
-            for i in changed
-        ]
+        texts = [embedding_text("", rows[i]["text"]) for i in changed]
         vectors = embedder.embed_passages(texts)
         np.save(cache, vectors)
         without[changed] = vectors

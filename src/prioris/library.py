@@ -162,7 +162,6 @@ class Library:
         paths: Sequence[str | Path],
         *,
         ocr_mode: str | None = None,
-        on_file_start: Callable[[Path], None] | None = None,
         on_pages: FileProgress | None = None,
         on_file_done: FileDone | None = None,
     ) -> IngestSummary:
@@ -171,8 +170,6 @@ class Library:
             raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
         summary = IngestSummary()
         for path in self.collect_pdfs(paths):
-            if on_file_start:
-                on_file_start(path)
             progress = (
                 (lambda done, total, p=path: on_pages(str(p), done, total)) if on_pages else None
             )
@@ -416,7 +413,6 @@ class Library:
     def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
         """Re-embed stale chunks in batches, each batch committed: resumable after a stop."""
         from prioris.ingest.pipeline import embedding_text
-        from prioris.models import Chunk
 
         done = 0
         with self.lock:
@@ -426,10 +422,7 @@ class Library:
                 rows = chunk_store.stale_chunks(self.conn, REINDEX_BATCH)
             if not rows:
                 return done
-            texts = [
-                embedding_text(r["title"], Chunk(r["work_id"], None, 0, r["text"], 0, 0, 0, 0))
-                for r in rows
-            ]
+            texts = [embedding_text(r["title"], r["text"]) for r in rows]
             vectors = self.embedder.embed_passages(texts)
             with self.lock:
                 self.conn.execute("BEGIN IMMEDIATE")

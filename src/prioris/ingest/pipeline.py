@@ -89,9 +89,9 @@ def assemble_markdown(pages: Sequence[Page]) -> tuple[str, list[tuple[Page, int,
     return "".join(parts), spans
 
 
-def embedding_text(title: str, chunk: Chunk) -> str:
+def embedding_text(title: str, text: str) -> str:
     """What the model sees for a chunk: the work's title gives a passage its context."""
-    body = re.sub(r"^#{1,6}\s+", "", chunk.text, flags=re.MULTILINE)
+    body = re.sub(r"^#{1,6}\s+", "", text, flags=re.MULTILINE)
     if title and not body.startswith(title):
         return f"{title}\n{body}"
     return body
@@ -291,7 +291,7 @@ class IngestPipeline:
     # -- embedding and committing --------------------------------------------------------
     def embed(self, prepared: Sequence[Prepared]) -> None:
         """Embed the chunks of several documents in one model call (batching across them)."""
-        texts = [embedding_text(p.work.title, c) for p in prepared for c in p.chunks]
+        texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
         vectors = self.embedder.embed_passages(texts)
         position = 0
         for item in prepared:

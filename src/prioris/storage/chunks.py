@@ -150,7 +150,7 @@ def insert_vectors(
 def stale_chunks(conn: Any, limit: int) -> list[Any]:
     """Chunks without a vector of the current model, oldest first (for reindex)."""
     return conn.execute(
-        "SELECT c.id, c.text, c.heading, c.work_id, w.title, w.source, w.year FROM chunks c "
+        "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
         "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
         "ORDER BY c.id LIMIT ?",
         (limit,),

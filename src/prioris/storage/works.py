@@ -237,6 +237,8 @@ def delete_work(conn: Any, work_id: str) -> None:
 
 def library_counts(conn: Any) -> dict[str, int]:
     """Works, documents, chunks, pages, OCR'd pages and chunks awaiting vectors."""
+    from prioris.storage.chunks import count_stale
+
     one = conn.execute
     pages, ocr_pages = one("SELECT count(*), coalesce(sum(ocr), 0) FROM pages").fetchone()
     return {
@@ -245,7 +247,5 @@ def library_counts(conn: Any) -> dict[str, int]:
         "chunks": one("SELECT count(*) FROM chunks").fetchone()[0],
         "pages": pages,
         "ocr_pages": ocr_pages,
-        "stale_chunks": one("SELECT count(*) FROM chunks WHERE embedding_model IS NULL").fetchone()[
-            0
-        ],
+        "stale_chunks": count_stale(conn),
     }
