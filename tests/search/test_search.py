@@ -182,3 +182,16 @@ def test_rrf_and_weighted_fusion() -> None:
         weights={"fts": 0.3, "vector": 0.7},
     )
     assert mixed == pytest.approx({"a": 0.3, "b": 0.7, "c": 0.0})
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector"])
+def test_work_results_look_past_one_work_with_many_chunks(library, mode: str) -> None:  # type: ignore[no-untyped-def]
+    """k works are returned even when the best 4k chunks all belong to one work."""
+    paragraphs = "\n\n".join(f"Glacier melt rates {i}. " * 40 for i in range(40))
+    library.import_records(
+        [{"_id": "big", "title": "Glacier melt", "text": paragraphs}]
+        + [{"_id": f"small{i}", "title": f"Note {i}", "text": f"glacier {i}"} for i in range(3)]
+    )
+    assert library.status()["chunks"] > 12
+    hits = library.search("glacier melt rates", mode=mode, k=3).hits
+    assert hits[0].id == "big" and len({h.id for h in hits}) == 3

@@ -164,31 +164,20 @@ class SearchService:
     def _fts(
         self, expression: str, filters: SearchFilters, k: int, chunks: bool
     ) -> list[ChunkScore]:
-        if chunks:
+        def ranked(limit: int) -> list[ChunkScore]:
             return fts_search(
-                self.conn, expression, filters, k, title_weight=self.config.title_weight
-            )
-        limit = k * 4
-        while True:
-            rows = fts_search(
                 self.conn, expression, filters, limit, title_weight=self.config.title_weight
             )
-            works = best_per_work(rows)
-            if len(works) >= k or len(rows) < limit:
-                return works[:k]
-            limit *= 4
+
+        return ranked(k) if chunks else _top_works(ranked, k, cap=None)
 
     def _vector(self, query: str, filters: SearchFilters, k: int, chunks: bool) -> list[ChunkScore]:
         vector = self.embedder.embed_query(query)
-        if chunks:
-            return self._knn(vector, filters, k)
-        limit = min(k * 4, VEC_MAX_K)
-        while True:
-            rows = self._knn(vector, filters, limit)
-            works = best_per_work(rows)
-            if len(works) >= k or len(rows) < limit or limit >= VEC_MAX_K:
-                return works[:k]
-            limit = min(limit * 4, VEC_MAX_K)
+
+        def nearest(limit: int) -> list[ChunkScore]:
+            return self._knn(vector, filters, limit)
+
+        return nearest(k) if chunks else _top_works(nearest, k, cap=VEC_MAX_K)
 
     def _knn(self, vector: Any, filters: SearchFilters, k: int) -> list[ChunkScore]:
         """Exact KNN from the in-memory copy when it is fresh, else from ``vec0``."""
@@ -272,6 +261,20 @@ class SearchService:
                 )
             )
         return hits
+
+
+def _top_works(
+    fetch: Callable[[int], list[ChunkScore]], k: int, *, cap: int | None
+) -> list[ChunkScore]:
+    """Best chunk of each of the top ``k`` works: fetch 4x as many chunks as works wanted,
+    and more while too few distinct works came back and more chunks exist."""
+    limit = k * 4 if cap is None else min(k * 4, cap)
+    while True:
+        rows = fetch(limit)
+        works = best_per_work(rows)
+        if len(works) >= k or len(rows) < limit or (cap is not None and limit >= cap):
+            return works[:k]
+        limit = limit * 4 if cap is None else min(limit * 4, cap)
 
 
 def _ranks(items: list[ChunkScore], chunks: bool) -> dict[object, int]:
