@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -366,7 +367,7 @@ class Library:
         work = self.get_work(text)
         with self.lock:
             docs = document_store.documents_of(self.conn, work.id)
-        return work, [d.__dict__ for d in docs]
+        return work, [asdict(d) for d in docs]
 
     def document_bytes(self, sha256: str) -> bytes:
         with self.lock:

@@ -142,12 +142,10 @@ class FastembedEmbedder:
         if self._tokenizer is None:
             from tokenizers import Tokenizer
 
-            if self._is_default or self._model_path is None:
-                source = (self._model_path or TOKENIZER_DIR) / "tokenizer.json"
-                if not self._is_default and not source.exists():
-                    source = TOKENIZER_DIR / "tokenizer.json"
-            else:
-                source = self._model_path / "tokenizer.json"
+            # a model directory's own tokenizer when it has one; else the vendored BERT
+            # uncased one (chunk sizing only needs a close count for other models)
+            own = self._model_path / "tokenizer.json" if self._model_path else None
+            source = own if own is not None and own.exists() else TOKENIZER_DIR / "tokenizer.json"
             tokenizer = Tokenizer.from_file(str(source))
             tokenizer.no_truncation()
             tokenizer.no_padding()
