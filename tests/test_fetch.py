@@ -14,8 +14,6 @@ from prioris.library import Library
 
 from conftest import FAKE_PROVIDER_ENV, FakeOcr
 
-ENV = FAKE_PROVIDER_ENV
-
 ATOM = (
     '<feed xmlns="http://www.w3.org/2005/Atom" '
     'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
@@ -80,7 +78,7 @@ class Providers:
 @pytest.fixture
 def setup(tmp_path: Path) -> tuple[Library, Providers]:
     providers = Providers()
-    settings = load_settings({**ENV, "PRIORIS_MCP_DATA_DIR": str(tmp_path)})
+    settings = load_settings({**FAKE_PROVIDER_ENV, "PRIORIS_MCP_DATA_DIR": str(tmp_path)})
     library = Library.open(
         settings,
         embedder=FakeEmbedder(),

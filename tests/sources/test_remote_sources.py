@@ -15,8 +15,6 @@ from prioris.sources.remote import RemoteSources
 
 from conftest import FAKE_PROVIDER_ENV, shared_path
 
-ENV = FAKE_PROVIDER_ENV
-
 ATOM = (
     '<feed xmlns="http://www.w3.org/2005/Atom" '
     'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
@@ -96,7 +94,7 @@ class Provider:
 
 
 def remote(provider: Provider) -> RemoteSources:
-    return RemoteSources(load_settings(ENV), transport=httpx.MockTransport(provider))
+    return RemoteSources(load_settings(FAKE_PROVIDER_ENV), transport=httpx.MockTransport(provider))
 
 
 def test_arxiv_unversioned_pdf_by_default_and_html_on_request() -> None:

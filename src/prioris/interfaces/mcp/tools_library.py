@@ -82,38 +82,22 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
         `has_more` and `next_offset` to continue. Search hits' `id` and `offset` plug in
         directly.""")
 
-    @server.tool(
-        name="research_arxiv_parse_full_text",
-        annotations=READS,
-        description=parse_doc.format(tool="research_arxiv_fetch_full_text"),
-    )
-    @prioris_tool
-    async def arxiv_parse(
-        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
-    ) -> s.MarkdownPageOut:
-        return await parse(id, offset, limit, page, "research_arxiv_fetch_full_text")
+    def add_parse_tool(provider: str) -> None:
+        fetch_tool = f"research_{provider}_fetch_full_text"
 
-    @server.tool(
-        name="research_europepmc_parse_full_text",
-        annotations=READS,
-        description=parse_doc.format(tool="research_europepmc_fetch_full_text"),
-    )
-    @prioris_tool
-    async def europepmc_parse(
-        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
-    ) -> s.MarkdownPageOut:
-        return await parse(id, offset, limit, page, "research_europepmc_fetch_full_text")
+        @server.tool(
+            name=f"research_{provider}_parse_full_text",
+            annotations=READS,
+            description=parse_doc.format(tool=fetch_tool),
+        )
+        @prioris_tool
+        async def parse_tool(
+            id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
+        ) -> s.MarkdownPageOut:
+            return await parse(id, offset, limit, page, fetch_tool)
 
-    @server.tool(
-        name="research_localfile_parse_full_text",
-        annotations=READS,
-        description=parse_doc.format(tool="research_localfile_fetch_full_text"),
-    )
-    @prioris_tool
-    async def localfile_parse(
-        id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
-    ) -> s.MarkdownPageOut:
-        return await parse(id, offset, limit, page, "research_localfile_fetch_full_text")
+    for provider in ("arxiv", "europepmc", "localfile"):  # same tool, PriorisMCP's three names
+        add_parse_tool(provider)
 
     # -- local files -------------------------------------------------------------------
     @server.tool(name="research_localfile_fetch_full_text", annotations=WRITES)
