@@ -155,8 +155,12 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
     library = ctx.library()
     records = library.read_jsonl(args.file)
-    total = sum(1 for line in args.file.open(encoding="utf-8") if line.strip())
-    progress = bar(total, "rec", "import", wants_progress(args.json))
+    show = wants_progress(args.json)
+    total = None
+    if show:  # a second read of the file only when there is a bar to size
+        with args.file.open(encoding="utf-8") as handle:
+            total = sum(1 for line in handle if line.strip())
+    progress = bar(total, "rec", "import", show)
     try:
         summary = library.import_records(records, on_progress=progress.update)
     finally:
