@@ -47,7 +47,8 @@ _EUROPEPMC_HOSTS = ("europepmc.org", "www.europepmc.org", "www.ebi.ac.uk")
 
 ACCEPTED_FORMS = (
     "arXiv ids (2401.01234, arxiv:2401.01234v2, hep-th/9901001, https://arxiv.org/abs/...), "
-    "PMC123, europepmc:MED:123, PMID:123, DOIs (10.1234/abc, doi:..., https://doi.org/...), "
+    "PMC123, PMC:123, MED:123, europepmc:MED:123, PMID:123, "
+    "DOIs (10.1234/abc, doi:..., https://doi.org/...), "
     "OpenAlex ids (W123, https://openalex.org/W123), file:<16 hex digits>"
 )
 
@@ -128,8 +129,9 @@ def _europepmc(value: str) -> Identifier | None:
     if not sep or source not in EUROPEPMC_SOURCES or not rest.strip():
         return None
     rest = rest.strip()
-    if source == "PMC":
-        return Identifier("europepmc", rest.upper()) if _PMC_RE.match(rest) else None
+    if source == "PMC":  # PMC:PMC123, or PMC:123 (PriorisMCP's canonical form)
+        value = rest.upper() if _PMC_RE.match(rest) else f"PMC{rest}" if rest.isdigit() else None
+        return Identifier("europepmc", value) if value else None
     if source == "MED" and not rest.isdigit():
         return None
     if not re.fullmatch(r"[A-Za-z0-9_.\-]+", rest):
@@ -222,7 +224,43 @@ def parse_identifier(text: str) -> Identifier:
         return Identifier("doi", value)
     if _OPENALEX_RE.match(raw):
         return Identifier("openalex", raw.upper())
+    found = _europepmc(raw)  # Europe PMC's own SRC:id (MED:123, PMC:123, PPR:PPR1)
+    if found:
+        return found
     raise _invalid(raw)
+
+
+# --- PriorisMCP's names for stored works --------------------------------------------
+
+PROVIDER_OF_SOURCE = {"file": "localfile"}
+SOURCE_OF_PROVIDER = {"localfile": "file"}
+
+
+def provider_of_source(source: str) -> str:
+    """The PriorisMCP provider name of a work's source (``file`` -> ``localfile``)."""
+    return PROVIDER_OF_SOURCE.get(source, source)
+
+
+def source_of_provider(provider: str) -> str:
+    """The work source a PriorisMCP provider name stands for (``localfile`` -> ``file``)."""
+    return SOURCE_OF_PROVIDER.get(provider, provider)
+
+
+def reference_identifier(work_id: str) -> str:
+    """A work id in PriorisMCP's canonical form, as its clients put it in URIs and entries.
+
+    arXiv: the versioned id without prefix (``2401.01234v2``); Europe PMC: ``PMC:{n}`` for
+    a PMC article, else ``SRC:id`` (``MED:123``); local files keep their ``file:`` id (the
+    id the upload tools return); anything else is the work id itself.
+    """
+    scheme, sep, value = work_id.partition(":")
+    if not sep:
+        return work_id
+    if scheme == "arxiv":
+        return value
+    if scheme == "europepmc":
+        return f"PMC:{value[3:]}" if _PMC_RE.match(value) else value
+    return work_id
 
 
 # --- free text -----------------------------------------------------------------------

@@ -92,6 +92,7 @@ class Library:
             ),
         )
         self._remote: Any = None
+        self._artefacts: Any = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, **components: Any) -> Library:
@@ -158,6 +159,18 @@ class Library:
         )
         return self.pipeline.store(prepared)
 
+    def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
+        """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
+        all are the caller's mistake, invalid_request, before anything is parsed."""
+        from prioris.errors import ParseError
+        from prioris.ingest.pdf import check_pdf_bytes
+
+        try:
+            check_pdf_bytes(data, self.settings.max_file_bytes)
+        except ParseError as exc:
+            raise InvalidRequestError(exc.message) from exc
+        return self.ingest_pdf_bytes(data, filename=filename)
+
     def ingest_paths(
         self,
         paths: Sequence[str | Path],
@@ -222,6 +235,16 @@ class Library:
 
     # -- remote fetch --------------------------------------------------------------------
     @property
+    def artefacts(self) -> Any:
+        """The library as PriorisMCP names it: (provider, identifier, format) artefacts."""
+        with self.lock:
+            if self._artefacts is None:
+                from prioris.artefacts import Artefacts
+
+                self._artefacts = Artefacts(self)
+            return self._artefacts
+
+    @property
     def remote(self) -> Any:
         """Remote providers (arXiv, Europe PMC, DOI, OpenAlex routing), built on first use."""
         with self.lock:
@@ -248,12 +271,51 @@ class Library:
                 ).fetchone()
         return work_id if row else None
 
+    def resolve_identifier(self, text: str, format: str | None = None) -> dict[str, Any]:
+        """Which provider serves ``text``, its canonical id, whether the library holds it,
+        and (for arXiv and Europe PMC ids) PriorisMCP's resolution under ``"result"``.
+
+        DOIs go through the resolver (allowlisted hosts only) and OpenAlex ids to their
+        arXiv id or PMCID; text that is no identifier at all is unsupported_provider.
+        """
+        from prioris.errors import UnsupportedProviderError
+        from prioris.identifiers import parse_identifier
+
+        try:
+            ident = parse_identifier(text)
+        except InvalidRequestError as exc:
+            raise UnsupportedProviderError(exc.message) from exc
+        if ident.scheme in ("doi", "openalex"):
+            ident = self.remote.resolve(ident)
+        result = None
+        if ident.scheme in ("arxiv", "europepmc"):
+            result = self.remote.resolve_full_text(ident, format)
+        work_id = None
+        for candidate in (text, ident.canonical):
+            try:
+                work_id = self.resolve_work_id(candidate)
+                break
+            except (NotFoundError, InvalidRequestError):
+                continue
+        return {
+            "result": result,
+            "input": text,
+            "id": ident.canonical,
+            "provider": ident.scheme,
+            "in_library": work_id is not None,
+            "work_id": work_id,
+        }
+
     def fetch_one(self, identifier: str, *, format: str | None = None) -> IngestResult:
         """Metadata and full text from the owning provider, stored and indexed.
 
-        Already stored full text is served from storage without any request; a work with no
-        reachable full text is stored with its metadata and abstract.
+        Already stored full text is served from storage without any request (and indexed
+        again when only its Markdown had been deleted); a work with no reachable full text
+        is stored with its metadata and abstract.
         """
+        restored = self.artefacts.restore(identifier, format)
+        if restored is not None:
+            return restored
         stored = self.stored_full_text(identifier, format)
         if stored is not None:
             return IngestResult(

@@ -17,13 +17,13 @@ from mcp import Client
 from interfaces.mcp_helpers import (
     TOPICS,
     FakeOcr,
+    as_json,
     b64,
     data,
     error,
     make_library,
     pdf_bytes,
     scanned_pdf_bytes,
-    text_of,
     with_client,
 )
 
@@ -70,6 +70,9 @@ def test_every_tool_is_listed_with_schemas_and_descriptions(library: Any) -> Non
     search = tools["research_search_fetched"].input_schema["properties"]
     assert set(search) >= {
         "query",
+        "provider",
+        "identifier",
+        "format",
         "mode",
         "syntax",
         "limit",
@@ -79,7 +82,7 @@ def test_every_tool_is_listed_with_schemas_and_descriptions(library: Any) -> Non
         "to_year",
         "ids",
     }
-    assert search["limit"]["maximum"] == 100
+    assert {"type": "integer", "minimum": 1, "maximum": 1000} in search["limit"]["anyOf"]
     upload = tools["research_localfile_upload_chunk"].input_schema["properties"]
     assert set(upload) == {"session_id", "index", "chunk_base64"}
     assert set(tools["research_localfile_fetch_full_text"].input_schema["properties"]) == {
@@ -241,8 +244,8 @@ def test_errors_carry_codes(library: Any, tmp_path: Path, monkeypatch: pytest.Mo
         return {key: await client.call_tool(name, args) for key, (name, args) in calls.items()}
 
     out = with_client(library, body)
-    assert error(out["not_pdf"]).startswith("parse_error:")
-    assert out["not_pdf"].meta["prioris/error"]["code"] == "parse_error"
+    assert error(out["not_pdf"]).startswith("invalid_request: not a PDF")
+    assert out["not_pdf"].meta["prioris/error"]["code"] == "invalid_request"
     assert error(out["bad_b64"]).startswith("invalid_request:")
     assert error(out["fts5"]).startswith("invalid_request:")
     assert error(out["bounds"]).startswith("invalid_request: limit:")
@@ -305,7 +308,10 @@ def test_list_and_delete(library: Any, tmp_path: Path) -> None:
     assert out["listed"]["total"] == 2 and len(out["listed"]["results"]) == 1
     assert {r["id"] for r in out["all"]["results"]} == set(out["ids"])
     assert out["all"]["results"][0]["pages"] == 2
-    assert out["deleted"]["deleted"] == [out["ids"][1]]
+    assert out["deleted"]["deleted_ids"] == [out["ids"][1]]
+    assert {(e["identifier"], e["artefact"]) for e in out["deleted"]["deleted"]} == {
+        (out["ids"][1], "all")
+    }
     assert out["after"]["hits"] == []
     assert [r["id"] for r in out["left"]["results"]] == [out["ids"][0]]
 
@@ -348,11 +354,13 @@ def test_resources_serve_markdown_and_original_bytes(library: Any, tmp_path: Pat
         "research://arxiv/categories",
         "research://openalex/work-types",
     }
-    assert "contact maps" in text_of(out["page2"]) and "Protein" not in text_of(out["page2"])
-    assert len(text_of(out["slice"])) == 12
+    page2 = as_json(out["page2"])
+    assert "contact maps" in page2["markdown"] and "Protein" not in page2["markdown"]
+    assert page2["page_range"] == [2, 2] and page2["total_pages"] == 2
+    assert len(as_json(out["slice"])["markdown"]) == 12
     blob = out["pdf"].contents[0]
     assert blob.mime_type == "application/pdf" and base64.b64decode(blob.blob) == pdf
-    assert out["html"].startswith("format_unavailable:")
+    assert out["html"].startswith("not_found:")
     assert out["unknown"].startswith("not_found:")
     assert out["provider"].startswith("invalid_request:")
 

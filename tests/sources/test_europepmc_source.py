@@ -209,7 +209,7 @@ def test_fetch_metadata_one_or_query_and_missing() -> None:
     assert [w.id for w in works] == ["europepmc:PMC777", "europepmc:MED:999"]
     assert seen == ["PMCID:PMC777 OR (EXT_ID:999 AND SRC:MED)"]
     works, missing = epmc.fetch_metadata_report(["doi:10.2222/X", "PMC1"])
-    assert [w.id for w in works] == ["europepmc:MED:999"] and missing == ["europepmc:PMC1"]
+    assert [w.id for w in works] == ["europepmc:MED:999"] and missing == ["PMC1"]
     assert seen[-1] == 'DOI:"10.2222/x" OR PMCID:PMC1'
     with pytest.raises(NotFoundError, match="PMC1"):
         epmc.fetch_metadata(["PMC1"])

@@ -375,6 +375,20 @@ class IngestPipeline:
             )
         return len(ids)
 
+    def index_stored(self, item: Prepared) -> int:
+        """Index a work's text again from a document it still stores (after its Markdown
+        was deleted): embed, then write pages, chunks, FTS rows and vectors; no bytes."""
+        self.embed([item])
+        with self.write_lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                count = self._index(item, item.work, self.now())
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return count
+
     def store(self, item: Prepared) -> IngestResult:
         """Embed and commit one prepared document."""
         return self.store_many([item])[0]

@@ -35,7 +35,7 @@ from typing import Any
 from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError
 
 DEFAULT_MAX_CHUNK_BYTES = 2 * 1024 * 1024  # base64 of it fits the HTTP transport's 4 MiB body
-DEFAULT_MAX_SESSIONS = 8
+DEFAULT_MAX_SESSIONS = 16  # as many as PriorisMCP allows, so its clients never hit a lower cap
 DEFAULT_IDLE_TIMEOUT = 900.0  # seconds
 
 

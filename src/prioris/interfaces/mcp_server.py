@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
 from prioris.interfaces.mcp.tools_library import register_library_tools
+from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_remote import register_remote_tools
 
 if TYPE_CHECKING:
@@ -28,12 +29,13 @@ if TYPE_CHECKING:
     from prioris.config import Settings
     from prioris.ingest.uploads import UploadSessions
 
-INSTRUCTIONS = """Prioris is a local research library. Typical flow: find papers with
-research_arxiv_search / research_europepmc_search / research_openalex_search or, from a
-description, research_discovery; store them with research_*_fetch_full_text (or upload a PDF
-with research_localfile_*); then search what is stored with research_search_fetched and read
-passages with research_*_parse_full_text (pass a hit's id and offset). Errors start with a
-stable code such as invalid_request, not_found, format_unavailable, configuration_error."""
+INSTRUCTIONS = """Prioris is a local research library, a drop-in for PriorisMCP 0.1.1's
+tools. Typical flow: find papers with research_arxiv_search / research_europepmc_search /
+research_openalex_search or, from a description, research_discovery; store them with
+research_*_fetch_full_text (or upload a PDF with research_localfile_*); then search what is
+stored with research_search_fetched (FTS5 syntax; mode vector or hybrid for meaning) and
+read passages with research_*_parse_full_text (pass a match's identifier and offset).
+Errors start with a stable code such as invalid_request, not_found, format_unavailable."""
 
 LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -61,6 +63,7 @@ def build_server(
     state = ServerState(library_factory, uploads)
     server.prioris_state = state  # type: ignore[attr-defined]
     register_remote_tools(server, state)
+    register_lookup_tools(server, state)
     register_library_tools(server, state)
     register_resources(server, state)
     return server

@@ -108,11 +108,12 @@ class SearchService:
         query: str,
         *,
         mode: str = "hybrid",
-        k: int = 10,
+        k: int | None = 10,
         chunks: bool = False,
         filters: SearchFilters | None = None,
         syntax: str = "plain",
     ) -> SearchResponse:
+        """The best ``k`` hits; ``k=None`` (fts mode only) returns every match, best first."""
         started = time.perf_counter()
         filters = filters or SearchFilters()
         self._validate(query, mode, k, syntax)
@@ -126,7 +127,7 @@ class SearchService:
             expression = plain_to_fts5(query)
             terms = query_terms(query)
 
-        depth = max(self.config.depth, k * 3) if mode == "hybrid" else k
+        depth = max(self.config.depth, (k or 0) * 3) if mode == "hybrid" else k
         fts_list: list[ChunkScore] = []
         vec_list: list[ChunkScore] = []
         pending = None
@@ -151,24 +152,29 @@ class SearchService:
 
     # -- steps -------------------------------------------------------------------------
     @staticmethod
-    def _validate(query: str, mode: str, k: int, syntax: str) -> None:
+    def _validate(query: str, mode: str, k: int | None, syntax: str) -> None:
         if mode not in MODES:
             raise InvalidRequestError(f"mode {mode!r} is not one of {', '.join(MODES)}")
         if syntax not in SYNTAXES:
             raise InvalidRequestError(f"syntax {syntax!r} is not one of {', '.join(SYNTAXES)}")
-        if not 1 <= k <= MAX_K:
+        if k is None:
+            if mode != "fts":
+                raise InvalidRequestError(f"mode {mode!r} needs a number of hits (k)")
+        elif not 1 <= k <= MAX_K:
             raise InvalidRequestError(f"k must be between 1 and {MAX_K}, got {k}")
         if not query or not query.strip():
             raise InvalidRequestError("the query is empty")
 
     def _fts(
-        self, expression: str, filters: SearchFilters, k: int, chunks: bool
+        self, expression: str, filters: SearchFilters, k: int | None, chunks: bool
     ) -> list[ChunkScore]:
         def ranked(limit: int) -> list[ChunkScore]:
             return fts_search(
                 self.conn, expression, filters, limit, title_weight=self.config.title_weight
             )
 
+        if k is None:  # every match (SQLite: LIMIT -1)
+            return ranked(-1) if chunks else best_per_work(ranked(-1))
         return ranked(k) if chunks else _top_works(ranked, k, cap=None)
 
     def _vector(self, query: str, filters: SearchFilters, k: int, chunks: bool) -> list[ChunkScore]:

@@ -116,14 +116,15 @@ def _parse_entry(entry: Any) -> Work:
     journal_ref = _clean(entry.findtext(f"{ARXIV}journal_ref") or "") or None
     comment = _clean(entry.findtext(f"{ARXIV}comment") or "") or None
     year = int(published[:4]) if published and published[:4].isdigit() else None
+    people = [
+        (_clean(a.findtext(f"{ATOM}name") or ""), _clean(a.findtext(f"{ARXIV}affiliation") or ""))
+        for a in entry.findall(f"{ATOM}author")
+        if (a.findtext(f"{ATOM}name") or "").strip()
+    ]
     return Work(
         id=f"arxiv:{arxiv_id}",
         title=_clean(entry.findtext(f"{ATOM}title") or ""),
-        authors=[
-            _clean(a.findtext(f"{ATOM}name") or "")
-            for a in entry.findall(f"{ATOM}author")
-            if (a.findtext(f"{ATOM}name") or "").strip()
-        ],
+        authors=[name for name, _ in people],
         year=year,
         venue=journal_ref,
         abstract=_clean(entry.findtext(f"{ATOM}summary") or "") or None,
@@ -146,6 +147,7 @@ def _parse_entry(entry: Any) -> Work:
             "comment": comment,
             "journal_ref": journal_ref,
             "doi": dois[0] if dois else None,
+            "affiliations": [affiliation or None for _, affiliation in people],
         },
     )
 
@@ -280,10 +282,21 @@ class ArxivClient:
         )
 
     def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
-        """(works in input order, ids arXiv does not know). Unversioned ids -> latest version."""
-        wanted = list(dict.fromkeys(_as_arxiv_id(i) for i in ids))
-        if not wanted:
+        """(works in input order, ids arXiv does not know). Unversioned ids -> latest version.
+
+        ``missing`` holds the ids as given; one that is not an arXiv id at all is missing
+        too (never sent: arXiv would fail the whole batch), so a mixed batch still returns
+        the records that exist.
+        """
+        if not ids:
             raise InvalidRequestError("no arXiv ids given")
+        given: dict[str, str | None] = {}
+        for text in ids:
+            try:
+                given.setdefault(text, _as_arxiv_id(text))
+            except InvalidRequestError:
+                given.setdefault(text, None)
+        wanted = list(dict.fromkeys(v for v in given.values() if v is not None))
         found: dict[str, Work] = {}
         for offset in range(0, len(wanted), ID_BATCH):
             batch = wanted[offset : offset + ID_BATCH]
@@ -293,27 +306,47 @@ class ArxivClient:
                 found.setdefault(work.extra["arxiv_versionless"], work)
         works: list[Work] = []
         missing: list[str] = []
-        for arxiv_id in wanted:
-            work = found.get(arxiv_id)
-            (works.append(work) if work is not None else missing.append(arxiv_id))
+        for text, arxiv_id in given.items():
+            work = found.get(arxiv_id) if arxiv_id else None
+            if work is None:
+                missing.append(text)
+            elif work not in works:
+                works.append(work)
         return works, missing
 
     def fetch_metadata(self, ids: Sequence[str]) -> list[Work]:
-        """Works for ``ids`` in order; NotFoundError naming every id arXiv does not know."""
+        """Works for ``ids`` in order; NotFoundError naming every id arXiv does not know
+        (InvalidRequestError for text that is no arXiv id)."""
+        for text in ids:
+            _as_arxiv_id(text)
         works, missing = self.fetch_metadata_report(ids)
         if missing:
             raise NotFoundError(f"arXiv has no record for: {', '.join(missing)}")
         return works
 
     def list_top_n(
-        self, categories: Sequence[str], n: int, exclude: Sequence[str] = ()
+        self,
+        categories: Sequence[str],
+        n: int,
+        exclude: Sequence[str] = (),
+        *,
+        match_all: bool = False,
     ) -> list[Work]:
-        """The newest ``n`` submissions in any of ``categories``.
+        """The newest ``n`` submissions in any of ``categories`` (all of them: ``match_all``,
+        PriorisMCP's ``include_categories``).
 
         ``exclude`` may hold categories (``cs.CV``: dropped with ANDNOT) and arXiv ids
         (already seen: filtered out, and the request widened so ``n`` still come back).
+        Both lists are deduplicated; ``n`` above arXiv's 2000 results per request is
+        invalid_request naming that cap.
         """
-        cats = [c.strip() for c in categories if c.strip()]
+        if n < 1 or n > MAX_RESULTS:
+            raise InvalidRequestError(
+                f"n must be between 1 and {MAX_RESULTS} (got {n}): arXiv serves at most "
+                f"{MAX_RESULTS} results per request"
+            )
+        cats = list(dict.fromkeys(c.strip() for c in categories if c.strip()))
+        exclude = list(dict.fromkeys(exclude))
         if not cats:
             raise InvalidRequestError("list_top_n needs at least one category such as cs.AI")
         excluded_cats: list[str] = []
@@ -328,11 +361,11 @@ class ArxivClient:
         for cat in cats:
             if not _CATEGORY_RE.match(cat):
                 raise InvalidRequestError(f"{cat!r} is not an arXiv category (e.g. cs.AI)")
-        query = " OR ".join(f"cat:{c}" for c in cats)
+        query = (" AND " if match_all else " OR ").join(f"cat:{c}" for c in cats)
         query = f"({query})" if len(cats) > 1 else query
         for cat in excluded_cats:
             query += f" ANDNOT cat:{cat}"
-        wanted = n + len(excluded_ids)
+        wanted = min(n + len(excluded_ids), MAX_RESULTS)
         feed = self.search(query, 0, wanted, sort_by="submittedDate", sort_order="descending")
         works = [w for w in feed.works if w.extra["arxiv_versionless"] not in excluded_ids]
         return works[:n]

@@ -84,6 +84,21 @@ def _authors(record: dict[str, Any]) -> list[str]:
     return [a.strip() for a in author_string.split(",") if a.strip()]
 
 
+def _author_list(record: dict[str, Any]) -> list[dict[str, str | None]]:
+    """Authors with their name parts, as ``resultType=core`` lists them."""
+    people = (record.get("authorList") or {}).get("author") or []
+    return [
+        {
+            "full_name": p.get("fullName") or p.get("collectiveName"),
+            "first_name": p.get("firstName"),
+            "last_name": p.get("lastName"),
+            "initials": p.get("initials"),
+        }
+        for p in people
+        if isinstance(p, dict)
+    ]
+
+
 def parse_record(record: dict[str, Any]) -> Work:
     """One Europe PMC result (core or lite) -> :class:`Work`."""
     source = str(record.get("source") or "").upper()
@@ -161,6 +176,12 @@ def parse_record(record: dict[str, Any]) -> Work:
             "in_pmc": _yes(record.get("inPMC")),
             "has_pdf": _yes(record.get("hasPDF")),
             "full_text_urls": urls,
+            # as Europe PMC gives them (PriorisMCP's record fields)
+            "author_list": _author_list(record),
+            "journal_info": journal_info or None,
+            "pub_year": year_text or None,
+            "is_open_access": str(record.get("isOpenAccess") or "").strip() or None,
+            "license": record.get("license") or None,
         },
     )
 
@@ -237,10 +258,20 @@ class EuropePmcClient:
         return parse_search(data)
 
     def fetch_metadata_report(self, ids: Sequence[str]) -> tuple[list[Work], list[str]]:
-        """(works in input order, ids Europe PMC does not know); one OR query per batch."""
-        idents = list(dict.fromkeys(_as_europepmc(i) for i in ids))
-        if not idents:
+        """(works in input order, ids Europe PMC does not know); one OR query per batch.
+
+        ``missing`` holds the ids as given; one that is not a Europe PMC id at all is
+        missing too (never sent), so a mixed batch still returns the records that exist.
+        """
+        if not ids:
             raise InvalidRequestError("no Europe PMC ids given")
+        given: dict[str, Identifier | None] = {}
+        for text in ids:
+            try:
+                given.setdefault(text, _as_europepmc(text))
+            except InvalidRequestError:
+                given.setdefault(text, None)
+        idents = list(dict.fromkeys(i for i in given.values() if i is not None))
         works: list[Work] = []
         for offset in range(0, len(idents), ID_BATCH):
             batch = idents[offset : offset + ID_BATCH]
@@ -251,13 +282,19 @@ class EuropePmcClient:
             works.extend(page.works)
         found: list[Work] = []
         missing: list[str] = []
-        for ident in idents:
-            work = next((w for w in works if _matches(ident, w)), None)
-            (found.append(work) if work is not None else missing.append(ident.canonical))
+        for text, ident in given.items():
+            work = next((w for w in works if _matches(ident, w)), None) if ident else None
+            if work is None:
+                missing.append(text)
+            elif work not in found:
+                found.append(work)
         return found, missing
 
     def fetch_metadata(self, ids: Sequence[str]) -> list[Work]:
-        """Works for ``ids`` in order; NotFoundError naming every id Europe PMC does not know."""
+        """Works for ``ids`` in order; NotFoundError naming every id Europe PMC does not know
+        (InvalidRequestError for text that is no Europe PMC id)."""
+        for text in ids:
+            _as_europepmc(text)
         works, missing = self.fetch_metadata_report(ids)
         if missing:
             raise NotFoundError(f"Europe PMC has no record for: {', '.join(missing)}")

@@ -160,6 +160,42 @@ class RemoteSources:
         ident, _, _ = self._route(self._parse(text))
         return ident
 
+    def resolve_full_text(self, ident: Identifier, format: str | None = None) -> dict[str, Any]:
+        """PriorisMCP's resolution of an arXiv or Europe PMC id: its canonical id (arXiv:
+        versioned, asking arXiv for the latest version of an unversioned id; Europe PMC:
+        ``PMC:{n}``), the URL of its full text, the format and, for Europe PMC, whether it
+        hosts that full text. The format of an arXiv id must be pdf or html."""
+        if ident.scheme == "arxiv":
+            fmt = (format or "pdf").strip().lower()
+            if fmt not in ARXIV_FORMATS:
+                raise InvalidRequestError(
+                    f"arXiv offers {' or '.join(ARXIV_FORMATS)}, not {format!r}"
+                )
+            value = ident.value
+            if ident.version is None:
+                value = self.arxiv.fetch_metadata([value])[0].extra["arxiv_id"]
+            return {
+                "provider": "arxiv",
+                "identifier": value,
+                "resolved_url": f"{self.arxiv.site_url}/{fmt}/{value}",
+                "format": fmt,
+            }
+        if ident.scheme == "europepmc":
+            work = self.europepmc.fetch_metadata([ident.canonical])[0]
+            pmcid = work.extra.get("pmcid")
+            if not pmcid:
+                raise FormatUnavailableError(
+                    f"Europe PMC record {ident.value} has no PMCID, so no full text"
+                )
+            return {
+                "provider": "europepmc",
+                "identifier": f"PMC:{pmcid[3:]}",
+                "resolved_url": f"{self.europepmc.base_url}/{pmcid}/fullTextXML",
+                "format": "xml",
+                "full_text_available": bool(work.extra.get("in_epmc")),
+            }
+        raise UnsupportedProviderError(f"no provider serves {ident.canonical}")
+
     def _metadata(self, ident: Identifier) -> Work:
         if ident.scheme == "arxiv":
             return self.arxiv.fetch_metadata([ident.value])[0]

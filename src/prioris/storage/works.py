@@ -209,9 +209,12 @@ def known_aliases(conn: Any, aliases: Sequence[str]) -> set[str]:
 
 
 def set_markdown(conn: Any, work_id: str, markdown: str, sha256: str | None, now: str) -> None:
+    """Make ``markdown`` the work's text, parsed from the stored document ``sha256`` (whose
+    format is remembered with it) or from metadata only (``sha256`` None)."""
     conn.execute(
-        "UPDATE works SET markdown = ?, markdown_sha256 = ?, updated_at = ? WHERE id = ?",
-        (markdown, sha256, now, work_id),
+        "UPDATE works SET markdown = ?, markdown_sha256 = ?, updated_at = ?, "
+        "markdown_format = (SELECT format FROM documents WHERE sha256 = ?) WHERE id = ?",
+        (markdown, sha256, now, sha256, work_id),
     )
 
 

@@ -1,10 +1,14 @@
-"""MCP resources: stored Markdown and original bytes, arXiv categories, OpenAlex work types.
+"""MCP resources: stored Markdown pages and original bytes, arXiv categories, OpenAlex
+work types.
 
-URIs name a work by provider and provider-local id, e.g.
-``research://arxiv/2401.01234v2/pdf/markdown?page=2`` or
-``research://file/0123456789abcdef/pdf/fulltext``. Ids containing ``/`` (DOIs, old arXiv
-ids) are percent-encoded (``hep-th%2F9901001v1``). ``format`` must be the format of a
-document the library stores for that work (pdf, html, xml, text).
+URIs name a work as PriorisMCP does, by provider and canonical identifier:
+``research://arxiv/2401.01234v2/pdf/markdown?page=2``,
+``research://europepmc/PMC:3339582/xml/fulltext``,
+``research://localfile/file:0123456789abcdef/pdf/markdown`` (the id the upload tools
+return; the 16 hex digits alone also work). Ids containing ``/`` (old arXiv ids, DOIs)
+are percent-encoded (``hep-th%2F9901001v1``). ``format`` is a stored format (pdf, html,
+xml, text). The Markdown resource returns PriorisMCP's JSON page, the same fields as the
+``research_*_parse_full_text`` tools; nothing here fetches or parses anything new.
 """
 
 from __future__ import annotations
@@ -12,44 +16,40 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from prioris.errors import FormatUnavailableError, InvalidRequestError, NotFoundError, PriorisError
+from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.interfaces.mcp.reference import ParsedOut
 from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, resource_error
 
 MARKDOWN_URI = "research://{provider}/{identifier}/{format}/markdown{?offset,limit,page}"
 FULLTEXT_URI = "research://{provider}/{identifier}/{format}/fulltext"
-PROVIDERS = ("arxiv", "europepmc", "doi", "openalex", "pmid", "file", "import")
+PROVIDERS = ("arxiv", "europepmc", "localfile", "file", "import", "openalex", "doi", "pmid")
 FULLTEXT_MIME = {
     "pdf": "application/pdf",
     "html": "text/html",
     "xml": "application/xml",
     "text": "text/plain",
 }
-DEFAULT_LIMIT = 10_000
 
 
-def _document(state: ServerState, provider: str, identifier: str, fmt: str) -> tuple[str, Any]:
-    """(work id, the stored document of that format) or a PriorisError saying why not."""
+def _provider(provider: str) -> str:
+    """The provider hint for resolving an identifier (``file`` is ``localfile``)."""
     if provider not in PROVIDERS:
         raise InvalidRequestError(f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}")
-    library = state.library()
-    candidates = [identifier] if provider == "import" else [f"{provider}:{identifier}", identifier]
-    work_id = None
-    for candidate in candidates:
-        try:
-            work_id = library.resolve_work_id(candidate)
-            break
-        except (NotFoundError, InvalidRequestError):
+    return "localfile" if provider == "file" else provider
+
+
+def arxiv_categories(found: list[Any]) -> dict[str, list[dict[str, str]]]:
+    """PriorisMCP's category list: leaf OAI-PMH sets only (a set no other set extends by
+    one more ``:segment``), ``physics:astro-ph:CO`` as ``astro-ph.CO``, sorted by code."""
+    specs = {c.spec for c in found}
+    parents = {spec.rsplit(":", 1)[0] for spec in specs if ":" in spec}
+    leaves = {}
+    for category in found:
+        if category.spec in parents or ":" not in category.spec:
             continue
-    if work_id is None:
-        raise NotFoundError(f"no work {provider}:{identifier} in the library")
-    _, documents = library.original(work_id)
-    matching = [d for d in documents if d["format"] == fmt]
-    if not matching:
-        stored = sorted({d["format"] for d in documents}) or ["none"]
-        raise FormatUnavailableError(
-            f"{work_id} has no stored {fmt!r} document (stored: {', '.join(stored)})"
-        )
-    return work_id, matching[-1]
+        code = ".".join(category.spec.split(":")[1:])
+        leaves[code] = {"code": code, "name": category.name}
+    return {"categories": [leaves[code] for code in sorted(leaves)]}
 
 
 def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
@@ -58,11 +58,11 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
     @server.resource(
         MARKDOWN_URI,
         name="work_markdown",
-        mime_type="text/markdown",
+        mime_type="application/json",
         description=(
-            "A stored work's full text as Markdown. Optional query: page (1-based PDF page), "
-            "offset and limit (characters; default limit 10000). Paging details (total_length, "
-            "has_more, next_offset) come with the research_*_parse_full_text tools."
+            "A page of a stored work's text, as JSON: markdown, offset, limit (default "
+            "20000), total_length, has_more, total_pages and page_range (PDF; else null), "
+            "resource_uri. Query: offset, limit, page (1-based PDF page)."
         ),
     )
     async def work_markdown(
@@ -74,11 +74,15 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
         page: int | None = None,
     ) -> str:
         def run() -> str:
-            work_id, _ = _document(state, provider, identifier, format)
-            shown = state.library().show(
-                work_id, page=page, offset=offset, limit=limit or DEFAULT_LIMIT
+            view = state.library().artefacts.read(
+                identifier,
+                provider=_provider(provider),
+                fmt=format,
+                page=page,
+                offset=offset or 0,
+                limit=limit,
             )
-            return str(shown["markdown"])
+            return ParsedOut.model_validate(view).model_dump_json()
 
         try:
             return await blocking(run)
@@ -95,7 +99,11 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
     )
     async def work_fulltext(provider: str, identifier: str, format: str) -> str | bytes:
         def run() -> str | bytes:
-            _, document = _document(state, provider, identifier, format)
+            artefacts = state.library().artefacts
+            work_id = artefacts.resolve(_provider(provider), identifier)
+            document = artefacts.document(work_id, format)
+            if document is None:
+                raise NotFoundError(f"{work_id} has no stored {format!r} document")
             data = state.library().document_bytes(document["sha256"])
             if format == "pdf":
                 return data
@@ -111,16 +119,16 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
         name="arxiv_categories",
         mime_type="application/json",
         description=(
-            "arXiv's categories (OAI-PMH sets): spec, name and the category "
-            "name usable in cat: queries and research_arxiv_list_top_n."
+            "arXiv's categories as {categories: [{code, name}]}, sorted by code: the codes "
+            "usable in cat: queries and research_arxiv_list_top_n (from OAI-PMH ListSets)."
         ),
     )
-    async def arxiv_categories() -> str:
+    async def arxiv_categories_resource() -> str:
         try:
             found = await blocking(lambda: state.library().remote.arxiv.list_categories())
         except PriorisError as exc:
             raise resource_error(exc) from exc
-        return json.dumps([c.to_dict() for c in found], ensure_ascii=False)
+        return json.dumps(arxiv_categories(found), ensure_ascii=False)
 
     @server.resource(
         "research://openalex/work-types",

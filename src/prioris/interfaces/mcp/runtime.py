@@ -7,7 +7,9 @@
   answering other requests while SQLite, ONNX or OCR work.
 * :func:`prioris_tool` turns a :class:`PriorisError` into a tool error whose text starts
   with its code (``invalid_request: ...``); nothing else of the exception leaves.
-* :class:`PriorisMCPServer` gives argument-validation failures the same shape.
+* :class:`PriorisMCPServer` gives argument-validation failures the same shape, and
+  refuses arguments a tool does not have (a misspelt name must not be silently ignored).
+* :func:`one_of` takes an argument given under PriorisMCP's name or Prioris's shorter one.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from prioris.errors import PriorisError
+from prioris.errors import InvalidRequestError, PriorisError
 from prioris.ingest.uploads import UploadSessions
 
 if TYPE_CHECKING:
@@ -106,6 +108,20 @@ def prioris_tool(fn: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
     return wrapper
 
 
+def one_of(reference: str, value: T | None, alias: str, alias_value: T | None) -> T:
+    """The value given under PriorisMCP's name ``reference`` or Prioris's ``alias``.
+
+    Both names are accepted (PriorisMCP clients use the first); giving neither, or two
+    different values, is invalid_request naming the reference name.
+    """
+    if value is not None and alias_value is not None and value != alias_value:
+        raise InvalidRequestError(f"give {reference} or its alias {alias}, not both")
+    chosen = value if value is not None else alias_value
+    if chosen is None:
+        raise InvalidRequestError(f"{reference} is required (Prioris also accepts {alias})")
+    return chosen
+
+
 def resource_error(exc: PriorisError) -> ResourceError:
     """The protocol error a resource read raises for a PriorisError (message keeps the code)."""
     if exc.code == "not_found":
@@ -130,6 +146,9 @@ class PriorisMCPServer(MCPServer):
     """
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        unknown = self.unknown_arguments(name, arguments)
+        if unknown:
+            return error_result("invalid_request", unknown)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -141,6 +160,19 @@ class PriorisMCPServer(MCPServer):
             if name not in {tool.name for tool in self._tool_manager.list_tools()}:
                 return error_result("invalid_request", f"unknown tool {name!r}")
             raise
+
+    def unknown_arguments(self, name: str, arguments: dict[str, Any] | None) -> str | None:
+        """Why ``arguments`` has names ``name`` does not take, or None when it has none."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None or not arguments:
+            return None
+        known = set(tool.parameters.get("properties", {}))
+        unknown = sorted(set(arguments) - known)
+        if not unknown:
+            return None
+        names = ", ".join(repr(u) for u in unknown)
+        plural = "s" if len(unknown) > 1 else ""
+        return f"unknown argument{plural} {names} for {name}; accepted: {', '.join(sorted(known))}"
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         results = await super().read_resource(uri, context)

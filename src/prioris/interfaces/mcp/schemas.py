@@ -1,8 +1,9 @@
 """Structured outputs of the MCP tools: pydantic models the SDK publishes as output schemas.
 
-Each model mirrors a Library result (``Work``, ``Hit``, ``IngestResult``, ``show()``'s
-slice, discovery pages) field for field, so an LLM caller gets typed JSON and the same
-names the CLI's ``--json`` uses. The ``from_*`` helpers only reshape; they decide nothing.
+Each model mirrors a Library result (``Work``, ``Hit``, ``IngestResult``, upload sessions,
+discovery pages) field for field, so an LLM caller gets typed JSON and the same names the
+CLI's ``--json`` uses; :mod:`prioris.interfaces.mcp.reference` wraps them in PriorisMCP's
+shapes. The helpers only reshape; they decide nothing.
 """
 
 from __future__ import annotations
@@ -54,28 +55,6 @@ def works(items: list[Any]) -> list[WorkOut]:
     return [WorkOut.model_validate(as_dict(w)) for w in items]
 
 
-class ArxivSearchOut(_Out):
-    total: int = Field(description="matches arXiv reports for the query")
-    start: int = Field(description="offset of the first result")
-    results: list[WorkOut]
-    next: int | None = Field(description="pass as start for the next page; null on the last")
-
-
-class EuropePmcSearchOut(_Out):
-    total: int = Field(description="matches Europe PMC reports for the query")
-    results: list[WorkOut]
-    next: str | None = Field(description="pass as cursor for the next page; null on the last")
-
-
-class WorkListOut(_Out):
-    results: list[WorkOut]
-
-
-class MetadataOut(_Out):
-    results: list[WorkOut] = Field(description="records found, in the order asked")
-    missing: list[str] = Field(default=[], description="ids the provider does not know")
-
-
 class OpenAlexSearchOut(_Out):
     total: int
     page: int
@@ -111,14 +90,6 @@ class DiscoveryOut(_Out):
     page: int
     per_page: int
     results: list[DiscoveryHitOut]
-
-
-class ResolveOut(_Out):
-    input: str
-    id: str = Field(description="canonical provider id Prioris would fetch, e.g. arxiv:2401.01234")
-    provider: str = Field(description="arxiv, europepmc, openalex, doi, file or import")
-    in_library: bool
-    work_id: str | None = Field(description="the stored work this id refers to, if any")
 
 
 class IngestOut(_Out):
@@ -157,13 +128,6 @@ class FetchFailureOut(_Out):
     message: str
 
 
-class FetchOut(_Out):
-    """What a fetch stored: the works ingested or already present, and failures."""
-
-    results: list[IngestOut]
-    failed: list[FetchFailureOut] = []
-
-
 class UploadOut(_Out):
     session_id: str
     filename: str | None = None
@@ -172,21 +136,6 @@ class UploadOut(_Out):
     max_chunk_bytes: int = Field(description="largest decoded chunk accepted")
     max_total_bytes: int = Field(description="largest file accepted")
     idle_timeout_seconds: float = Field(description="session expires after this long idle")
-
-
-class MarkdownPageOut(_Out):
-    """A slice of a stored work's Markdown."""
-
-    id: str
-    title: str = ""
-    markdown: str
-    offset: int = Field(description="character offset of this slice in the whole Markdown")
-    limit: int | None = None
-    total_length: int = Field(description="characters in the whole Markdown")
-    has_more: bool = Field(description="more text follows within the page or document asked")
-    next_offset: int | None = Field(description="offset to continue from; null when done")
-    page: int | None = Field(description="page number of this slice (PDFs)")
-    total_pages: int
 
 
 class LibraryItemOut(_Out):
@@ -199,17 +148,6 @@ class LibraryItemOut(_Out):
     chunks: int = 0
     pages: int = 0
     added: str | None = None
-
-
-class LibraryListOut(_Out):
-    total: int = Field(description="works in the library")
-    offset: int
-    limit: int
-    results: list[LibraryItemOut]
-
-
-class DeleteOut(_Out):
-    deleted: list[str] = Field(description="work ids removed from the library and every index")
 
 
 class HitOut(_Out):
@@ -225,10 +163,3 @@ class HitOut(_Out):
     offset: int | None = Field(description="character offset of the passage in the Markdown")
     chunk_id: int | None
     source: str | None = None
-
-
-class SearchOut(_Out):
-    query: str
-    mode: str
-    took_ms: float
-    hits: list[HitOut]

@@ -1,126 +1,184 @@
-"""MCP tools over the local library: uploads, reading stored Markdown, listing, deleting,
+"""MCP tools over the local library: reading stored text, uploads, listing, deleting,
 searching.
 
-``*_parse_full_text`` only pages through Markdown the library already holds
-(``Library.show``); it never fetches. Local files arrive as base64, in one call or in an
-upload session (:class:`~prioris.ingest.uploads.UploadSessions`), and are ingested with
-``Library.ingest_pdf_bytes``: the magic bytes decide whether they are PDFs, and identical
-bytes always get the same ``file:`` id.
+Called the way PriorisMCP 0.1.1 documents them, they behave as PriorisMCP does (see
+``../shared/contracts/priorismcp-0.1.1.md``): ``*_parse_full_text`` pages through stored
+text (default limit 20000, never fetches); ``research_list_fetched`` and
+``research_delete_fetched`` speak of ``(provider, identifier, format, artefact)`` entries;
+``research_search_fetched`` without ``mode`` is an FTS5 query over every stored passage,
+uncapped, answered as ``matches``. Prioris's own arguments (``mode``, ``limit``, ``ids``
+...) and fields (``hits``, ``results``) work beside them. The PriorisMCP view of the library
+is ``Library.artefacts``; these functions only check arguments and reshape.
 """
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from prioris.errors import NotFoundError
+from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.ingest.uploads import decode_base64_checked
+from prioris.interfaces.mcp import reference as r
 from prioris.interfaces.mcp import schemas as s
-from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, prioris_tool
+from prioris.interfaces.mcp.runtime import (
+    PriorisMCPServer,
+    ServerState,
+    blocking,
+    one_of,
+    prioris_tool,
+)
 
-StoredId = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=500,
-        description=(
-            "id of a stored work (as returned by fetch/upload/search/list), or any alias of it"
-        ),
-    ),
-]
+OneId = Annotated[str | None, Field(min_length=1, max_length=500)]
 Offset = Annotated[
-    int | None,
-    Field(
-        ge=0,
-        description=("character offset to start at (relative to the page when `page` is given)"),
-    ),
+    int,
+    Field(ge=0, description="character offset to start at (relative to `page` when given)"),
 ]
-Limit = Annotated[int, Field(ge=1, le=200_000, description="maximum characters to return")]
-PageNo = Annotated[int | None, Field(ge=1, description="1-based page number (PDFs)")]
+Limit = Annotated[
+    int | None, Field(ge=1, description="maximum characters to return (default 20000)")
+]
+PageNo = Annotated[int | None, Field(ge=1, description="1-based PDF page (PDF text only)")]
 SessionId = Annotated[
     str,
     Field(
-        min_length=1,
-        max_length=100,
-        description=("session_id from research_localfile_begin_upload"),
+        min_length=1, max_length=100, description="session_id from research_localfile_begin_upload"
     ),
 ]
 Filename = Annotated[
-    str | None, Field(max_length=1000, description=("original file name, kept for display only"))
+    str | None, Field(max_length=1000, description="original file name, kept as a label only")
 ]
 Year = Annotated[int | None, Field(ge=1000, le=3000, description="publication year bound")]
+Provider = Literal["arxiv", "europepmc", "localfile", "openalex", "import"]
+Format = Annotated[str | None, Field(min_length=1, max_length=50)]
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
-DEFAULT_LIMIT = 10_000
+PARSE_DOC = inspect.cleandoc("""
+    Read a stored work's full text as Markdown, one page of characters at a time (never
+    fetches: store it first with {tool}). Page with `offset` and `limit` (default 20000;
+    null means the default){page}. Returns `markdown`, `offset`, `limit`, `total_length`,
+    `has_more`, `total_pages` and `page_range` (PDF text; null otherwise) and
+    `resource_uri`; Prioris adds `next_offset` to continue and the work `id`. A search
+    match's `offset` (or a hit's `id` and `offset`) plugs in directly.""")
 
 
 def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None:
-    """Add local-file, upload, parse, list, delete and search tools to ``server``."""
+    """Add parse, local-file, upload, list, delete and search tools to ``server``."""
 
     async def parse(
-        id: str, offset: int | None, limit: int, page: int | None, fetch_tool: str
-    ) -> s.MarkdownPageOut:
-        def run() -> s.MarkdownPageOut:
+        identifier: str,
+        provider: str,
+        *,
+        fmt: str | None = None,
+        offset: int = 0,
+        limit: int | None = None,
+        page: int | None = None,
+    ) -> r.ParsedOut:
+        def run() -> r.ParsedOut:
             try:
-                shown = state.library().show(id, page=page, offset=offset, limit=limit)
+                view = state.library().artefacts.read(
+                    identifier, provider=provider, fmt=fmt, page=page, offset=offset, limit=limit
+                )
             except NotFoundError as exc:
-                raise NotFoundError(f"{exc.message}; store it first with {fetch_tool}") from exc
-            return s.MarkdownPageOut.model_validate(shown)
+                tool = f"research_{provider}_fetch_full_text"
+                raise NotFoundError(f"{exc.message}; store it first with {tool}") from exc
+            return r.ParsedOut.model_validate(view)
 
         return await blocking(run)
 
-    parse_doc = inspect.cleandoc("""
-        Read a stored work's full text as Markdown, one slice at a time (never fetches:
-        store it first with {tool}). Page with `offset`/`limit` (characters) or `page`
-        (PDF page number). Returns `markdown`, `total_length`, `total_pages`,
-        `has_more` and `next_offset` to continue. Search hits' `id` and `offset` plug in
-        directly.""")
-
-    def add_parse_tool(provider: str) -> None:
-        fetch_tool = f"research_{provider}_fetch_full_text"
-
-        @server.tool(
-            name=f"research_{provider}_parse_full_text",
-            annotations=READS,
-            description=parse_doc.format(tool=fetch_tool),
+    @server.tool(
+        name="research_arxiv_parse_full_text",
+        annotations=READS,
+        description=PARSE_DOC.format(
+            tool="research_arxiv_fetch_full_text",
+            page=", or `page` (1-based; pdf only, invalid_request with html)",
         )
-        @prioris_tool
-        async def parse_tool(
-            id: StoredId, offset: Offset = None, limit: Limit = DEFAULT_LIMIT, page: PageNo = None
-        ) -> s.MarkdownPageOut:
-            return await parse(id, offset, limit, page, fetch_tool)
+        + " `format` (pdf or html) picks the stored document; default: the indexed one.",
+    )
+    @prioris_tool
+    async def arxiv_parse_full_text(
+        arxiv_id: Annotated[OneId, Field(description="arXiv id, version optional")] = None,
+        format: Annotated[
+            Literal["pdf", "html"] | None,
+            Field(description="stored format to read (default: the one indexed)"),
+        ] = None,
+        offset: Offset = 0,
+        limit: Limit = None,
+        page: PageNo = None,
+        id: Annotated[
+            OneId, Field(description="Prioris: alias of arxiv_id (any stored id)")
+        ] = None,
+    ) -> r.ParsedOut:
+        wanted = one_of("arxiv_id", arxiv_id, "id", id)
+        return await parse(wanted, "arxiv", fmt=format, offset=offset, limit=limit, page=page)
 
-    for provider in ("arxiv", "europepmc", "localfile"):  # same tool, PriorisMCP's three names
-        add_parse_tool(provider)
+    @server.tool(
+        name="research_europepmc_parse_full_text",
+        annotations=READS,
+        description=PARSE_DOC.format(
+            tool="research_europepmc_fetch_full_text", page=" (Prioris: `page` for PDF text)"
+        ),
+    )
+    @prioris_tool
+    async def europepmc_parse_full_text(
+        identifier: Annotated[OneId, Field(description="PMC4767193, PMC:4767193, MED:...")] = None,
+        offset: Offset = 0,
+        limit: Limit = None,
+        page: PageNo = None,
+        id: Annotated[OneId, Field(description="Prioris: alias of identifier")] = None,
+    ) -> r.ParsedOut:
+        wanted = one_of("identifier", identifier, "id", id)
+        return await parse(wanted, "europepmc", offset=offset, limit=limit, page=page)
+
+    @server.tool(
+        name="research_localfile_parse_full_text",
+        annotations=READS,
+        description=PARSE_DOC.format(
+            tool="research_localfile_fetch_full_text or the upload tools",
+            page=", or `page` (1-based PDF page)",
+        ),
+    )
+    @prioris_tool
+    async def localfile_parse_full_text(
+        id: Annotated[
+            str, Field(min_length=1, max_length=500, description="id the upload returned")
+        ],
+        offset: Offset = 0,
+        limit: Limit = None,
+        page: PageNo = None,
+    ) -> r.ParsedOut:
+        return await parse(id, "localfile", offset=offset, limit=limit, page=page)
 
     # -- local files -------------------------------------------------------------------
+    def stored_upload(data: bytes, filename: str | None) -> r.LocalFileOut:
+        library = state.library()
+        result = library.ingest_upload(data, filename=filename)
+        described = library.artefacts.describe(result.id, "pdf", served=result.status == "skipped")
+        return r.LocalFileOut(**s.ingest_out(result, filename).model_dump(), **described)
+
     @server.tool(name="research_localfile_fetch_full_text", annotations=WRITES)
     @prioris_tool
     async def localfile_fetch_full_text(
         content_base64: Annotated[
-            str, Field(min_length=1, description=("the whole PDF, base64-encoded"))
+            str, Field(min_length=1, description="the whole PDF, base64-encoded")
         ],
         filename: Filename = None,
-    ) -> s.IngestOut:
-        """Add a PDF you have to the library (small files; for large ones use
-        research_localfile_begin_upload). The PDF is parsed (OCR for scanned pages),
-        chunked and indexed. Returns the work `id` (file:<hash>): identical bytes always
-        get the same id and a second upload is 'skipped'. Non-PDF bytes: parse_error;
-        over PRIORIS_MCP_MAX_FILE_BYTES: file_too_large."""
+    ) -> r.LocalFileOut:
+        """Add a PDF you have to the library (small files; large ones go through
+        research_localfile_begin_upload). It is parsed (OCR for scanned pages), chunked and
+        indexed. Returns `id` (file:<hash>: identical bytes always get the same id, and a
+        second copy is `served_from_storage`), `location`, `format`, `size_bytes` and
+        `resource_uri`. Not a PDF: invalid_request; over PRIORIS_MCP_MAX_FILE_BYTES:
+        file_too_large."""
 
-        def run() -> s.IngestOut:
-            library = state.library()
-            data = decode_base64_checked(
-                content_base64, library.settings.max_file_bytes, what="content_base64"
-            )
-            result = library.ingest_pdf_bytes(data, filename=filename)
-            return s.ingest_out(result, filename)
+        def run() -> r.LocalFileOut:
+            limit = state.library().settings.max_file_bytes
+            data = decode_base64_checked(content_base64, limit, what="content_base64")
+            return stored_upload(data, filename)
 
         return await blocking(run)
 
@@ -130,14 +188,14 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
         filename: Filename = None,
         size_bytes: Annotated[
             int | None,
-            Field(ge=1, description=("total size if known (refused early when over the limit)")),
+            Field(ge=1, description="Prioris: total size if known (refused early when too big)"),
         ] = None,
     ) -> s.UploadOut:
-        """Start a chunked upload of a large PDF. Then send the file in pieces with
-        research_localfile_upload_chunk (index 0, 1, 2, ... in order, each at most
-        `max_chunk_bytes` before base64) and finish with
-        research_localfile_finalize_upload. Sessions idle for `idle_timeout_seconds`
-        expire; only a few may be open at once."""
+        """Start a chunked upload of a large PDF: returns `session_id` and
+        `max_chunk_bytes`. Then send the file in pieces with research_localfile_upload_chunk
+        (index 0, 1, 2, ... in order, each at most `max_chunk_bytes` before base64) and
+        finish with research_localfile_finalize_upload. Up to 16 sessions may be open;
+        one idle for `idle_timeout_seconds` expires."""
         info = await blocking(lambda: state.uploads().begin(filename, size_bytes))
         return s.UploadOut.model_validate(s.as_dict(info))
 
@@ -145,33 +203,37 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     @prioris_tool
     async def upload_chunk(
         session_id: SessionId,
-        index: Annotated[
-            int,
-            Field(ge=0, description=("0 for the first chunk, then 1, 2, ... strictly in order")),
-        ],
+        index: Annotated[int, Field(ge=0, description="0 for the first chunk, then 1, 2, ...")],
         chunk_base64: Annotated[
-            str, Field(min_length=1, description=("the next piece of the file, base64-encoded"))
+            str, Field(min_length=1, description="the next piece of the file, base64-encoded")
         ],
-    ) -> s.UploadOut:
-        """Append one chunk to an upload session. Chunks must arrive in order: an index
-        other than `next_index` is invalid_request (nothing is appended, so resend the
-        right one). Returns `next_index` and `received_bytes`."""
+    ) -> r.UploadChunkOut:
+        """Append one chunk to an upload session. Chunks must arrive in order: any other
+        index is invalid_request and nothing is appended (resend the right one). Returns
+        `received_index` and `bytes_so_far` (and Prioris's `next_index`)."""
         info = await blocking(
             lambda: state.uploads().append_base64(session_id, index, chunk_base64)
         )
-        return s.UploadOut.model_validate(s.as_dict(info))
+        data = s.as_dict(info)
+        return r.UploadChunkOut(
+            **data, received_index=info.next_index - 1, bytes_so_far=info.received_bytes
+        )
 
     @server.tool(name="research_localfile_finalize_upload", annotations=WRITES)
     @prioris_tool
-    async def finalize_upload(session_id: SessionId) -> s.IngestOut:
-        """Finish an upload session: the assembled file is checked (must be a PDF, else
-        parse_error), parsed, chunked and indexed exactly like
-        research_localfile_fetch_full_text. Returns the work `id`."""
+    async def finalize_upload(session_id: SessionId) -> r.LocalFileOut:
+        """Finish an upload session (it is closed whatever happens): the assembled file
+        must be a PDF (else invalid_request) and is stored exactly like
+        research_localfile_fetch_full_text, with the same output (`id` ...)."""
 
-        def run() -> s.IngestOut:
-            finished = state.uploads().finalize(session_id)
-            result = state.library().ingest_pdf_bytes(finished.data, filename=finished.filename)
-            return s.ingest_out(result, finished.filename)
+        def run() -> r.LocalFileOut:
+            uploads = state.uploads()
+            try:
+                finished = uploads.finalize(session_id)
+            except InvalidRequestError:
+                uploads.discard(session_id)  # PriorisMCP: a failed finalize ends the session
+                raise
+            return stored_upload(finished.data, finished.filename)
 
         return await blocking(run)
 
@@ -179,22 +241,29 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     @server.tool(name="research_list_fetched", annotations=READS)
     @prioris_tool
     async def list_fetched(
-        offset: Annotated[int, Field(ge=0, description="works to skip")] = 0,
-        limit: Annotated[int, Field(ge=1, le=1000, description="works to return")] = 50,
-    ) -> s.LibraryListOut:
-        """List the works stored in the library, newest first: id, title, authors, year,
-        source, and how many documents, pages and chunks each has. Page with
-        offset/limit; `total` is the number of works."""
+        provider: Annotated[Provider | None, Field(description="only this provider's")] = None,
+        format: Annotated[
+            Format, Field(description="only this format (pdf, html, xml ...)")
+        ] = None,
+        offset: Annotated[int, Field(ge=0, description="Prioris: works to skip")] = 0,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Prioris: works to return")] = 50,
+    ) -> r.ListFetchedOut:
+        """List what the library stores, never fetching. `entries`: every stored artefact
+        {provider, identifier, format, artefact (document: the original bytes; markdown:
+        the parsed, indexed text), fetched_at_or_parsed_at, size_bytes}, filtered by
+        `provider` and `format`, never paged. Prioris adds `results`: the matching works
+        (title, authors, counts), paged with offset/limit, and their `total`."""
 
-        def run() -> s.LibraryListOut:
-            library = state.library()
-            rows = library.list_works(limit=limit, offset=offset)
-            total = library.status()["works"]
-            return s.LibraryListOut(
+        def run() -> r.ListFetchedOut:
+            artefacts = state.library().artefacts
+            entries = artefacts.entries(provider=provider, fmt=format)
+            total, rows = artefacts.works(provider=provider, fmt=format, offset=offset, limit=limit)
+            return r.ListFetchedOut(
+                entries=entries,
                 total=total,
                 offset=offset,
                 limit=limit,
-                results=[s.LibraryItemOut.model_validate(r) for r in rows],
+                results=[s.LibraryItemOut.model_validate(row) for row in rows],
             )
 
         return await blocking(run)
@@ -210,16 +279,38 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
     )
     @prioris_tool
     async def delete_fetched(
+        entries: Annotated[
+            list[r.EntryRef] | None,
+            Field(min_length=1, max_length=1000, description="artefacts to delete"),
+        ] = None,
         ids: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=500)]],
-            Field(min_length=1, max_length=1000, description="ids (or aliases) of stored works"),
-        ],
-    ) -> s.DeleteOut:
-        """Remove works from the library: metadata, stored files, Markdown, and every
-        search index. All ids are checked first: one unknown id (not_found) deletes
-        nothing."""
-        deleted = await blocking(lambda: state.library().delete(ids))
-        return s.DeleteOut(deleted=deleted)
+            list[Annotated[str, Field(min_length=1, max_length=500)]] | None,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="Prioris: instead of entries, whole works by id (all checked first)",
+            ),
+        ] = None,
+    ) -> r.DeleteOut:
+        """Delete stored artefacts: each entry {provider, identifier, format, artefact}
+        that exists is removed and listed under `deleted`; the others under `not_found`
+        (one absent entry never fails the call). artefact `document` removes the stored
+        bytes only (the text stays readable and searchable); `markdown` removes the parsed
+        text and its search-index entries only (the bytes stay; fetching again re-indexes
+        them); `all` removes both, and a work left with nothing is removed whole. Prioris:
+        `ids` deletes whole works instead (one unknown id: not_found, nothing deleted)."""
+        if (entries is None) == (ids is None):
+            raise InvalidRequestError("give entries (PriorisMCP) or ids (whole works), one of them")
+
+        def run() -> r.DeleteOut:
+            artefacts = state.library().artefacts
+            if ids is not None:
+                removed, work_ids = artefacts.delete_works(ids)
+                return r.DeleteOut(deleted=removed, not_found=[], deleted_ids=work_ids)
+            deleted, missing = artefacts.delete([e.model_dump() for e in entries or []])
+            return r.DeleteOut(deleted=deleted, not_found=missing)
+
+        return await blocking(run)
 
     @server.tool(name="research_search_fetched", annotations=READS)
     @prioris_tool
@@ -229,67 +320,87 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
             Field(
                 min_length=1,
                 max_length=2000,
-                description=("what to look for in the stored full texts"),
-            ),
-        ],
-        mode: Annotated[
-            Literal["fts", "vector", "hybrid"],
-            Field(
                 description=(
-                    "fts: keywords (BM25); vector: meaning (embeddings); hybrid: both fused "
-                    "(default, best in general)"
-                )
-            ),
-        ] = "hybrid",
-        syntax: Annotated[
-            Literal["plain", "fts5"],
-            Field(
-                description=(
-                    "plain: words (default, never fails); fts5: a raw SQLite FTS5 expression "
-                    "such as '\"exact phrase\" AND term*' (fts mode only; malformed -> "
-                    "invalid_request)"
-                )
-            ),
-        ] = "plain",
-        limit: Annotated[int, Field(ge=1, le=100, description="number of hits")] = 10,
-        chunks: Annotated[
-            bool,
-            Field(
-                description=(
-                    "false: one hit per work (its best passage); true: individual passages"
-                )
-            ),
-        ] = False,
-        source: Annotated[
-            str | None,
-            Field(
-                max_length=50,
-                description=(
-                    "only works from this source: arxiv, europepmc, openalex, file, import"
+                    "an FTS5 query ('quokk*', '\"exact phrase\"', 'a NOT b'; malformed: "
+                    "invalid_request); with `mode`, Prioris's syntax rules apply"
                 ),
             ),
+        ],
+        provider: Annotated[Provider | None, Field(description="only this provider's")] = None,
+        identifier: Annotated[
+            str | None,
+            Field(min_length=1, max_length=500, description="only this work (needs provider)"),
+        ] = None,
+        format: Annotated[Format, Field(description="only text parsed from this format")] = None,
+        mode: Annotated[
+            Literal["fts", "vector", "hybrid"] | None,
+            Field(
+                description=(
+                    "Prioris: fts (BM25), vector (meaning) or hybrid (both fused; best in "
+                    "general). Omitted: PriorisMCP's search (fts, FTS5 syntax, every passage)"
+                )
+            ),
+        ] = None,
+        syntax: Annotated[
+            Literal["plain", "fts5"] | None,
+            Field(
+                description=(
+                    "Prioris: plain (words, never fails) or fts5; default fts5 without mode, "
+                    "plain with one"
+                )
+            ),
+        ] = None,
+        limit: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=1000,
+                description="Prioris: number of hits (default: all without mode, 10 with one)",
+            ),
+        ] = None,
+        chunks: Annotated[
+            bool | None,
+            Field(
+                description=(
+                    "Prioris: true: individual passages (default without mode); false: one "
+                    "hit per work (default with mode)"
+                )
+            ),
+        ] = None,
+        source: Annotated[
+            str | None, Field(max_length=50, description="Prioris: only works from this source")
         ] = None,
         from_year: Year = None,
         to_year: Year = None,
         ids: Annotated[
-            list[str] | None, Field(max_length=1000, description=("restrict to these stored works"))
+            list[str] | None, Field(max_length=1000, description="Prioris: only these works")
         ] = None,
-    ) -> s.SearchOut:
-        """Search the full texts stored in the library (everything fetched or uploaded).
-        Each hit has the work `id`, title, authors, year, `score`, per-mode `ranks`, a
-        `snippet`, `page_start`/`page_end` and `offset`: pass `id` and `offset` to
-        research_*_parse_full_text to read the passage in context."""
-        response = await blocking(
-            lambda: state.library().search(
+    ) -> r.SearchOut:
+        """Search the full texts stored in the library (fetched or uploaded); never
+        fetches. Without `mode` (as PriorisMCP): `query` is FTS5 syntax and every matching
+        passage comes back as `matches` {provider, identifier, format, snippet, offset,
+        score (lower is better)}, best first, scoped by `provider`, `identifier` (needs
+        provider) and `format`. With Prioris's `mode` (fts, vector, hybrid), `limit` hits.
+        Prioris's `hits` add title, authors, year, per-mode `ranks`, pages and `offset`:
+        pass `identifier`/`id` and `offset` to research_*_parse_full_text to read on."""
+        as_reference = mode is None
+
+        def run() -> r.SearchOut:
+            response, matches = state.library().artefacts.search(
                 query,
-                mode=mode,
-                k=limit,
-                chunks=chunks,
+                provider=provider,
+                identifier=identifier,
+                fmt=format,
+                mode=mode or "fts",
+                syntax=syntax or ("fts5" if as_reference else "plain"),
+                k=limit if limit is not None else (None if as_reference else 10),
+                chunks=chunks if chunks is not None else as_reference,
                 source=source,
                 from_year=from_year,
                 to_year=to_year,
                 ids=ids,
-                syntax=syntax,
             )
-        )
-        return s.SearchOut.model_validate(s.as_dict(response))
+            data: dict[str, Any] = s.as_dict(response)
+            return r.SearchOut.model_validate({**data, "matches": matches})
+
+        return await blocking(run)

@@ -1,0 +1,422 @@
+"""The library as PriorisMCP clients see it: ``(provider, identifier, format)`` artefacts.
+
+PriorisMCP keeps, per fetched item and format, a **document** (the original bytes) and a
+**markdown** (the parsed text, indexed for search), and names items by provider and its
+canonical identifier (``2401.01234v2``, ``PMC:123``, a local file's id). Prioris keeps
+works; this facade (``Library.artefacts``) maps one onto the other for the MCP tools:
+
+* listing and deleting artefacts (:mod:`prioris.storage.artefacts` says what deleting a
+  document or a Markdown removes);
+* reading a work's text in a given format, one page at a time: the indexed Markdown, or
+  a stored document of another format parsed again on demand;
+* a fetch result with the stored document's size and resource URI, and a fetch that
+  re-indexes a work whose Markdown was deleted from the bytes it still stores;
+* search scoped by provider, identifier and format, each hit also given as a match
+  ``{provider, identifier, format, snippet, offset, score}``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.identifiers import provider_of_source, reference_identifier, source_of_provider
+from prioris.ingest.pipeline import IngestResult, assemble_markdown
+from prioris.search.backends import SearchFilters
+from prioris.search.service import SearchResponse
+from prioris.storage import artefacts as store
+from prioris.storage import documents as document_store
+from prioris.storage import works as work_store
+from prioris.storage.markdown import load_markdown, markdown_view
+
+if TYPE_CHECKING:
+    from prioris.library import Library
+
+DEFAULT_PAGE_CHARS = 20_000  # PriorisMCP's default parse limit (PRIORIS_MCP_MAX_INLINE_CHARS)
+ARTEFACT_CHOICES = ("document", "markdown", "all")
+RENDER_CACHE = 4
+Spans = list[tuple[int, int, int]]
+
+
+def resource_uri(provider: str, identifier: str, fmt: str, kind: str) -> str:
+    """``research://{provider}/{identifier}/{format}/{kind}``; ``/`` in an id is encoded."""
+    return f"research://{provider}/{quote(identifier, safe=':')}/{fmt}/{kind}"
+
+
+class Artefacts:
+    """PriorisMCP's view over one :class:`~prioris.library.Library`."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+        self._rendered: OrderedDict[str, tuple[str, Spans]] = OrderedDict()
+
+    # -- naming ------------------------------------------------------------------------
+    def resolve(self, provider: str | None, identifier: str) -> str:
+        """The stored work that ``identifier`` names under ``provider`` (else not_found)."""
+        identifier = (identifier or "").strip()
+        if not identifier:
+            raise InvalidRequestError("an identifier is required")
+        candidates = [identifier]
+        if provider == "localfile":
+            candidates.append(f"file:{identifier}")
+        elif provider:
+            candidates.insert(0, f"{source_of_provider(provider)}:{identifier}")
+        for candidate in candidates:
+            try:
+                return self.library.resolve_work_id(candidate)
+            except (NotFoundError, InvalidRequestError):
+                continue
+        where = f"{provider}:{identifier}" if provider else repr(identifier)
+        raise NotFoundError(f"nothing stored for {where}")
+
+    def name_of(self, work_id: str) -> tuple[str, str]:
+        """(provider, identifier) of a stored work, in PriorisMCP's terms."""
+        with self.library.lock:
+            work = work_store.get_work(self.library.conn, work_id)
+        if work is None:
+            raise NotFoundError(f"no work {work_id!r} in the library")
+        return provider_of_source(work.source), reference_identifier(work.id)
+
+    # -- listing and deleting ----------------------------------------------------------
+    def entries(
+        self, *, provider: str | None = None, fmt: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Every stored artefact, newest work first, optionally of one provider / format."""
+        source = source_of_provider(provider) if provider else None
+        with self.library.lock:
+            rows = store.list_artefacts(self.library.conn, source=source, fmt=fmt)
+        return [
+            {
+                "provider": provider_of_source(r.source),
+                "identifier": reference_identifier(r.work_id),
+                "format": r.format,
+                "artefact": r.artefact,
+                "fetched_at_or_parsed_at": r.stored_at,
+                "size_bytes": r.size_bytes,
+                "work_id": r.work_id,
+                "title": r.title,
+            }
+            for r in rows
+        ]
+
+    def works(
+        self, *, provider: str | None, fmt: str | None, offset: int, limit: int
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """(how many works hold an artefact matching the filters, a page of those works)."""
+        library = self.library
+        if provider is None and fmt is None:
+            return library.status()["works"], library.list_works(limit=limit, offset=offset)
+        matching = {row["work_id"] for row in self.entries(provider=provider, fmt=fmt)}
+        rows = [row for row in library.list_works() if row["id"] in matching]
+        return len(rows), rows[offset : offset + limit]
+
+    def entries_of(self, work_ids: Sequence[str]) -> list[dict[str, str]]:
+        """One ``artefact: all`` entry per stored format of each work (what deleting it
+        whole removes)."""
+        wanted = set(work_ids)
+        seen: dict[tuple[str, str], dict[str, str]] = {}
+        for row in self.entries():
+            if row["work_id"] in wanted:
+                key = (row["work_id"], row["format"])
+                seen.setdefault(
+                    key,
+                    {
+                        "provider": row["provider"],
+                        "identifier": row["identifier"],
+                        "format": row["format"],
+                        "artefact": "all",
+                    },
+                )
+        return list(seen.values())
+
+    def delete(
+        self, entries: Sequence[dict[str, str]]
+    ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+        """Delete each ``{provider, identifier, format, artefact}`` that exists; the rest
+        come back as not found. One missing entry never stops the others."""
+        deleted: list[dict[str, str]] = []
+        missing: list[dict[str, str]] = []
+        for entry in entries:
+            (deleted if self._delete_one(entry) else missing).append(dict(entry))
+        return deleted, missing
+
+    def _delete_one(self, entry: dict[str, str]) -> bool:
+        artefact = entry.get("artefact", "all")
+        if artefact not in ARTEFACT_CHOICES:
+            raise InvalidRequestError(
+                f"artefact {artefact!r} is not one of {', '.join(ARTEFACT_CHOICES)}"
+            )
+        try:
+            work_id = self.resolve(entry["provider"], entry["identifier"])
+        except NotFoundError:
+            return False
+        if self.name_of(work_id)[0] != entry["provider"]:
+            return False
+        library, fmt = self.library, entry["format"]
+        with library.lock:
+            conn = library.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                removed = False
+                if artefact in ("document", "all"):
+                    removed |= store.delete_document(conn, work_id, fmt)
+                if artefact in ("markdown", "all"):
+                    removed |= store.delete_markdown(conn, work_id, fmt)
+                if removed:
+                    store.remove_if_empty(conn, work_id)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return removed
+
+    def delete_works(self, ids: Sequence[str]) -> tuple[list[dict[str, str]], list[str]]:
+        """Delete whole works (every id checked first): (their entries, their work ids)."""
+        work_ids = list(dict.fromkeys(self.library.resolve_work_id(i) for i in ids))
+        entries = self.entries_of(work_ids)
+        return entries, self.library.delete(work_ids)
+
+    # -- reading -----------------------------------------------------------------------
+    def read(
+        self,
+        identifier: str,
+        *,
+        provider: str | None = None,
+        fmt: str | None = None,
+        page: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """A slice of a stored work's text in format ``fmt`` (default: the indexed one).
+
+        Pages are PDF pages, so ``page`` with another format is invalid_request; a page the
+        document does not have, or a format not stored, is not_found. ``offset`` past the
+        end gives an empty slice, as in PriorisMCP.
+        """
+        work_id = self.resolve(provider, identifier)
+        library = self.library
+        with library.lock:
+            indexed = store.markdown_format(library.conn, work_id)
+            documents = document_store.documents_of(library.conn, work_id)
+        fmt = fmt or indexed or (documents[0].format if documents else None)
+        if fmt is None:
+            raise NotFoundError(f"{work_id} has no stored text")
+        if page is not None and fmt != "pdf":
+            raise InvalidRequestError(
+                f"page is for PDF documents only; the {fmt} text of {work_id} has no pages "
+                "(use offset and limit)"
+            )
+        if fmt == indexed:
+            with library.lock:
+                title, markdown, spans = load_markdown(library.conn, work_id)
+        else:
+            stored = [d for d in documents if d.format == fmt]
+            if not stored:
+                have = sorted({d.format for d in documents} | ({indexed} if indexed else set()))
+                raise NotFoundError(
+                    f"{work_id} has no stored {fmt!r} text (stored: {', '.join(have) or 'none'}); "
+                    "fetch that format first"
+                )
+            title = library.get_work(work_id).title
+            markdown, spans = self._render(stored[-1].sha256, fmt)
+        if page is not None and not any(number == page for number, _, _ in spans):
+            raise NotFoundError(f"page {page} does not exist; {work_id} has {len(spans)} page(s)")
+        limit = DEFAULT_PAGE_CHARS if limit is None else limit
+        view = markdown_view(
+            work_id,
+            title,
+            markdown,
+            spans,
+            page=page,
+            offset=self._clamp(offset, markdown, spans, page),
+            limit=limit,
+        )
+        paged = fmt == "pdf"
+        stop = view["offset"] + len(view["markdown"])
+        provider_name, ref = self.name_of(work_id)
+        view.update(
+            format=fmt,
+            total_pages=len(spans) if paged else None,
+            page_range=_page_range(spans, view["offset"], stop) if paged else None,
+            provider=provider_name,
+            identifier=ref,
+            resource_uri=resource_uri(provider_name, ref, fmt, "markdown"),
+        )
+        return view
+
+    @staticmethod
+    def _clamp(offset: int | None, markdown: str, spans: Spans, page: int | None) -> int | None:
+        """An offset past the end of the page (or text) reads as the end: an empty slice."""
+        if offset is None or offset < 0:
+            return offset
+        if page is None:
+            return min(offset, len(markdown))
+        start, end = next((s, e) for number, s, e in spans if number == page)
+        return min(offset, end - start)
+
+    def _render(self, sha256: str, fmt: str) -> tuple[str, Spans]:
+        """Markdown and page spans of a stored document parsed again (a few kept cached)."""
+        cached = self._rendered.get(sha256)
+        if cached is not None:
+            self._rendered.move_to_end(sha256)
+            return cached
+        from prioris.rendering import render_pages
+
+        library = self.library
+        pages = render_pages(
+            fmt,
+            library.document_bytes(sha256),
+            ocr=library.ocr,
+            ocr_mode=library.settings.ocr_mode,
+        )
+        markdown, page_spans = assemble_markdown(pages)
+        rendered = (markdown, [(p.number, start, end) for p, start, end in page_spans])
+        self._rendered[sha256] = rendered
+        while len(self._rendered) > RENDER_CACHE:
+            self._rendered.popitem(last=False)
+        return rendered
+
+    def document(self, work_id: str, fmt: str) -> dict[str, Any] | None:
+        """The stored document of format ``fmt`` (metadata, no bytes), if any."""
+        with self.library.lock:
+            documents = document_store.documents_of(self.library.conn, work_id)
+        matching = [asdict(d) for d in documents if d.format == fmt]
+        return matching[-1] if matching else None
+
+    # -- fetching ----------------------------------------------------------------------
+    def fetch(self, identifier: str, fmt: str | None) -> dict[str, Any]:
+        """Fetch one work (a PriorisError when that fails) and describe what is stored:
+        PriorisMCP's ``{location, format, size_bytes, served_from_storage, resource_uri}``
+        beside Prioris's ingest result."""
+        result = self.library.fetch_one(identifier, format=fmt)
+        served = result.status == "skipped" and result.reason == "already in the library"
+        return {**self.describe(result.id, fmt, served=served), "result": result}
+
+    def describe(self, work_id: str, fmt: str | None, *, served: bool) -> dict[str, Any]:
+        """PriorisMCP's fetch fields for the work's stored document of format ``fmt``
+        (default: the one its text was parsed from)."""
+        provider_name, ref = self.name_of(work_id)
+        fmt = fmt or self._stored_format(work_id)
+        document = self.document(work_id, fmt) if fmt else None
+        if document is None:  # stored without full text (metadata and abstract only)
+            fmt = store.METADATA_FORMAT
+            size, kind = 0, "markdown"
+        else:
+            size, kind = int(document["size_bytes"]), "fulltext"
+        return {
+            "location": f"{provider_name}:{ref}:{fmt}",
+            "format": fmt,
+            "size_bytes": size,
+            "served_from_storage": served,
+            "resource_uri": resource_uri(provider_name, ref, fmt, kind),
+        }
+
+    def _stored_format(self, work_id: str) -> str | None:
+        with self.library.lock:
+            return store.markdown_format(self.library.conn, work_id)
+
+    def restore(self, identifier: str, fmt: str | None) -> IngestResult | None:
+        """Index a work again from its stored document when its Markdown was deleted (no
+        request); None when there is nothing to restore."""
+        library = self.library
+        try:
+            work_id = library.resolve_work_id(identifier)
+        except PriorisError:
+            return None
+        with library.lock:
+            if store.markdown_format(library.conn, work_id) is not None:
+                return None
+            documents = document_store.documents_of(library.conn, work_id)
+            work = work_store.get_work(library.conn, work_id)
+        documents = [d for d in documents if fmt is None or d.format == fmt]
+        if not documents or work is None:
+            return None
+        document = next((d for d in documents if d.format == "pdf"), documents[-1])
+        markdown, spans = self._render(document.sha256, document.format)
+        from prioris.models import Page
+
+        pages = [Page(number, markdown[start:end]) for number, start, end in spans]
+        prepared = library.pipeline.prepare_pages(work, pages, document=document, path=identifier)
+        chunks = library.pipeline.index_stored(prepared)
+        result = prepared.result
+        result.chunks = chunks
+        result.reason = "indexed again from the stored document"
+        return result
+
+    # -- searching ---------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        provider: str | None = None,
+        identifier: str | None = None,
+        fmt: str | None = None,
+        mode: str = "fts",
+        syntax: str = "fts5",
+        k: int | None = None,
+        chunks: bool = True,
+        source: str | None = None,
+        from_year: int | None = None,
+        to_year: int | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> tuple[SearchResponse, list[dict[str, Any]]]:
+        """Search scoped by PriorisMCP's provider / identifier / format (and Prioris's own
+        filters); returns the response and its hits as PriorisMCP matches."""
+        if identifier is not None and provider is None:
+            raise InvalidRequestError("identifier requires provider")
+        if provider is not None:
+            provider_source = source_of_provider(provider)
+            if source is not None and source != provider_source:
+                raise InvalidRequestError(f"source {source!r} contradicts provider {provider!r}")
+            source = provider_source
+        library = self.library
+        scope: set[str] | None = None
+        if ids:
+            scope = {library.resolve_work_id(i) for i in ids}
+        if identifier is not None:
+            try:
+                found = {self.resolve(provider, identifier)}
+            except NotFoundError:
+                found = set()  # nothing stored under that name: no matches, not an error
+            scope = found if scope is None else scope & found
+        if fmt is not None:
+            with library.lock:
+                of_format = set(store.works_with_markdown_format(library.conn, fmt))
+            scope = of_format if scope is None else scope & of_format
+        filters = SearchFilters(
+            source=source,
+            from_year=from_year,
+            to_year=to_year,
+            work_ids=None if scope is None else tuple(sorted(scope)),
+        )
+        response = library.searcher.search(
+            query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
+        )
+        with library.lock:
+            formats = store.markdown_formats(library.conn, [h.id for h in response.hits])
+        matches = [
+            {
+                "provider": provider_of_source(hit.source or ""),
+                "identifier": reference_identifier(hit.id),
+                "format": formats.get(hit.id, store.METADATA_FORMAT),
+                "snippet": hit.snippet,
+                "offset": hit.offset or 0,
+                "score": -hit.score,  # PriorisMCP's bm25 reading: lower is better
+            }
+            for hit in response.hits
+        ]
+        return response, matches
+
+
+def _page_range(spans: Spans, start: int, stop: int) -> list[int] | None:
+    """[first, last] PDF page the slice ``start:stop`` touches."""
+    if not spans:
+        return None
+    last_char = max(start, stop - 1)
+    first = next((n for n, s, e in reversed(spans) if s <= start), spans[0][0])
+    last = next((n for n, s, e in reversed(spans) if s <= last_char), first)
+    return [first, max(first, last)]
