@@ -10,6 +10,9 @@ from prioris.identifiers import (
     arxiv_id_from_doi,
     find_identifiers_in_text,
     parse_identifier,
+    provider_of_source,
+    reference_identifier,
+    source_of_provider,
 )
 
 
@@ -38,6 +41,10 @@ from prioris.identifiers import (
         ("europepmc:MED:123", "europepmc:MED:123"),
         ("europepmc:PMC:PMC77", "europepmc:PMC77"),
         ("europepmc:PPR:ppr12", "europepmc:PPR:PPR12"),
+        ("PMC:3339582", "europepmc:PMC3339582"),  # PriorisMCP's canonical form
+        ("europepmc:PMC:3339582", "europepmc:PMC3339582"),
+        ("MED:26551875", "europepmc:MED:26551875"),  # Europe PMC's SRC:id
+        ("PPR:PPR123", "europepmc:PPR:PPR123"),
         ("PMID:123", "europepmc:MED:123"),
         ("pmid:456", "europepmc:MED:456"),
         ("PMCID:PMC9", "europepmc:PMC9"),
@@ -79,6 +86,8 @@ def test_parse_accepts_every_documented_form(text: str, canonical: str) -> None:
         "europepmc:MED:abc",
         "PMID:12a",
         "pmc",
+        "PMC:12a",
+        "MED:abc",
         "doi:11.1234/abc",
         "10.12/abc",  # registrant too short
         "openalex:A123",
@@ -141,3 +150,25 @@ def test_find_identifiers_in_first_page_text() -> None:
 def test_find_identifiers_empty_text() -> None:
     assert find_identifiers_in_text("") == []
     assert find_identifiers_in_text("no ids here, only 3.14159 and 2024.") == []
+
+
+@pytest.mark.parametrize(
+    ("work_id", "reference"),
+    [
+        ("arxiv:2401.01234v2", "2401.01234v2"),
+        ("arxiv:hep-th/9901001v1", "hep-th/9901001v1"),
+        ("europepmc:PMC3339582", "PMC:3339582"),
+        ("europepmc:MED:123", "MED:123"),
+        ("file:0123456789abcdef", "file:0123456789abcdef"),
+        ("scifact-42", "scifact-42"),
+    ],
+)
+def test_works_are_named_as_priorismcp_names_them(work_id: str, reference: str) -> None:
+    assert reference_identifier(work_id) == reference
+    if ":" in reference and not reference.startswith("file:"):
+        assert parse_identifier(f"{work_id.split(':')[0]}:{reference}").canonical == work_id
+
+
+def test_provider_names() -> None:
+    assert provider_of_source("file") == "localfile" and source_of_provider("localfile") == "file"
+    assert provider_of_source("arxiv") == "arxiv" and source_of_provider("europepmc") == "europepmc"

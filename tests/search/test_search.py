@@ -160,6 +160,19 @@ def test_invalid_requests(filled) -> None:  # type: ignore[no-untyped-def]
         filled.search("cats", from_year=2020, to_year=2010)
 
 
+def test_k_none_returns_every_fts_match(filled) -> None:  # type: ignore[no-untyped-def]
+    filled.import_records(
+        [{"_id": f"mouse-{n}", "title": "Mice", "text": f"Mouse study {n}."} for n in range(15)]
+    )
+    service = filled.searcher
+    every = service.search("mouse", mode="fts", k=None, chunks=True).hits
+    assert len(every) == 15
+    assert len(service.search("mouse", mode="fts", k=10, chunks=True).hits) == 10
+    assert len(service.search("mouse", mode="fts", k=None).hits) == 15  # one per work
+    with pytest.raises(InvalidRequestError, match="needs a number of hits"):
+        service.search("mouse", mode="hybrid", k=None)
+
+
 def test_snippet_marks_matched_words() -> None:
     text = "Intro. " * 50 + "Embeddings of proteins predict folding. " + "Outro. " * 50
     snippet = make_snippet(text, ["embedding", "folding"])

@@ -412,3 +412,34 @@ def test_oai_error_and_malformed() -> None:
         parse_list_sets(error)
     with pytest.raises(ProviderUnavailableError):
         client(lambda r: httpx.Response(200, text="not xml")).list_categories()
+
+
+def test_list_top_n_with_every_category_and_its_cap() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=feed(entry("2402.00001v1")))
+
+    client(handler).list_top_n(["cs.CL", "cs.LG", "cs.CL"], 5, ["cs.CV", "cs.CV"], match_all=True)
+    assert seen[0].url.params["search_query"] == "(cat:cs.CL AND cat:cs.LG) ANDNOT cat:cs.CV"
+    with pytest.raises(InvalidRequestError, match="2000"):
+        client(never).list_top_n(["cs.CL"], 2001)
+
+
+def test_affiliations_and_a_mixed_batch() -> None:
+    affiliated = entry("2401.01234v3").replace(
+        "<author><name>Ada Lovelace</name></author>",
+        "<author><name>Ada Lovelace</name><arxiv:affiliation>Analytical Society"
+        "</arxiv:affiliation></author>",
+    )
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.params["id_list"])
+        return httpx.Response(200, content=feed(affiliated))
+
+    works, missing = client(handler).fetch_metadata_report(["2401.01234", "abc", "0808.05394"])
+    assert works[0].extra["affiliations"] == ["Analytical Society", None]
+    assert missing == ["abc", "0808.05394"]  # as given; "abc" was never sent to arXiv
+    assert seen == ["2401.01234,0808.05394"]

@@ -235,3 +235,39 @@ def test_fetch_full_text_hosted_and_not() -> None:
         client(never).fetch_full_text("europepmc:MED:12345")
     with pytest.raises(ParseError):
         epmc.fetch_full_text("PMC888")
+
+
+def test_records_keep_europepmc_fields_as_given() -> None:
+    work = parse_record(
+        record(
+            pmcid="PMC777",
+            isOpenAccess="Y",
+            license="cc by",
+            authorList={
+                "author": [
+                    {"fullName": "Doe J", "firstName": "Jane", "lastName": "Doe", "initials": "J"}
+                ]
+            },
+        )
+    )
+    assert work.extra["author_list"] == [
+        {"full_name": "Doe J", "first_name": "Jane", "last_name": "Doe", "initials": "J"}
+    ]
+    assert work.extra["journal_info"] == {"journal": {"title": "Journal of Tests"}}
+    assert work.extra["pub_year"] == "2021" and work.extra["is_open_access"] == "Y"
+    assert work.extra["license"] == "cc by"
+
+
+def test_a_mixed_batch_reports_what_is_not_an_id_as_missing() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.params["query"])
+        return httpx.Response(200, json=response(record(pmcid="PMC777")))
+
+    works, missing = client(handler).fetch_metadata_report(["PMC:777", "not an id", "MED:1"])
+    assert [w.id for w in works] == ["europepmc:PMC777"]
+    assert missing == ["not an id", "MED:1"]
+    assert seen == ["PMCID:PMC777 OR (EXT_ID:1 AND SRC:MED)"]  # the junk was never sent
+    with pytest.raises(InvalidRequestError):
+        client(handler).fetch_metadata(["not an id"])

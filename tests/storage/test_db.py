@@ -67,3 +67,26 @@ def test_failed_migration_rolls_back(tmp_path: Path) -> None:
     assert schema_version(conn) == 1
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert "half_done" not in tables
+
+
+def test_markdown_format_is_backfilled_from_the_indexed_document(tmp_path: Path) -> None:
+    """Migration 2 remembers which document each work's Markdown was parsed from."""
+    old = tmp_path / "old-migrations"
+    old.mkdir()
+    shutil.copy(MIGRATIONS_DIR / "0001_initial.sql", old)
+    path = tmp_path / "lib.sqlite"
+    conn = connect(path, migrations_dir=old)
+    conn.execute("INSERT INTO blobs(sha256, size_bytes, content) VALUES ('s1', 1, x'00')")
+    conn.execute(
+        "INSERT INTO works(id, title, source, markdown, markdown_sha256, created_at, updated_at) "
+        "VALUES ('w1', 'With a PDF', 'arxiv', 'text', 's1', 'now', 'now'), "
+        "('w2', 'Abstract only', 'europepmc', 'abstract', NULL, 'now', 'now')"
+    )
+    conn.execute(
+        "INSERT INTO documents(sha256, work_id, format, size_bytes, created_at) "
+        "VALUES ('s1', 'w1', 'pdf', 1, 'now')"
+    )
+    conn.close()
+    conn = connect(path)
+    rows = dict(conn.execute("SELECT id, markdown_format FROM works ORDER BY id").fetchall())
+    assert rows == {"w1": "pdf", "w2": None}

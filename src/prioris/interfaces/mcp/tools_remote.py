@@ -248,7 +248,8 @@ def register_remote_tools(server: PriorisMCPServer, state: ServerState) -> None:
             ),
         ] = None,
         cursor: Annotated[
-            str | None, Field(min_length=1, max_length=500, description="Prioris: alias")
+            str | None,
+            Field(min_length=1, max_length=500, description="Prioris: alias of cursor_mark"),
         ] = None,
     ) -> r.EuropePmcSearchOut:
         """Search Europe PMC (biomedical literature and preprints; remote, nothing
