@@ -17,6 +17,7 @@ works; this facade (``Library.artefacts``) maps one onto the other for the MCP t
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -53,6 +54,7 @@ class Artefacts:
     def __init__(self, library: Library) -> None:
         self.library = library
         self._rendered: OrderedDict[str, tuple[str, Spans]] = OrderedDict()
+        self._rendered_lock = threading.Lock()  # worker threads share the cache
 
     # -- naming ------------------------------------------------------------------------
     def resolve(self, provider: str | None, identifier: str) -> str:
@@ -260,10 +262,11 @@ class Artefacts:
 
     def _render(self, sha256: str, fmt: str) -> tuple[str, Spans]:
         """Markdown and page spans of a stored document parsed again (a few kept cached)."""
-        cached = self._rendered.get(sha256)
-        if cached is not None:
-            self._rendered.move_to_end(sha256)
-            return cached
+        with self._rendered_lock:
+            cached = self._rendered.get(sha256)
+            if cached is not None:
+                self._rendered.move_to_end(sha256)
+                return cached
         from prioris.rendering import render_pages
 
         library = self.library
@@ -275,9 +278,10 @@ class Artefacts:
         )
         markdown, page_spans = assemble_markdown(pages)
         rendered = (markdown, [(p.number, start, end) for p, start, end in page_spans])
-        self._rendered[sha256] = rendered
-        while len(self._rendered) > RENDER_CACHE:
-            self._rendered.popitem(last=False)
+        with self._rendered_lock:
+            self._rendered[sha256] = rendered
+            while len(self._rendered) > RENDER_CACHE:
+                self._rendered.popitem(last=False)
         return rendered
 
     def document(self, work_id: str, fmt: str) -> dict[str, Any] | None:

@@ -3,7 +3,8 @@
 One small consistent world, written here so the contract suite always runs: four new-style
 arXiv papers and one old-style one (PDFs made with pymupdf, one HTML rendering), arXiv's
 OAI-PMH category sets, two Europe PMC records (one whose JATS full text Europe PMC hosts,
-one it does not) with cursor paging, and a DOI resolver. When ``recorded`` is given, the
+one it does not) with cursor paging, a DOI resolver, and a query that arXiv answers with
+503 and one Europe PMC answers with 429. When ``recorded`` is given, the
 arXiv API and Europe PMC search answer with real recorded responses from
 ``../shared/fixtures/api`` instead (see ``test_recorded.py``). Every request is kept in
 ``requests`` so tests can check what a tool sent.
@@ -232,6 +233,7 @@ class ProviderWorld:
             "PRIORIS_MCP_EUROPEPMC_BASE_URL": f"{self.base}/epmc/rest",
             "PRIORIS_MCP_DOI_RESOLVER_URL": f"{self.base}/doi",
             "PRIORIS_MCP_OPENALEX_BASE_URL": f"{self.base}/openalex",
+            "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS": "0",  # a 429 is final at once
             **{
                 f"PRIORIS_MCP_{p}_MIN_INTERVAL_SECONDS": "0"
                 for p in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY")
@@ -268,6 +270,8 @@ class ProviderWorld:
     def _arxiv_api(self, _: str, query: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         atom = {"Content-Type": "application/atom+xml"}
         site = f"{self.base}/arxiv"
+        if "providerdown" in query.get("search_query", ""):
+            return 503, b"arXiv is down", {"Content-Type": "text/plain"}
         if "id_list" in query:
             asked = query["id_list"].split(",")
             if self.recorded is not None:
@@ -321,6 +325,8 @@ class ProviderWorld:
 
     def _epmc_search(self, _: str, query: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         text, cursor = query.get("query", ""), query.get("cursorMark", "*")
+        if text == "ratelimited":
+            return 429, b"slow down", {"Content-Type": "text/plain"}
         if "EXT_ID:" in text or "PMCID:" in text:  # a metadata batch
             found = [
                 r

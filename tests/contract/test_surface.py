@@ -82,3 +82,8 @@ def test_errors_are_tool_errors_whose_text_names_the_category(mcp: Mcp) -> None:
     result = mcp.raw("research_arxiv_fetch_metadata", {"arxiv_ids": "not a list"})
     assert result.is_error
     assert "invalid_request" in result.content[0].text
+
+
+def test_provider_failures_are_their_categories(mcp: Mcp) -> None:
+    mcp.fails("research_arxiv_search", {"query": "all:providerdown"}, "provider_unavailable")
+    mcp.fails("research_europepmc_search", {"query": "ratelimited"}, "rate_limited")
