@@ -70,7 +70,7 @@ def test_tool_call_over_streamable_http(http_server: str) -> None:
                 return data(await client.call_tool("research_list_fetched", {}))
 
     listed = anyio.run(main)
-    assert listed == {"total": 0, "offset": 0, "limit": 50, "results": []}
+    assert listed == {"entries": [], "total": 0, "offset": 0, "limit": 50, "results": []}
 
 
 def test_cors_grants_only_localhost_and_listed_origins(http_server: str) -> None:

@@ -124,5 +124,5 @@ def test_stdio_server_end_to_end(tmp_path: Path, data_dir: Path) -> None:
     assert "waggle" in out["fts_words"]["hits"][0]["snippet"].lower()
     assert "Colony collapse" in text_of(out["page"])
     assert error(out["bad_fts5"]).startswith("invalid_request:")
-    assert error(out["not_pdf"]).startswith("parse_error:")
+    assert error(out["not_pdf"]).startswith("invalid_request: not a PDF")
     assert error(out["discovery"]).startswith("configuration_error:")
