@@ -7,8 +7,8 @@ works; this facade (``Library.artefacts``) maps one onto the other for the MCP t
 
 * listing and deleting artefacts (:mod:`prioris.storage.artefacts` says what deleting a
   document or a Markdown removes);
-* reading a work's text in a given format, one page at a time: the indexed Markdown, or
-  a stored document of another format parsed again on demand;
+* reading a work's text in a given format, one page at a time (:mod:`prioris.reading`);
+* PriorisMCP's identifier resolution (canonical id, full-text URL, format);
 * a fetch result with the stored document's size and resource URI, and a fetch that
   re-indexes a work whose Markdown was deleted from the bytes it still stores;
 * search scoped by provider, identifier and format, each hit also given as a match
@@ -17,30 +17,36 @@ works; this facade (``Library.artefacts``) maps one onto the other for the MCP t
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.identifiers import provider_of_source, reference_identifier, source_of_provider
-from prioris.ingest.pipeline import IngestResult, assemble_markdown
+from prioris.errors import (
+    InvalidRequestError,
+    NotFoundError,
+    PriorisError,
+    UnsupportedProviderError,
+)
+from prioris.identifiers import (
+    parse_identifier,
+    provider_of_source,
+    reference_identifier,
+    source_of_provider,
+)
+from prioris.ingest.pipeline import IngestResult
+from prioris.models import Page
+from prioris.reading import StoredText
 from prioris.search.backends import SearchFilters
 from prioris.search.service import SearchResponse
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
-from prioris.storage.markdown import load_markdown, markdown_view
 
 if TYPE_CHECKING:
     from prioris.library import Library
 
-DEFAULT_PAGE_CHARS = 20_000  # PriorisMCP's default parse limit (PRIORIS_MCP_MAX_INLINE_CHARS)
 ARTEFACT_CHOICES = ("document", "markdown", "all")
-RENDER_CACHE = 4
-Spans = list[tuple[int, int, int]]
 
 
 def resource_uri(provider: str, identifier: str, fmt: str, kind: str) -> str:
@@ -53,8 +59,7 @@ class Artefacts:
 
     def __init__(self, library: Library) -> None:
         self.library = library
-        self._rendered: OrderedDict[str, tuple[str, Spans]] = OrderedDict()
-        self._rendered_lock = threading.Lock()  # worker threads share the cache
+        self.text = StoredText(library)
 
     # -- naming ------------------------------------------------------------------------
     def resolve(self, provider: str | None, identifier: str) -> str:
@@ -74,6 +79,39 @@ class Artefacts:
                 continue
         where = f"{provider}:{identifier}" if provider else repr(identifier)
         raise NotFoundError(f"nothing stored for {where}")
+
+    def resolve_identifier(self, text: str, format: str | None = None) -> dict[str, Any]:
+        """Which provider serves ``text``, its canonical id, whether the library holds it,
+        and (for arXiv and Europe PMC ids) PriorisMCP's resolution under ``"result"``.
+
+        DOIs go through the resolver (allowlisted hosts only) and OpenAlex ids to their
+        arXiv id or PMCID; text that is no identifier at all is unsupported_provider.
+        """
+        library = self.library
+        try:
+            ident = parse_identifier(text)
+        except InvalidRequestError as exc:
+            raise UnsupportedProviderError(exc.message) from exc
+        if ident.scheme in ("doi", "openalex"):
+            ident = library.remote.resolve(ident)
+        result = None
+        if ident.scheme in ("arxiv", "europepmc"):
+            result = library.remote.resolve_full_text(ident, format)
+        work_id = None
+        for candidate in (text, ident.canonical):
+            try:
+                work_id = library.resolve_work_id(candidate)
+                break
+            except (NotFoundError, InvalidRequestError):
+                continue
+        return {
+            "result": result,
+            "input": text,
+            "id": ident.canonical,
+            "provider": ident.scheme,
+            "in_library": work_id is not None,
+            "work_id": work_id,
+        }
 
     def name_of(self, work_id: str) -> tuple[str, str]:
         """(provider, identifier) of a stored work, in PriorisMCP's terms."""
@@ -193,96 +231,17 @@ class Artefacts:
         offset: int | None = None,
         limit: int | None = None,
     ) -> dict[str, Any]:
-        """A slice of a stored work's text in format ``fmt`` (default: the indexed one).
-
-        Pages are PDF pages, so ``page`` with another format is invalid_request; a page the
-        document does not have, or a format not stored, is not_found. ``offset`` past the
-        end gives an empty slice, as in PriorisMCP.
-        """
+        """A slice of a stored work's text in format ``fmt`` (default: the indexed one), with
+        PriorisMCP's names for it (see :meth:`StoredText.read`)."""
         work_id = self.resolve(provider, identifier)
-        library = self.library
-        with library.lock:
-            indexed = store.markdown_format(library.conn, work_id)
-            documents = document_store.documents_of(library.conn, work_id)
-        fmt = fmt or indexed or (documents[0].format if documents else None)
-        if fmt is None:
-            raise NotFoundError(f"{work_id} has no stored text")
-        if page is not None and fmt != "pdf":
-            raise InvalidRequestError(
-                f"page is for PDF documents only; the {fmt} text of {work_id} has no pages "
-                "(use offset and limit)"
-            )
-        if fmt == indexed:
-            with library.lock:
-                title, markdown, spans = load_markdown(library.conn, work_id)
-        else:
-            stored = [d for d in documents if d.format == fmt]
-            if not stored:
-                have = sorted({d.format for d in documents} | ({indexed} if indexed else set()))
-                raise NotFoundError(
-                    f"{work_id} has no stored {fmt!r} text (stored: {', '.join(have) or 'none'}); "
-                    "fetch that format first"
-                )
-            title = library.get_work(work_id).title
-            markdown, spans = self._render(stored[-1].sha256, fmt)
-        if page is not None and not any(number == page for number, _, _ in spans):
-            raise NotFoundError(f"page {page} does not exist; {work_id} has {len(spans)} page(s)")
-        limit = DEFAULT_PAGE_CHARS if limit is None else limit
-        view = markdown_view(
-            work_id,
-            title,
-            markdown,
-            spans,
-            page=page,
-            offset=self._clamp(offset, markdown, spans, page),
-            limit=limit,
-        )
-        paged = fmt == "pdf"
-        stop = view["offset"] + len(view["markdown"])
+        view = self.text.read(work_id, fmt=fmt, page=page, offset=offset, limit=limit)
         provider_name, ref = self.name_of(work_id)
         view.update(
-            format=fmt,
-            total_pages=len(spans) if paged else None,
-            page_range=_page_range(spans, view["offset"], stop) if paged else None,
             provider=provider_name,
             identifier=ref,
-            resource_uri=resource_uri(provider_name, ref, fmt, "markdown"),
+            resource_uri=resource_uri(provider_name, ref, view["format"], "markdown"),
         )
         return view
-
-    @staticmethod
-    def _clamp(offset: int | None, markdown: str, spans: Spans, page: int | None) -> int | None:
-        """An offset past the end of the page (or text) reads as the end: an empty slice."""
-        if offset is None or offset < 0:
-            return offset
-        if page is None:
-            return min(offset, len(markdown))
-        start, end = next((s, e) for number, s, e in spans if number == page)
-        return min(offset, end - start)
-
-    def _render(self, sha256: str, fmt: str) -> tuple[str, Spans]:
-        """Markdown and page spans of a stored document parsed again (a few kept cached)."""
-        with self._rendered_lock:
-            cached = self._rendered.get(sha256)
-            if cached is not None:
-                self._rendered.move_to_end(sha256)
-                return cached
-        from prioris.rendering import render_pages
-
-        library = self.library
-        pages = render_pages(
-            fmt,
-            library.document_bytes(sha256),
-            ocr=library.ocr,
-            ocr_mode=library.settings.ocr_mode,
-        )
-        markdown, page_spans = assemble_markdown(pages)
-        rendered = (markdown, [(p.number, start, end) for p, start, end in page_spans])
-        with self._rendered_lock:
-            self._rendered[sha256] = rendered
-            while len(self._rendered) > RENDER_CACHE:
-                self._rendered.popitem(last=False)
-        return rendered
 
     def document(self, work_id: str, fmt: str) -> dict[str, Any] | None:
         """The stored document of format ``fmt`` (metadata, no bytes), if any."""
@@ -340,9 +299,7 @@ class Artefacts:
         if not documents or work is None:
             return None
         document = next((d for d in documents if d.format == "pdf"), documents[-1])
-        markdown, spans = self._render(document.sha256, document.format)
-        from prioris.models import Page
-
+        markdown, spans = self.text.render(document.sha256, document.format)
         pages = [Page(number, markdown[start:end]) for number, start, end in spans]
         prepared = library.pipeline.prepare_pages(work, pages, document=document, path=identifier)
         chunks = library.pipeline.index_stored(prepared)
@@ -414,13 +371,3 @@ class Artefacts:
             for hit in response.hits
         ]
         return response, matches
-
-
-def _page_range(spans: Spans, start: int, stop: int) -> list[int] | None:
-    """[first, last] PDF page the slice ``start:stop`` touches."""
-    if not spans:
-        return None
-    last_char = max(start, stop - 1)
-    first = next((n for n, s, e in reversed(spans) if s <= start), spans[0][0])
-    last = next((n for n, s, e in reversed(spans) if s <= last_char), first)
-    return [first, max(first, last)]

@@ -271,41 +271,6 @@ class Library:
                 ).fetchone()
         return work_id if row else None
 
-    def resolve_identifier(self, text: str, format: str | None = None) -> dict[str, Any]:
-        """Which provider serves ``text``, its canonical id, whether the library holds it,
-        and (for arXiv and Europe PMC ids) PriorisMCP's resolution under ``"result"``.
-
-        DOIs go through the resolver (allowlisted hosts only) and OpenAlex ids to their
-        arXiv id or PMCID; text that is no identifier at all is unsupported_provider.
-        """
-        from prioris.errors import UnsupportedProviderError
-        from prioris.identifiers import parse_identifier
-
-        try:
-            ident = parse_identifier(text)
-        except InvalidRequestError as exc:
-            raise UnsupportedProviderError(exc.message) from exc
-        if ident.scheme in ("doi", "openalex"):
-            ident = self.remote.resolve(ident)
-        result = None
-        if ident.scheme in ("arxiv", "europepmc"):
-            result = self.remote.resolve_full_text(ident, format)
-        work_id = None
-        for candidate in (text, ident.canonical):
-            try:
-                work_id = self.resolve_work_id(candidate)
-                break
-            except (NotFoundError, InvalidRequestError):
-                continue
-        return {
-            "result": result,
-            "input": text,
-            "id": ident.canonical,
-            "provider": ident.scheme,
-            "in_library": work_id is not None,
-            "work_id": work_id,
-        }
-
     def fetch_one(self, identifier: str, *, format: str | None = None) -> IngestResult:
         """Metadata and full text from the owning provider, stored and indexed.
 

@@ -79,7 +79,7 @@ def register_lookup_tools(server: PriorisMCPServer, state: ServerState) -> None:
         doi.org (only to arXiv / Europe PMC / PubMed Central, else unsupported_provider).
         Prioris adds whether the library already holds it (`in_library`, `work_id`)."""
         wanted = one_of("identifier", identifier, "id", id)
-        found = await blocking(lambda: state.library().resolve_identifier(wanted, format))
+        found = await blocking(lambda: state.library().artefacts.resolve_identifier(wanted, format))
         return r.ResolveOut.model_validate(found)
 
     @server.tool(name="research_discovery", annotations=READ_ONLY)
