@@ -18,6 +18,10 @@ TRANSPORTS = ("stdio", "http")
 FUSION_METHODS = ("rrf", "weighted")
 PROVIDERS = ("arxiv", "europepmc", "openalex", "discovery")
 DEFAULT_MIN_INTERVALS = {"arxiv": 3.0, "europepmc": 1.0, "openalex": 0.1, "discovery": 1.0}
+DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""Decoded size cap of an API answer (JSON, Atom, OAI-PMH); the largest real ones are ~10 MB."""
+DEFAULT_MAX_MARKUP_BYTES = 50 * 1024 * 1024
+"""Decoded size cap of a JATS XML or arXiv HTML full text (real ones: a few MB)."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,14 @@ class Settings:
     backoff_budget_seconds: float = 60.0
     http_timeout_seconds: float = 30.0
     max_file_bytes: int = 104_857_600
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_markup_bytes: int = DEFAULT_MAX_MARKUP_BYTES
     transport: str = "stdio"
     host: str = "127.0.0.1"
     port: int = 8000
     cors_origins: tuple[str, ...] = ()
+    http_allow_remote: bool = False
+    http_token: str | None = None
     fusion_method: str = "weighted"
     rrf_k: int = 60
     fusion_weights: tuple[float, float] = (0.6, 0.4)
@@ -91,6 +99,30 @@ def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 
         raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer") from None
     if value < minimum:
         raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer >= {minimum}")
+    return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: true or false (1/0)")
+
+
+def _token(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return None
+    value = raw.strip()
+    if len(value) < 16 or any(c.isspace() or not c.isprintable() for c in value):
+        raise ConfigurationError(
+            f"{name} is invalid; accepted: at least 16 printable characters without spaces "
+            "(or leave it unset to have one generated)"
+        )
     return value
 
 
@@ -142,10 +174,18 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         backoff_budget_seconds=_number(env, "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS", 60.0),
         http_timeout_seconds=_number(env, "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", 30.0, minimum=0.001),
         max_file_bytes=_integer(env, "PRIORIS_MCP_MAX_FILE_BYTES", 104_857_600, minimum=1),
+        max_response_bytes=_integer(
+            env, "PRIORIS_MCP_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, minimum=1024
+        ),
+        max_markup_bytes=_integer(
+            env, "PRIORIS_MCP_MAX_MARKUP_BYTES", DEFAULT_MAX_MARKUP_BYTES, minimum=1024
+        ),
         transport=_choice(env, "PRIORIS_MCP_TRANSPORT", TRANSPORTS, "stdio"),
         host=(env.get("PRIORIS_MCP_HOST") or "127.0.0.1").strip(),
         port=_integer(env, "PRIORIS_MCP_PORT", 8000, minimum=0),
         cors_origins=cors,
+        http_allow_remote=_flag(env, "PRIORIS_MCP_HTTP_ALLOW_REMOTE"),
+        http_token=_token(env, "PRIORIS_MCP_HTTP_TOKEN"),
         fusion_method=method,
         rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
         fusion_weights=(fts_w, vec_w),

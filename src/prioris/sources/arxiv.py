@@ -21,8 +21,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
+from prioris.config import DEFAULT_MAX_MARKUP_BYTES
 from prioris.errors import (
     FormatUnavailableError,
     InvalidRequestError,
@@ -33,7 +34,7 @@ from prioris.errors import (
 from prioris.identifiers import arxiv_id_from_doi, normalise_arxiv, parse_identifier
 from prioris.models import FullText, Work
 from prioris.sources.html_markdown import html_to_markdown
-from prioris.sources.http import ProviderHttp
+from prioris.sources.http import ProviderHttp, follow_redirect
 from prioris.sources.xml import local_name, parse_xml, text_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -231,12 +232,14 @@ class ArxivClient:
         oai_url: str,
         *,
         max_pdf_bytes: int | None = None,
+        max_html_bytes: int = DEFAULT_MAX_MARKUP_BYTES,
     ) -> None:
         self.http = http
         self.api_url = api_url
         self.site_url = site_url.rstrip("/")
         self.oai_url = oai_url
         self.max_pdf_bytes = max_pdf_bytes
+        self.max_html_bytes = max_html_bytes
 
     def _feed(self, params: dict[str, Any]) -> ArxivFeed:
         response = self.http.get(self.api_url, params=params)
@@ -371,16 +374,12 @@ class ArxivClient:
         return works[:n]
 
     def _get_on_site(self, url: str, **kwargs: Any) -> Any:
-        """GET that follows redirects only while they stay on the arXiv site host."""
-        host = urlsplit(self.site_url).netloc
+        """GET that follows redirects only on the arXiv site host, never https -> http."""
         for _ in range(MAX_REDIRECTS + 1):
             response = self.http.get(url, allow_redirect_status=True, **kwargs)
             if not response.is_redirect:
                 return response
-            target = urljoin(url, response.headers.get("Location", ""))
-            if urlsplit(target).netloc != host:
-                raise ProviderUnavailableError(f"arxiv: redirect off the site to {target}")
-            url = target
+            url = follow_redirect("arxiv", url, response.headers.get("Location"))
         raise ProviderUnavailableError(f"arxiv: too many redirects for {url}")
 
     def fetch_pdf(self, arxiv_id: str) -> FullText:
@@ -398,7 +397,9 @@ class ArxivClient:
         value = _as_arxiv_id(arxiv_id)
         url = f"{self.site_url}/html/{value}"
         try:
-            response = self._get_on_site(url)
+            response = self._get_on_site(
+                url, max_bytes=self.max_html_bytes, limit_setting="PRIORIS_MCP_MAX_MARKUP_BYTES"
+            )
         except NotFoundError as exc:
             raise FormatUnavailableError(
                 f"arXiv has no HTML version of {value}; fetch the PDF instead"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from prioris.config import DEFAULT_MAX_MARKUP_BYTES
 from prioris.errors import (
     FormatUnavailableError,
     InvalidRequestError,
@@ -233,9 +234,12 @@ def _matches(ident: Identifier, work: Work) -> bool:
 class EuropePmcClient:
     """Europe PMC REST through one :class:`ProviderHttp`."""
 
-    def __init__(self, http: ProviderHttp, base_url: str) -> None:
+    def __init__(
+        self, http: ProviderHttp, base_url: str, *, max_xml_bytes: int = DEFAULT_MAX_MARKUP_BYTES
+    ) -> None:
         self.http = http
         self.base_url = base_url.rstrip("/")
+        self.max_xml_bytes = max_xml_bytes
 
     def search(self, query: str, page_size: int = 25, cursor: str = "*") -> EuropePmcPage:
         """One page of a search with full (core) metadata; pass ``next_cursor`` to go on."""
@@ -307,12 +311,14 @@ class EuropePmcClient:
             raise FormatUnavailableError(f"Europe PMC full text needs a PMCID; {pmcid!r} has none")
         url = f"{self.base_url}/{ident.value}/fullTextXML"
         try:
-            response = self.http.get(url)
+            response = self.http.get(
+                url, max_bytes=self.max_xml_bytes, limit_setting="PRIORIS_MCP_MAX_MARKUP_BYTES"
+            )
         except NotFoundError as exc:
             raise FormatUnavailableError(
                 f"Europe PMC does not host the full text of {ident.value}"
             ) from exc
         if not response.content.strip():
             raise FormatUnavailableError(f"Europe PMC returned no full text for {ident.value}")
-        document = jats_to_markdown(response.content)
+        document = jats_to_markdown(response.content, max_bytes=self.max_xml_bytes)
         return FullText(format="xml", content=response.content, url=url, markdown=document.markdown)

@@ -6,7 +6,12 @@ Responsibilities, in one place so every provider behaves the same way:
   proxies and certificates from the environment, redirects never followed blindly);
 * :class:`ProviderHttp` spaces the requests of one provider (thread-safe), retries a 429
   with exponential backoff honouring ``Retry-After`` while the total backoff stays within
-  the budget, and maps every failure to the exception tree of :mod:`prioris.errors`.
+  the budget, and maps every failure to the exception tree of :mod:`prioris.errors`;
+* every body is streamed and bounded after decoding (:mod:`prioris.sources.bounded_body`):
+  API answers by ``PRIORIS_MCP_MAX_RESPONSE_BYTES`` (``provider_unavailable``), documents by
+  the limit their caller passes (``file_too_large``), error bodies to a short prefix;
+* :func:`follow_redirect` is the one check for a redirect that is followed: same host,
+  never from https down to http.
 
 The transport passed to :func:`make_client` and the :class:`Clock` passed to
 :class:`ProviderHttp` are the test seams: no test needs the network or real sleeping.
@@ -17,20 +22,29 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any, Protocol
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 import httpx
 
-from prioris.config import Settings
+from prioris.config import DEFAULT_MAX_RESPONSE_BYTES, Settings
 from prioris.errors import (
     FileTooLargeError,
     InvalidRequestError,
     NotFoundError,
     ProviderUnavailableError,
     RateLimitedError,
+)
+from prioris.sources.bounded_body import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    UndecodableBody,
+    read_bounded,
+    read_prefix,
 )
 
 BACKOFF_BASE_SECONDS = 1.0
@@ -39,6 +53,8 @@ MIN_BACKOFF_SECONDS = 0.1
 """Floor for a delay so that ``Retry-After: 0`` cannot make a hot loop."""
 MAX_RATE_LIMIT_RETRIES = 10
 """Retries after 429 stop here even when the budget would allow more."""
+ERROR_BODY_BYTES = 64 * 1024
+"""Most of a non-2xx body that is decoded (only its start goes into a message)."""
 
 
 class Clock(Protocol):
@@ -74,11 +90,12 @@ def make_client(settings: Settings, transport: httpx.BaseTransport | None = None
     """An ``httpx.Client`` configured for every provider.
 
     Redirects are not followed: a DOI redirect must be inspected (host allowlist) before
-    anything is requested from its target. ``transport`` is the test seam.
+    anything is requested from its target. ``Accept-Encoding`` names only the encodings
+    whose decoding can be bounded. ``transport`` is the test seam.
     """
     return httpx.Client(
         timeout=settings.http_timeout_seconds,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
         trust_env=True,
         follow_redirects=False,
         transport=transport,
@@ -110,6 +127,57 @@ def _describe(url: httpx.URL | str) -> str:
     return str(parsed.copy_with(query=None, fragment=None))
 
 
+def follow_redirect(provider: str, current: str, location: str | None) -> str:
+    """The absolute target of a redirect that may be followed, else ProviderUnavailableError.
+
+    Allowed: the same host and port as ``current``, with the same scheme or an upgrade from
+    http to https (default ports). Refused: another host (``user@host`` tricks included:
+    hosts are compared after parsing), a downgrade from https to http (the request would
+    go in clear and anyone on the path could answer), and any scheme but http(s).
+    """
+    if not location or not location.strip():
+        raise ProviderUnavailableError(f"{provider}: redirect without a Location from {current}")
+    target = urljoin(current, location.strip())
+    source, parts = urlsplit(current), urlsplit(target)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise ProviderUnavailableError(f"{provider}: redirect to a {scheme!r} URL refused")
+    if source.scheme.lower() == "https" and scheme == "http":
+        raise ProviderUnavailableError(
+            f"{provider}: redirect from https down to http refused ({_describe(target)})"
+        )
+    try:
+        ports = (_port(source), _port(parts))
+    except ValueError:
+        raise ProviderUnavailableError(f"{provider}: redirect to {target!r} refused") from None
+    same_port = ports[0] == ports[1] or ports == (80, 443)  # http -> https upgrade
+    if parts.username or parts.password or parts.hostname != source.hostname or not same_port:
+        raise ProviderUnavailableError(
+            f"{provider}: redirect off the site to {_describe(target)} refused"
+        )
+    return target
+
+
+def _port(parts: SplitResult) -> int:
+    return parts.port or (443 if parts.scheme.lower() == "https" else 80)
+
+
+@dataclass(frozen=True)
+class _Limit:
+    """How large a decoded body may be, the setting that says so, and which error it is."""
+
+    max_bytes: int
+    setting: str
+    document: bool  # a document (file_too_large) rather than an API answer
+
+    def error(self, provider: str, where: str, declared: int | None) -> Exception:
+        size = f"is {declared} bytes, more than" if declared is not None else "exceeds"
+        message = f"{provider}: {where} {size} the limit of {self.max_bytes} bytes ({self.setting})"
+        if self.document:
+            return FileTooLargeError(message)
+        return ProviderUnavailableError(f"{message}; the response was refused")
+
+
 class ProviderHttp:
     """One provider's door to the network: request spacing, 429 retry, error mapping."""
 
@@ -121,11 +189,13 @@ class ProviderHttp:
         min_interval: float,
         backoff_budget: float,
         clock: Clock | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         self.provider = provider
         self.client = client
         self.min_interval = max(0.0, float(min_interval))
         self.backoff_budget = max(0.0, float(backoff_budget))
+        self.max_response_bytes = max(1, int(max_response_bytes))
         self.clock: Clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._next_slot: float | None = None
@@ -149,14 +219,12 @@ class ProviderHttp:
         url: str,
         params: Mapping[str, Any] | None,
         headers: Mapping[str, str] | None,
-        max_bytes: int | None,
+        limit: _Limit,
     ) -> httpx.Response:
         self._wait_for_slot()
         where = _describe(url)
         try:
-            if max_bytes is None:
-                return self.client.get(url, params=params, headers=headers)
-            return self._bounded_get(url, params, headers, max_bytes)
+            return self._bounded_get(url, params, headers, limit)
         except httpx.TimeoutException as exc:
             raise ProviderUnavailableError(
                 f"{self.provider}: request to {where} timed out ({type(exc).__name__})"
@@ -165,7 +233,8 @@ class ProviderHttp:
             raise ProviderUnavailableError(
                 f"{self.provider}: could not reach {where} ({type(exc).__name__}: {exc})"
             ) from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
+            # InvalidURL also comes from a malformed Location header in the answer
             raise ProviderUnavailableError(
                 f"{self.provider}: request to {where} failed ({type(exc).__name__}: {exc})"
             ) from exc
@@ -175,36 +244,46 @@ class ProviderHttp:
         url: str,
         params: Mapping[str, Any] | None,
         headers: Mapping[str, str] | None,
-        max_bytes: int,
+        limit: _Limit,
     ) -> httpx.Response:
-        """Stream the body and stop as soon as it exceeds ``max_bytes`` (PDF size cap)."""
+        """Stream the body, decode it under ``limit`` and stop as soon as it is exceeded.
+
+        A non-2xx body is read only up to :data:`ERROR_BODY_BYTES` (its start names the
+        problem). The response returned holds the decoded bytes, so the headers that
+        describe the wire form are dropped.
+        """
         with self.client.stream("GET", url, params=params, headers=headers) as response:
+            where = _describe(response.request.url)
+            encoding = response.headers.get("Content-Encoding", "")
+            raw: Iterable[bytes]
+            if response.is_stream_consumed:  # an in-memory (test) response: already decoded
+                raw, encoding = [response.content], ""
+            else:
+                raw = response.iter_raw()
             if not response.is_success:
-                response.read()
-                return response
-            declared = response.headers.get("Content-Length")
-            if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise FileTooLargeError(
-                    f"{self.provider}: {_describe(url)} is {int(declared)} bytes, "
-                    f"more than the limit of {max_bytes}"
-                )
-            body = bytearray()
-            for part in response.iter_bytes():
-                body.extend(part)
-                if len(body) > max_bytes:
-                    raise FileTooLargeError(
-                        f"{self.provider}: {_describe(url)} exceeds the limit of {max_bytes} bytes"
-                    )
-            # the body is already decoded: drop the headers that describe the wire form
-            headers = [
-                (name, value)
-                for name, value in response.headers.multi_items()
-                if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
-            ]
+                body = read_prefix(raw, encoding, ERROR_BODY_BYTES)
+            else:
+                declared = response.headers.get("Content-Length", "")
+                if not encoding and declared.isdigit() and int(declared) > limit.max_bytes:
+                    raise limit.error(self.provider, where, int(declared))
+                try:
+                    body = read_bounded(raw, encoding, limit.max_bytes)
+                except BodyTooLarge as exc:
+                    raise limit.error(self.provider, where, None) from exc
+                except UndecodableBody as exc:
+                    raise ProviderUnavailableError(
+                        f"{self.provider}: could not decode the response from {where} "
+                        f"(Content-Encoding {encoding!r}: {exc})"
+                    ) from exc
+            wire_headers = ("content-encoding", "content-length", "transfer-encoding")
             return httpx.Response(
                 response.status_code,
-                headers=headers,
-                content=bytes(body),
+                headers=[
+                    (name, value)
+                    for name, value in response.headers.multi_items()
+                    if name.lower() not in wire_headers
+                ],
+                content=body,
                 request=response.request,
             )
 
@@ -216,18 +295,24 @@ class ProviderHttp:
         headers: Mapping[str, str] | None = None,
         allow_redirect_status: bool = False,
         max_bytes: int | None = None,
+        limit_setting: str = "PRIORIS_MCP_MAX_FILE_BYTES",
     ) -> httpx.Response:
         """GET with spacing, 429 backoff within the budget and error mapping.
 
         Timeouts, connection errors and 5xx raise ProviderUnavailableError at once; 404
         raises NotFoundError; other 4xx InvalidRequestError; a 3xx is returned only when
-        ``allow_redirect_status``. ``max_bytes`` bounds the body (FileTooLargeError).
-        Returns the 2xx (or allowed 3xx) response.
+        ``allow_redirect_status``. The decoded body is bounded: by ``max_bytes`` for a
+        document (FileTooLargeError naming ``limit_setting``), else by the provider's
+        ``max_response_bytes`` (ProviderUnavailableError). Returns the 2xx (or 3xx) response.
         """
+        if max_bytes is None:
+            limit = _Limit(self.max_response_bytes, "PRIORIS_MCP_MAX_RESPONSE_BYTES", False)
+        else:
+            limit = _Limit(max_bytes, limit_setting, True)
         slept = 0.0
         retries = 0
         while True:
-            response = self._send(url, params, headers, max_bytes)
+            response = self._send(url, params, headers, limit)
             status = response.status_code
             if status != 429:
                 return self._check(response, allow_redirect_status)
@@ -279,7 +364,7 @@ class ProviderHttp:
         response = self.get(url, params=params, headers=headers)
         try:
             return response.json()
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
             raise ProviderUnavailableError(
                 f"{self.provider}: malformed JSON from {_describe(response.request.url)}"
             ) from exc

@@ -88,8 +88,13 @@ class RemoteSources:
             settings.arxiv_site_url,
             settings.arxiv_oai_url,
             max_pdf_bytes=settings.max_file_bytes,
+            max_html_bytes=settings.max_markup_bytes,
         )
-        self.europepmc = EuropePmcClient(self._http("europepmc"), settings.europepmc_base_url)
+        self.europepmc = EuropePmcClient(
+            self._http("europepmc"),
+            settings.europepmc_base_url,
+            max_xml_bytes=settings.max_markup_bytes,
+        )
         self.doi = DoiResolver(self._http("doi"), settings.doi_resolver_url)
         self._openalex = openalex
 
@@ -100,6 +105,7 @@ class RemoteSources:
             min_interval=self.settings.min_intervals.get(provider, 0.0),
             backoff_budget=self.settings.backoff_budget_seconds,
             clock=self.clock,
+            max_response_bytes=self.settings.max_response_bytes,
         )
 
     @property
