@@ -1,7 +1,8 @@
 """Hardened XML parsing for everything a provider sends (arXiv Atom, OAI-PMH, JATS).
 
 Rules (SPEC section 10): no entity declarations (no billion laughs), no external entities
-or DTD fetching (no network, no local file reads), and a size bound checked before parsing.
+or DTD fetching (no network, no local file reads), a size bound checked before parsing and
+a depth bound checked right after (the renderers recurse over the tree).
 A bare ``<!DOCTYPE article PUBLIC ...>`` line is tolerated because every real JATS file
 from Europe PMC starts with one; the DTD it names is never loaded.
 
@@ -21,10 +22,18 @@ from prioris.errors import ParseError
 
 DEFAULT_MAX_XML_BYTES = 50 * 1024 * 1024
 """Largest XML payload parsed (JATS full texts are rarely above a few megabytes)."""
+MAX_XML_DEPTH = 256
+"""Deepest element nesting accepted. Real JATS with MathML stays under ~60 levels; the
+renderers recurse over the tree, so a deeper (hostile) document must be refused here,
+before it can raise RecursionError far from any error handling."""
 
 
 def parse_xml(
-    data: bytes | str, *, max_bytes: int = DEFAULT_MAX_XML_BYTES, what: str = "XML"
+    data: bytes | str,
+    *,
+    max_bytes: int = DEFAULT_MAX_XML_BYTES,
+    max_depth: int = MAX_XML_DEPTH,
+    what: str = "XML",
 ) -> ET.Element:
     """Parse ``data`` safely and return the root element; ParseError on anything unsafe/broken."""
     size = len(data.encode("utf-8") if isinstance(data, str) else data)
@@ -33,7 +42,7 @@ def parse_xml(
     if size == 0 or not data.strip():
         raise ParseError(f"{what} is empty")
     try:
-        return fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        root = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
     except DefusedXmlException as exc:
         raise ParseError(
             f"{what} refused: {type(exc).__name__} (entities or external "
@@ -41,6 +50,19 @@ def parse_xml(
         ) from exc
     except ET.ParseError as exc:
         raise ParseError(f"{what} is malformed: {exc}") from exc
+    _check_depth(root, max_depth, what)
+    return root
+
+
+def _check_depth(root: ET.Element, max_depth: int, what: str) -> None:
+    """ParseError when any element sits deeper than ``max_depth`` (iterative: no recursion)."""
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            raise ParseError(f"{what} is nested deeper than {max_depth} levels; refused")
+        if len(node):
+            stack.extend((child, depth + 1) for child in node)
 
 
 def local_name(tag: str) -> str:
