@@ -1,16 +1,23 @@
-"""Turn an arXiv HTML paper (LaTeXML output) into plain Markdown with the stdlib html.parser.
+"""Turn an arXiv HTML paper (LaTeXML output) into plain Markdown, in time linear in its size.
 
 Deliberately simple: headings ``h1``-``h6`` become ``#``-``######``, paragraphs and list
 items become blocks, table rows are flattened to ``a | b | c`` lines, figure captions are
 kept, math is replaced by its LaTeX ``alttext`` (``$...$``) and page chrome (scripts,
 styles, navigation, headers, footers, buttons) is dropped. The result is what the ingest
 layer chunks and indexes, so readable text matters more than layout.
+
+The page comes from the network, so its cost must be bounded by its size: tokens come
+from :class:`~prioris.sources.html_tokens.LinearHTMLParser` (the stdlib ``html.parser`` is
+quadratic on unclosed tags) and an end tag with no open match is dismissed in constant
+time (a count of open tags per name), not by scanning the whole stack.
 """
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+from collections import Counter
+
+from prioris.sources.html_tokens import LinearHTMLParser
 
 _SKIP = {
     "script",
@@ -27,14 +34,16 @@ _SKIP = {
     "annotation",
     "annotation-xml",
 }
-_SKIP_CLASSES = (
-    "ltx_page_header",
-    "ltx_page_footer",
-    "ltx_page_navbar",
-    "ltx_dates",
-    "package-alerts",
-    "ltx_TOC",
-    "ltx_role_navigation",
+_SKIP_CLASSES = frozenset(
+    {
+        "ltx_page_header",
+        "ltx_page_footer",
+        "ltx_page_navbar",
+        "ltx_dates",
+        "package-alerts",
+        "ltx_TOC",
+        "ltx_role_navigation",
+    }
 )
 _BLOCKS = {
     "p",
@@ -62,16 +71,18 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _VOID = {"br", "img", "hr", "meta", "link", "input", "col", "source", "wbr", "area", "base"}
 
 
-class _Converter(HTMLParser):
+class _Converter(LinearHTMLParser):
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+        super().__init__()
+        self.open_tags: Counter[str] = Counter()  # names on the stack, for O(1) misses
         self.blocks: list[str] = []
         self.current: list[str] = []
         self.prefix = ""
         self.skip_depth = 0
         self.stack: list[tuple[str, bool]] = []  # (tag, opened a skipped region)
-        self.title = ""
+        self.title_parts: list[str] = []
         self._in_title = False
+        self._has_text = False  # does ``current`` hold anything but whitespace?
         self._list_depth = 0
 
     def _flush(self) -> None:
@@ -79,13 +90,20 @@ class _Converter(HTMLParser):
         if text:
             self.blocks.append(self.prefix + text)
         self.current = []
+        self._has_text = False
         self.prefix = ""
+
+    def _append(self, text: str) -> None:
+        self.current.append(text)
+        if not self._has_text and not text.isspace():
+            self._has_text = True
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
-        classes = attributes.get("class", "")
         starts_skip = (
-            self.skip_depth > 0 or tag in _SKIP or any(c in classes.split() for c in _SKIP_CLASSES)
+            self.skip_depth > 0
+            or tag in _SKIP
+            or not _SKIP_CLASSES.isdisjoint(attributes.get("class", "").split())
         )
         if tag == "title" and self.skip_depth == 0:
             self._in_title = True
@@ -96,11 +114,11 @@ class _Converter(HTMLParser):
         if tag == "math" and self.skip_depth == 0:
             alt = attributes.get("alttext", "").strip()
             if alt:
-                self.current.append(f" ${alt}$ ")
-            self.stack.append((tag, True))
+                self._append(f" ${alt}$ ")
+            self._push(tag, True)
             self.skip_depth += 1
             return
-        self.stack.append((tag, starts_skip))
+        self._push(tag, starts_skip)
         if starts_skip:
             self.skip_depth += 1
             return
@@ -114,26 +132,32 @@ class _Converter(HTMLParser):
             self._flush()
             self.prefix = "  " * max(0, self._list_depth - 1) + "- "
         elif tag in ("td", "th"):
-            if self.current and "".join(self.current).strip():
-                self.current.append(" | ")
+            if self._has_text:  # a flag, not a join: a 100,000-cell row stays linear
+                self._append(" | ")
         elif tag in _BLOCKS:
             self._flush()
+
+    def _push(self, tag: str, skipped: bool) -> None:
+        self.stack.append((tag, skipped))
+        self.open_tags[tag] += 1
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self._in_title = False
         if tag in _VOID:
             return
-        # Pop to the matching start tag (HTML in the wild is not always balanced).
+        if not self.open_tags[tag]:
+            return  # a stray end tag (HTML in the wild is not always balanced)
+        # Pop to the matching start tag: every element popped was pushed once, so all the
+        # scans together cost no more than the pushes.
         for index in range(len(self.stack) - 1, -1, -1):
             if self.stack[index][0] == tag:
-                for _, skipped in self.stack[index:]:
+                for name, skipped in self.stack[index:]:
+                    self.open_tags[name] -= 1
                     if skipped:
                         self.skip_depth -= 1
                 del self.stack[index:]
                 break
-        else:
-            return
         if self.skip_depth > 0:
             return
         if tag in ("ul", "ol"):
@@ -144,10 +168,10 @@ class _Converter(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
-            self.title += data
+            self.title_parts.append(data)
             return
-        if self.skip_depth == 0:
-            self.current.append(data)
+        if self.skip_depth == 0 and data:
+            self._append(data)
 
     def close(self) -> None:
         super().close()
@@ -161,7 +185,7 @@ def html_to_markdown(html: str) -> tuple[str, str]:
     converter.close()
     markdown = "\n\n".join(converter.blocks)
     markdown = re.sub(r"\n{3,}", "\n\n", markdown).strip() + "\n"
-    title = " ".join(converter.title.split())
+    title = " ".join("".join(converter.title_parts).split())
     if not title:
         heading = next((b for b in converter.blocks if b.startswith("# ")), "")
         title = heading[2:]
