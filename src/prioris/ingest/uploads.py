@@ -9,7 +9,15 @@ module owns the rules, independent of any transport:
 * a session's total is bounded (``max_total_bytes``, the PDF size limit): exceeding it
   discards the session with ``file_too_large``;
 * at most ``max_sessions`` are open at once; a session idle for longer than
-  ``idle_timeout`` seconds expires and its temp file is removed;
+  ``idle_timeout`` seconds expires and its temp file is removed. When every slot is taken
+  and someone else wants one, a session idle for more than ``contended_idle_timeout``
+  seconds (much shorter) is reclaimed for them: one client cannot hold every slot for
+  the whole idle timeout by opening sessions and walking away;
+* the temp files live in ``uploads/`` beside the library file (:func:`upload_directory`),
+  not in the user's data folder. Parts left by a server that was killed (SIGKILL, power
+  loss) are removed when sessions are next created and every few minutes after: any
+  ``upload-*.part`` not written to for ``idle_timeout`` seconds belongs to no live session
+  of any server, since every chunk appended touches its file;
 * an out-of-order or repeated index is ``invalid_request`` (the client learns the index
   expected next), so bytes are never silently reordered or duplicated.
 
@@ -37,6 +45,14 @@ from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError
 DEFAULT_MAX_CHUNK_BYTES = 2 * 1024 * 1024  # base64 of it fits the HTTP transport's 4 MiB body
 DEFAULT_MAX_SESSIONS = 16  # as many as PriorisMCP allows, so its clients never hit a lower cap
 DEFAULT_IDLE_TIMEOUT = 900.0  # seconds
+DEFAULT_CONTENDED_IDLE_TIMEOUT = 60.0  # seconds idle after which a full table reclaims a slot
+SWEEP_INTERVAL = 300.0  # seconds between two sweeps of stale part files
+PART_GLOB = "upload-*.part"
+
+
+def upload_directory(db_path: Path) -> Path:
+    """Where upload parts go: ``uploads/`` beside the library file (``--db`` included)."""
+    return Path(db_path).expanduser().parent / "uploads"
 
 
 def base64_decoded_size(encoded: str) -> int:
@@ -116,7 +132,9 @@ class UploadSessions:
         max_chunk_bytes: int = DEFAULT_MAX_CHUNK_BYTES,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        contended_idle_timeout: float = DEFAULT_CONTENDED_IDLE_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         if max_chunk_bytes < 1 or max_total_bytes < 1 or max_sessions < 1 or idle_timeout <= 0:
             raise ValueError("upload limits must be positive")
@@ -125,9 +143,13 @@ class UploadSessions:
         self.max_chunk_bytes = min(max_chunk_bytes, max_total_bytes)
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        self.contended_idle_timeout = min(max(0.0, contended_idle_timeout), idle_timeout)
         self.clock = clock
+        self.wall_clock = wall_clock
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
+        self._last_sweep = clock()
+        self.sweep_stale_parts()
 
     # -- lifecycle ---------------------------------------------------------------------
     def begin(self, filename: str | None = None, expected_bytes: int | None = None) -> UploadInfo:
@@ -139,10 +161,12 @@ class UploadSessions:
             )
         with self._lock:
             self._expire_locked()
-            if len(self._sessions) >= self.max_sessions:
+            if len(self._sessions) >= self.max_sessions and not self._reclaim_locked():
+                wait = self._seconds_until_reclaim_locked()
                 raise InvalidRequestError(
                     f"too many open upload sessions ({self.max_sessions}); finalize one, or "
-                    f"wait {self.idle_timeout:g} s for idle sessions to expire"
+                    f"retry in {wait:.0f} s, when a session idle for "
+                    f"{self.contended_idle_timeout:g} s can be reclaimed"
                 )
             self.directory.mkdir(parents=True, exist_ok=True)
             session_id = secrets.token_hex(16)
@@ -222,6 +246,30 @@ class UploadSessions:
             self._expire_locked()
             return len(self._sessions)
 
+    def sweep_stale_parts(self) -> list[Path]:
+        """Remove ``upload-*.part`` files of no open session, untouched for ``idle_timeout``.
+
+        Another server on the same library may have live sessions in this folder: their
+        files are fresh (each chunk touches them), so only abandoned ones are old enough.
+        """
+        with self._lock:
+            return self._sweep_locked()
+
+    def _sweep_locked(self) -> list[Path]:
+        if not self.directory.is_dir():
+            return []
+        ours = {session.path.name for session in self._sessions.values()}
+        cutoff = self.wall_clock() - self.idle_timeout
+        removed: list[Path] = []
+        for path in self.directory.glob(PART_GLOB):
+            if path.name in ours:
+                continue
+            with contextlib.suppress(OSError):  # gone already, or not ours to remove
+                if path.is_file() and path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed.append(path)
+        return removed
+
     def close(self) -> None:
         """Remove every session and temp file (server shutdown)."""
         with self._lock:
@@ -262,7 +310,23 @@ class UploadSessions:
         stale = [sid for sid, s in self._sessions.items() if now - s.last_used > self.idle_timeout]
         for session_id in stale:
             self._discard_locked(session_id)
+        if now - self._last_sweep >= SWEEP_INTERVAL:
+            self._last_sweep = now
+            self._sweep_locked()
         return stale
+
+    def _reclaim_locked(self) -> bool:
+        """Free the slot of the longest-idle session if it idled past the contended timeout."""
+        now = self.clock()
+        session = min(self._sessions.values(), key=lambda s: s.last_used, default=None)
+        if session is None or now - session.last_used <= self.contended_idle_timeout:
+            return False
+        self._discard_locked(session.session_id)
+        return True
+
+    def _seconds_until_reclaim_locked(self) -> float:
+        oldest = min(s.last_used for s in self._sessions.values())
+        return max(1.0, self.contended_idle_timeout - (self.clock() - oldest))
 
 
 def _clean_name(filename: str | None) -> str | None:

@@ -7,21 +7,34 @@ Library (opened lazily by ``library_factory``). :func:`serve` runs it:
 * ``stdio`` (default): what desktop MCP clients launch as ``prioris serve``;
 * ``http``: streamable HTTP at ``http://HOST:PORT/mcp``, bound to 127.0.0.1 by default,
   with DNS-rebinding protection and a CORS allowlist of localhost origins plus
-  ``PRIORIS_MCP_CORS_ORIGINS``. Any other origin gets no ``Access-Control-Allow-Origin``.
+  ``PRIORIS_MCP_CORS_ORIGINS``. Any other origin gets no ``Access-Control-Allow-Origin``
+  and its requests are refused. Any other bind address needs an explicit opt-in and a
+  bearer token (:mod:`prioris.interfaces.http_guard`).
+
+Upload sessions are created at start, beside the library file (stale parts of a server
+that was killed are removed then), and SIGTERM stops either transport cleanly: the same
+shutdown as the end of stdin or Ctrl-C, so no upload part is left behind.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from prioris.interfaces.http_guard import (
+    LOCALHOST_ORIGIN,
+    Exposure,
+    HttpGuard,
+    origin_allowed,
+    plan_exposure,
+)
 from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
 from prioris.interfaces.mcp.tools_library import register_library_tools
 from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_remote import register_remote_tools
+from prioris.interfaces.serve_lifecycle import serve_stdio, sigterm_exits
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -37,7 +50,6 @@ stored with research_search_fetched (FTS5 syntax; mode vector or hybrid for mean
 read passages with research_*_parse_full_text (pass a match's identifier and offset).
 Errors start with a stable code such as invalid_request, not_found, format_unavailable."""
 
-LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 MCP_PATH = "/mcp"
 
@@ -71,11 +83,13 @@ def build_server(
 
 def cors_allowed(origin: str, extra_origins: tuple[str, ...] = ()) -> bool:
     """Whether the HTTP transport grants CORS to ``origin`` (localhost, or listed)."""
-    return bool(re.match(LOCALHOST_ORIGIN, origin)) or origin in extra_origins
+    return origin_allowed(origin, extra_origins)
 
 
-def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp:
-    """The streamable HTTP ASGI app wrapped in the CORS allowlist."""
+def http_app(
+    server: PriorisMCPServer, settings: Settings, host: str, *, token: str | None = None
+) -> ASGIApp:
+    """The streamable HTTP ASGI app behind the Origin/token guard and the CORS allowlist."""
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.middleware.cors import CORSMiddleware
 
@@ -102,7 +116,7 @@ def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp
         streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
     return CORSMiddleware(
-        app,
+        HttpGuard(app, token=token, extra_origins=extra),
         allow_origins=list(extra),
         allow_origin_regex=LOCALHOST_ORIGIN,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
@@ -118,13 +132,14 @@ def http_app(server: PriorisMCPServer, settings: Settings, host: str) -> ASGIApp
     )
 
 
-async def _serve_http(server: PriorisMCPServer, settings: Settings, host: str, port: int) -> None:
+async def _serve_http(
+    server: PriorisMCPServer, settings: Settings, exposure: Exposure, port: int
+) -> None:
     import uvicorn
 
-    config = uvicorn.Config(
-        http_app(server, settings, host), host=host, port=port, log_level="warning", lifespan="on"
-    )
-    sys.stderr.write(f"prioris: MCP server on http://{host}:{port}{MCP_PATH}\n")
+    app = http_app(server, settings, exposure.host, token=exposure.token)
+    config = uvicorn.Config(app, host=exposure.host, port=port, log_level="warning", lifespan="on")
+    sys.stderr.write("".join(line + "\n" for line in exposure.banner(port, MCP_PATH)))
     sys.stderr.flush()
     await uvicorn.Server(config).serve()
 
@@ -136,32 +151,37 @@ def serve(
     port: int | None = None,
     *,
     library_factory: LibraryFactory | None = None,
+    allow_remote: bool = False,
 ) -> None:
-    """Run the MCP server until the client disconnects (stdio) or it is interrupted (http)."""
+    """Run the MCP server until the client disconnects (stdio) or it is stopped (Ctrl-C,
+    SIGTERM). A non-loopback ``host`` needs ``allow_remote`` (or its setting)."""
     import anyio
 
     from prioris.errors import ConfigurationError
+    from prioris.ingest.uploads import UploadSessions, upload_directory
 
     transport = transport or settings.transport
     if transport not in ("stdio", "http"):
         raise ConfigurationError(f"transport {transport!r} is invalid; accepted: stdio, http")
+    exposure = None
+    if transport == "http":  # refused before anything is opened or bound
+        exposure = plan_exposure(settings, host or settings.host, allow_remote=allow_remote)
     if library_factory is None:
         from prioris.library import Library
 
         def library_factory() -> Any:
             return Library.open(settings)
 
-    server = build_server(library_factory)
-    try:
-        if transport == "stdio":
-            anyio.run(server.run_stdio_async)
-        else:
-            anyio.run(
-                _serve_http,
-                server,
-                settings,
-                host or settings.host,
-                settings.port if port is None else port,
-            )
-    finally:
-        server.prioris_state.close()  # type: ignore[attr-defined]
+    uploads = UploadSessions(  # removes parts that a killed server left behind
+        upload_directory(settings.db_path), max_total_bytes=settings.max_file_bytes
+    )
+    server = build_server(library_factory, uploads=uploads)
+    with sigterm_exits():
+        try:
+            if exposure is None:
+                anyio.run(serve_stdio, server)
+            else:
+                port = settings.port if port is None else port
+                anyio.run(_serve_http, server, settings, exposure, port)
+        finally:
+            server.prioris_state.close()  # type: ignore[attr-defined]

@@ -23,11 +23,17 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--host", help="HTTP bind address (default 127.0.0.1, env PRIORIS_MCP_HOST)")
     p.add_argument("--port", type=int, help="HTTP port (default 8000, env PRIORIS_MCP_PORT)")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="confirm a --host other than loopback; requests then need a bearer token "
+        "(env PRIORIS_MCP_HTTP_ALLOW_REMOTE, token PRIORIS_MCP_HTTP_TOKEN; docs/security.md)",
+    )
     p.set_defaults(func=cmd_serve)
 
 
 def cmd_serve(args: argparse.Namespace, ctx: CliContext) -> int:
     from prioris.interfaces.mcp_server import serve
 
-    serve(ctx.settings, args.transport, args.host, args.port)
+    serve(ctx.settings, args.transport, args.host, args.port, allow_remote=args.allow_remote)
     return EXIT_OK

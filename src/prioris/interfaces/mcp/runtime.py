@@ -32,7 +32,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from prioris.errors import InvalidRequestError, PriorisError
-from prioris.ingest.uploads import UploadSessions
+from prioris.ingest.uploads import UploadSessions, upload_directory
 
 if TYPE_CHECKING:
     from prioris.library import Library
@@ -59,12 +59,12 @@ class ServerState:
             return self._library
 
     def uploads(self) -> UploadSessions:
-        """Upload sessions under ``<data dir>/uploads`` sized by the PDF limit."""
+        """Upload sessions in ``uploads/`` beside the library file, sized by the PDF limit."""
         settings = self.library().settings
         with self._lock:
             if self._uploads is None:
                 self._uploads = UploadSessions(
-                    settings.data_dir / "uploads", max_total_bytes=settings.max_file_bytes
+                    upload_directory(settings.db_path), max_total_bytes=settings.max_file_bytes
                 )
             return self._uploads
 

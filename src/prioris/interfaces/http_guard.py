@@ -1,0 +1,157 @@
+"""Who may talk to the streamable HTTP transport: bind policy, bearer token, Origin allowlist.
+
+On loopback (the default) the server is reachable only from this machine; the MCP SDK's
+Host/Origin checks stop DNS-rebinding pages, and that is all it needs. Binding anywhere
+else makes the library (read, add, delete) reachable from the network, so:
+
+* it must be asked for explicitly: ``--allow-remote`` or ``PRIORIS_MCP_HTTP_ALLOW_REMOTE=1``,
+  else :func:`plan_exposure` raises ConfigurationError naming both;
+* every request must carry ``Authorization: Bearer <token>``: the token comes from
+  ``PRIORIS_MCP_HTTP_TOKEN`` or is generated (and printed once, to stderr, by the caller);
+  it is compared in constant time (:func:`hmac.compare_digest`);
+* a browser ``Origin`` must still be on the allowlist (localhost origins plus
+  ``PRIORIS_MCP_CORS_ORIGINS``), whatever Host the server is reached under;
+* the caller prints a warning saying all this and pointing at docs/security.md.
+
+A token set on loopback is enforced there too (useful behind a local reverse proxy).
+:class:`HttpGuard` is plain ASGI middleware, so it is tested without a socket.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from prioris.config import Settings
+from prioris.errors import ConfigurationError
+
+LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
+TOKEN_BYTES = 32
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """How the HTTP transport will be reachable, decided before anything is bound."""
+
+    host: str
+    remote: bool
+    token: str | None
+    token_generated: bool = False
+
+    def banner(self, port: int, path: str) -> list[str]:
+        """Lines for stderr at start: where it listens, and for a remote bind the warning."""
+        lines = [f"prioris: MCP server on http://{_url_host(self.host)}:{port}{path}"]
+        if self.remote:
+            lines += [
+                f"prioris: WARNING: listening on {self.host}, reachable from other machines. "
+                "Anyone who can reach this port and holds the token can read, add and delete "
+                "works. Serve it through a TLS reverse proxy (see docs/security.md).",
+                "prioris: every request needs the header 'Authorization: Bearer <token>'",
+            ]
+        if self.token_generated:
+            lines.append(
+                f"prioris: generated token (set PRIORIS_MCP_HTTP_TOKEN to choose one): {self.token}"
+            )
+        return lines
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def plan_exposure(settings: Settings, host: str, *, allow_remote: bool = False) -> Exposure:
+    """Check the bind address against the opt-in and settle the token (generated if need be)."""
+    if is_loopback(host):
+        return Exposure(host=host, remote=False, token=settings.http_token)
+    if not (allow_remote or settings.http_allow_remote):
+        raise ConfigurationError(
+            f"binding the HTTP transport to {host!r} exposes the library to the network; "
+            "pass --allow-remote (or set PRIORIS_MCP_HTTP_ALLOW_REMOTE=1) to confirm. "
+            "Requests will then need a bearer token (PRIORIS_MCP_HTTP_TOKEN, or one is "
+            "generated and printed). Use 127.0.0.1 to stay local."
+        )
+    if settings.http_token:
+        return Exposure(host=host, remote=True, token=settings.http_token)
+    return Exposure(
+        host=host, remote=True, token=secrets.token_urlsafe(TOKEN_BYTES), token_generated=True
+    )
+
+
+def origin_allowed(origin: str, extra_origins: Iterable[str] = ()) -> bool:
+    """Whether a browser ``Origin`` may use the server (localhost, or listed)."""
+    return bool(re.match(LOCALHOST_ORIGIN, origin)) or origin in tuple(extra_origins)
+
+
+def token_matches(presented: str, expected: str) -> bool:
+    """Constant-time comparison of a presented bearer token with the expected one."""
+    return hmac.compare_digest(presented.encode("utf-8"), expected.encode("utf-8"))
+
+
+class HttpGuard:
+    """ASGI middleware: Origin allowlist, then the bearer token when one is set.
+
+    CORS preflights (``OPTIONS``) carry no credentials by design, so they pass the token
+    check; the CORS middleware outside this one answers them, and a preflight grants
+    nothing by itself.
+    """
+
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, extra_origins: Iterable[str] = ()
+    ) -> None:
+        self.app = app
+        self.token = token
+        self.extra_origins = tuple(extra_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+        }
+        origin = headers.get("origin")
+        if origin is not None and not origin_allowed(origin, self.extra_origins):
+            await _reply(send, 403, "forbidden: this Origin is not allowed")
+            return
+        if self.token is not None and scope.get("method") != "OPTIONS":
+            scheme, _, presented = headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not token_matches(presented.strip(), self.token):
+                await _reply(
+                    send,
+                    401,
+                    "unauthorized: send 'Authorization: Bearer <token>'",
+                    [(b"www-authenticate", b'Bearer realm="prioris"')],
+                )
+                return
+        await self.app(scope, receive, send)
+
+
+async def _reply(
+    send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = (text + "\n").encode()
+    headers = [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        *(extra or []),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
