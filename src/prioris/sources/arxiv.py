@@ -90,6 +90,12 @@ def _clean(text: str) -> str:
     return repair_mojibake(" ".join(text.split()))
 
 
+def _ascii_int(text: str) -> int | None:
+    """ASCII digits as an int, else None: '²' passes str.isdigit() but not int(), and int()
+    refuses more than 4,300 digits."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def _entry_id(raw: str) -> str:
     """``http://arxiv.org/abs/1707.08567v1`` -> ``1707.08567v1``."""
     path = urlsplit(raw.strip()).path
@@ -116,7 +122,7 @@ def _parse_entry(entry: Any) -> Work:
     categories = [c.get("term", "") for c in entry.findall(f"{ATOM}category") if c.get("term")]
     journal_ref = _clean(entry.findtext(f"{ARXIV}journal_ref") or "") or None
     comment = _clean(entry.findtext(f"{ARXIV}comment") or "") or None
-    year = int(published[:4]) if published and published[:4].isdigit() else None
+    year = _ascii_int(published[:4]) if published else None
     people = [
         (_clean(a.findtext(f"{ATOM}name") or ""), _clean(a.findtext(f"{ARXIV}affiliation") or ""))
         for a in entry.findall(f"{ATOM}author")
@@ -166,8 +172,7 @@ def parse_atom(xml: bytes | str) -> ArxivFeed:
             raise InvalidRequestError(f"arXiv rejected the request: {message}")
 
     def _int(tag: str) -> int:
-        text = (root.findtext(f"{OPENSEARCH}{tag}") or "0").strip()
-        return int(text) if text.isdigit() else 0
+        return _ascii_int((root.findtext(f"{OPENSEARCH}{tag}") or "").strip()) or 0
 
     return ArxivFeed(
         total=_int("totalResults"),

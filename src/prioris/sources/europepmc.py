@@ -61,27 +61,47 @@ def _yes(value: Any) -> bool:
     return str(value or "").strip().upper() == "Y"
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (a provider's shape may drift)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    """A scalar as text ('' for None, lists and objects, which are no names or ids)."""
+    return (
+        str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else ""
+    )
+
+
+def _count(value: Any) -> int | None:
+    """An int from an int or ASCII digits ('²' passes str.isdigit but not int())."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = _text(value).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def _pub_types(record: dict[str, Any]) -> list[str]:
-    listed = (record.get("pubTypeList") or {}).get("pubType")
+    listed = _obj(record.get("pubTypeList")).get("pubType")
     if isinstance(listed, str):
         return [listed]
     if isinstance(listed, list):
-        return [str(t) for t in listed]
-    lite = record.get("pubType")  # resultType=lite: "review; journal article"
-    return [t.strip() for t in str(lite).split(";") if t.strip()] if lite else []
+        return [_text(t) for t in listed if _text(t)]
+    lite = _text(record.get("pubType"))  # resultType=lite: "review; journal article"
+    return [t.strip() for t in lite.split(";") if t.strip()]
 
 
 def _authors(record: dict[str, Any]) -> list[str]:
-    people = (record.get("authorList") or {}).get("author") or []
+    people = _obj(record.get("authorList")).get("author")
     names = [
-        str(p.get("fullName") or p.get("collectiveName") or "").strip()
-        for p in people
+        _text(p.get("fullName") or p.get("collectiveName")).strip()
+        for p in (people if isinstance(people, list) else [])
         if isinstance(p, dict)
     ]
     names = [n for n in names if n]
     if names:
         return names
-    author_string = str(record.get("authorString") or "").strip().rstrip(".")
+    author_string = _text(record.get("authorString")).strip().rstrip(".")
     return [a.strip() for a in author_string.split(",") if a.strip()]
 
 
@@ -102,11 +122,11 @@ def _author_list(record: dict[str, Any]) -> list[dict[str, str | None]]:
 
 def parse_record(record: dict[str, Any]) -> Work:
     """One Europe PMC result (core or lite) -> :class:`Work`."""
-    source = str(record.get("source") or "").upper()
-    ext_id = str(record.get("id") or "").strip()
-    pmid = str(record.get("pmid") or "").strip() or None
-    pmcid = str(record.get("pmcid") or "").strip().upper() or None
-    doi = str(record.get("doi") or "").strip().lower() or None
+    source = _text(record.get("source")).upper()
+    ext_id = _text(record.get("id")).strip()
+    pmid = _text(record.get("pmid")).strip() or None
+    pmcid = _text(record.get("pmcid")).strip().upper() or None
+    doi = _text(record.get("doi")).strip().lower() or None
     if pmcid:
         work_id = f"europepmc:{pmcid}"
     elif source == "MED" and (pmid or ext_id):
@@ -126,44 +146,47 @@ def parse_record(record: dict[str, Any]) -> Work:
         aliases.append(f"europepmc:{pmcid}")
     types = _pub_types(record)
     preprint = source == "PPR" or any("preprint" in t.lower() for t in types)
-    journal_info = record.get("journalInfo") or {}
-    venue = (journal_info.get("journal") or {}).get("title") or record.get("journalTitle")
+    venue = _text(_obj(_obj(record.get("journalInfo")).get("journal")).get("title")) or _text(
+        record.get("journalTitle")
+    )
     if not venue and preprint:
-        venue = (record.get("bookOrReportDetails") or {}).get("publisher")
+        venue = _text(_obj(record.get("bookOrReportDetails")).get("publisher"))
+    listed_urls = _obj(record.get("fullTextUrlList")).get("fullTextUrl")
     urls = [
         {
-            "url": u.get("url"),
+            "url": _text(u.get("url")),
             "style": u.get("documentStyle"),
             "availability": u.get("availabilityCode"),
             "site": u.get("site"),
         }
-        for u in (record.get("fullTextUrlList") or {}).get("fullTextUrl") or []
-        if isinstance(u, dict) and u.get("url")
+        for u in (listed_urls if isinstance(listed_urls, list) else [])
+        if isinstance(u, dict) and _text(u.get("url"))
     ]
     pdf_url = next(
         (u["url"] for u in urls if u["style"] == "pdf" and u["availability"] in ("OA", "F")), None
     )
-    year_text = str(record.get("pubYear") or "").strip()
-    keywords = (record.get("keywordList") or {}).get("keyword") or []
-    abstract = strip_tags(str(record.get("abstractText") or "")) or None
-    cited = record.get("citedByCount")
+    keywords = _obj(record.get("keywordList")).get("keyword")
+    abstract = strip_tags(_text(record.get("abstractText"))) or None
+    published = _text(record.get("firstPublicationDate")) or _text(
+        record.get("electronicPublicationDate")
+    )
     return Work(
         id=work_id,
-        title=strip_tags(str(record.get("title") or "")),
+        title=strip_tags(_text(record.get("title"))),
         authors=_authors(record),
-        year=int(year_text) if year_text.isdigit() else None,
-        venue=str(venue).strip() if venue else None,
+        year=_count(record.get("pubYear")),
+        venue=venue.strip() or None,
         abstract=abstract,
         aliases=aliases,
         source="europepmc",
-        published=record.get("firstPublicationDate") or record.get("electronicPublicationDate"),
+        published=published or None,
         type=types[0] if types else None,
         is_oa=_yes(record.get("isOpenAccess")),
         pdf_url=pdf_url,
-        cited_by_count=int(cited)
-        if isinstance(cited, int | str) and str(cited).isdigit()
-        else None,
-        concepts=[str(k) for k in keywords if isinstance(k, str)],
+        cited_by_count=_count(record.get("citedByCount")),
+        concepts=[
+            k for k in (keywords if isinstance(keywords, list) else []) if isinstance(k, str)
+        ],
         is_preprint=preprint,
         extra={
             "source": source,
@@ -191,15 +214,18 @@ def parse_search(data: Any) -> EuropePmcPage:
     """The JSON of ``/search?format=json`` -> :class:`EuropePmcPage`."""
     if not isinstance(data, dict) or "hitCount" not in data:
         raise ProviderUnavailableError("europepmc: search response has no hitCount")
-    results = (data.get("resultList") or {}).get("result") or []
-    works = [parse_record(r) for r in results if isinstance(r, dict)]
+    results = _obj(data.get("resultList")).get("result")
+    works = [
+        parse_record(r)
+        for r in (results if isinstance(results, list) else [])
+        if isinstance(r, dict)
+    ]
     request = data.get("request") if isinstance(data.get("request"), dict) else {}
     asked = unquote(str(request.get("cursorMark") or "*"))
     cursor = data.get("nextCursorMark")
     next_cursor = str(cursor) if cursor and works and unquote(str(cursor)) != asked else None
-    total = data.get("hitCount")
     return EuropePmcPage(
-        total=int(total) if str(total).isdigit() else 0, works=works, next_cursor=next_cursor
+        total=_count(data.get("hitCount")) or 0, works=works, next_cursor=next_cursor
     )
 
 

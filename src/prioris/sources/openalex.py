@@ -129,13 +129,21 @@ def _list(value: Any) -> list[Any]:
 
 
 def _int(value: Any) -> int | None:
+    """An int from an int or ASCII digits ("²" is a digit to str.isdigit but not to int)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isascii() and text.isdigit() and len(text) <= 18:
+            return int(text)
     return None
+
+
+def _str(value: Any) -> str | None:
+    """A non-empty stripped string, or None for anything else (a number, a list, ...)."""
+    return value.strip() or None if isinstance(value, str) else None
 
 
 def _location(loc: dict[str, Any]) -> dict[str, Any]:
@@ -263,15 +271,14 @@ def parse_openalex_work(obj: dict[str, Any]) -> Work:
     open_access = _dict(obj.get("open_access"))
     best = _dict(obj.get("best_oa_location"))
     primary_source = _dict(_dict(obj.get("primary_location")).get("source"))
-    title = obj.get("title") or obj.get("display_name") or ""
+    title = _str(obj.get("title")) or _str(obj.get("display_name")) or ""
     abstract = rebuild_abstract(obj.get("abstract_inverted_index"))
     work_type = obj.get("type") if isinstance(obj.get("type"), str) else None
 
     extra: dict[str, Any] = {"locations": locations}
-    if isinstance(obj.get("relevance_score"), int | float) and not isinstance(
-        obj.get("relevance_score"), bool
-    ):
-        extra["relevance_score"] = float(obj["relevance_score"])
+    score = obj.get("relevance_score")
+    if isinstance(score, int | float) and not isinstance(score, bool) and abs(score) < 1e300:
+        extra["relevance_score"] = float(score)
     if isinstance(open_access.get("oa_url"), str):
         extra["oa_url"] = open_access["oa_url"]
     if isinstance(obj.get("type_crossref"), str):
@@ -279,10 +286,10 @@ def parse_openalex_work(obj: dict[str, Any]) -> Work:
 
     return Work(
         id=aliases[0],
-        title=str(title).strip(),
+        title=title,
         authors=_authors(obj),
         year=_int(obj.get("publication_year")),
-        venue=primary_source.get("display_name") or None,
+        venue=_str(primary_source.get("display_name")),
         abstract=abstract or None,
         aliases=aliases,
         source="openalex",

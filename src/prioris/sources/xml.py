@@ -50,6 +50,8 @@ def parse_xml(
         ) from exc
     except ET.ParseError as exc:
         raise ParseError(f"{what} is malformed: {exc}") from exc
+    except (LookupError, ValueError) as exc:  # an unknown or unusable declared encoding
+        raise ParseError(f"{what} cannot be decoded: {exc}") from exc
     _check_depth(root, max_depth, what)
     return root
 
