@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prioris.sources.html_markdown import html_to_markdown
-from prioris.sources.html_tokens import LinearHTMLParser
+from prioris.sources.html_tokens import MAX_ATTRIBUTES, LinearHTMLParser
 
 Token = tuple[str, object]
 
@@ -146,6 +146,16 @@ def test_known_cases() -> None:
 )
 def test_unfinished_constructs_follow_the_html_standard(doc: str, expected: list) -> None:
     assert tokens(LinearRecorder, doc) == expected
+
+
+def test_attributes_past_the_cap_are_skipped_not_misread() -> None:
+    many = " ".join(f'a{i}="v>{i}"' for i in range(MAX_ATTRIBUTES + 50))
+    found = tokens(LinearRecorder, f"<div {many}>text</div><br {many}/>")
+    start, text, end, br, br_end = found
+    assert start[0] == "start" and len(start[1][1]) == MAX_ATTRIBUTES
+    assert start[1][1][-1] == (f"a{MAX_ATTRIBUTES - 1}", f"v>{MAX_ATTRIBUTES - 1}")
+    assert (text, end) == (("data", "text"), ("end", "div"))
+    assert br[0] == "start" and br_end == ("end", "br")  # "/>" still closes it
 
 
 HOSTILE = {

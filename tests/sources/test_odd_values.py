@@ -25,7 +25,7 @@ FEED = (
 
 @pytest.mark.parametrize("encoding", ["TTF-8", "UTF-16-nonsense", "x-mac-klingon"])
 def test_unknown_xml_encoding_is_a_parse_error(encoding: str) -> None:
-    with pytest.raises(ParseError, match="cannot be decoded|malformed"):
+    with pytest.raises(ParseError, match=r"cannot be decoded|malformed"):
         parse_xml(FEED.format(encoding=encoding, total=1, published="2024").encode())
 
 

@@ -27,9 +27,19 @@ from html import unescape
 _FAST = re.compile(r"([^<]+)|<([a-zA-Z][^\t\n\f\r />]*)>|</([a-zA-Z][^\t\n\f\r />]*)>")
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
 _SPACE_OR_SLASH = re.compile(r"[\t\n\f\r /]*")
-_SPACE = re.compile(r"[\t\n\f\r ]*")
-_ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r /=>]*")
-_UNQUOTED_VALUE = re.compile(r"[^\t\n\f\r >]*")
+MAX_ATTRIBUTES = 100
+"""Attributes kept per tag; the rest are skipped (real pages use a handful)."""
+# Possessive quantifiers (Python 3.11): no backtracking, so skipping is linear and in C.
+_ATTRIBUTES_SKIPPED = re.compile(
+    r"(?:[^\t\n\f\r />][^\t\n\f\r /=>]*+[\t\n\f\r ]*+"
+    r"(?:=[\t\n\f\r ]*+(?:\"[^\"]*+\"|'[^']*+'|[^\t\n\f\r >\"'][^\t\n\f\r >]*+))?+"
+    r"[\t\n\f\r /]*+)*+"
+)
+_ATTRIBUTE = re.compile(  # name, "=", "double", 'single', bare value, the gap that follows
+    r"([^\t\n\f\r />][^\t\n\f\r /=>]*)[\t\n\f\r ]*"
+    r"(?:(=)[\t\n\f\r ]*(?:\"([^\"]*)\"|'([^']*)'|([^\t\n\f\r >]*)))?"
+    r"([\t\n\f\r /]*)"
+)
 _RAW_TEXT = ("script", "style")
 _RAW_END = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in _RAW_TEXT}
 
@@ -125,38 +135,31 @@ class LinearHTMLParser:
         tag = match.group().lower()
         pos = match.end()
         attrs: list[tuple[str, str | None]] = []
+        gap = _SPACE_OR_SLASH.match(s, pos)
+        assert gap is not None
+        pos, trailing = gap.end(), gap.group()
         while True:
-            gap = _SPACE_OR_SLASH.match(s, pos)
-            assert gap is not None
-            pos = gap.end()
             if pos >= n:
                 return n  # the input ends inside the tag: it is dropped
             if s[pos] == ">":
-                self_closing = gap.group().endswith("/")  # "/" right before ">"
                 break
-            name_match = _ATTR_NAME.match(s, pos)
-            assert name_match is not None  # s[pos] is none of space, "/", ">"
-            name = name_match.group().lower()
-            pos = _SPACE.match(s, name_match.end()).end()  # type: ignore[union-attr]
-            if pos < n and s[pos] == "=":
-                pos = _SPACE.match(s, pos + 1).end()  # type: ignore[union-attr]
-                if pos >= n:
-                    return n
-                quote = s[pos]
-                if quote in ('"', "'"):
-                    end = s.find(quote, pos + 1)
-                    if end < 0:
-                        return n  # an unclosed quote runs to the end: the tag is dropped
-                    value = s[pos + 1 : end]
-                    pos = end + 1
-                else:
-                    value_match = _UNQUOTED_VALUE.match(s, pos)
-                    assert value_match is not None
-                    value = value_match.group()
-                    pos = value_match.end()
-                attrs.append((name, unescape(value) if "&" in value else value))
-            else:
-                attrs.append((name, None))
+            if len(attrs) >= MAX_ATTRIBUTES:  # skip the rest in one pass of the C engine
+                pos = _ATTRIBUTES_SKIPPED.match(s, pos).end()  # type: ignore[union-attr]
+                trailing = s[max(start, pos - 1) : pos]
+                continue
+            found = _ATTRIBUTE.match(s, pos)
+            assert found is not None  # s[pos] is none of space, "/", ">"
+            name, equals, double, single, bare, trailing = found.groups()
+            if bare and bare[0] in "\"'":
+                return n  # an unclosed quote runs to the end: the tag is dropped
+            value = None if equals is None else double if double is not None else single
+            if equals is not None and value is None:
+                value = bare
+            if value is not None and "&" in value:
+                value = unescape(value)
+            attrs.append((name.lower(), value))
+            pos = found.end()
+        self_closing = trailing.endswith("/")  # "/" right before ">"
         pos += 1  # past ">"
         if self_closing:
             self.handle_startendtag(tag, attrs)
