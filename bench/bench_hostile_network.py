@@ -56,7 +56,7 @@ print(json.dumps({"seconds": seconds, "peak_rss_mib": rss, "outcome": outcome}))
 CHILD_HTML = """
 import sys, time
 from prioris.sources.html_markdown import html_to_markdown
-html = "<a " * (int(sys.argv[1]) * 1024 // 3)
+html = "<a " * (int(float(sys.argv[1]) * 1024) // 3)
 started = time.perf_counter()
 html_to_markdown(html)
 print(time.perf_counter() - started)
