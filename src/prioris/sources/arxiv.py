@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from prioris.config import DEFAULT_MAX_MARKUP_BYTES
+from prioris.config import DEFAULT_MAX_MARKUP_BYTES, Settings
 from prioris.errors import (
     FormatUnavailableError,
     InvalidRequestError,
@@ -243,7 +243,8 @@ class ArxivClient:
         self.api_url = api_url
         self.site_url = site_url.rstrip("/")
         self.oai_url = oai_url
-        self.max_pdf_bytes = max_pdf_bytes
+        # None: the default PDF limit (a PDF is a document: file_too_large, not the API cap)
+        self.max_pdf_bytes = Settings.max_file_bytes if max_pdf_bytes is None else max_pdf_bytes
         self.max_html_bytes = max_html_bytes
 
     def _feed(self, params: dict[str, Any]) -> ArxivFeed:
