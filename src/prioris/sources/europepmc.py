@@ -107,15 +107,15 @@ def _authors(record: dict[str, Any]) -> list[str]:
 
 def _author_list(record: dict[str, Any]) -> list[dict[str, str | None]]:
     """Authors with their name parts, as ``resultType=core`` lists them."""
-    people = (record.get("authorList") or {}).get("author") or []
+    people = _obj(record.get("authorList")).get("author")
     return [
         {
-            "full_name": p.get("fullName") or p.get("collectiveName"),
-            "first_name": p.get("firstName"),
-            "last_name": p.get("lastName"),
-            "initials": p.get("initials"),
+            "full_name": _text(p.get("fullName") or p.get("collectiveName")) or None,
+            "first_name": _text(p.get("firstName")) or None,
+            "last_name": _text(p.get("lastName")) or None,
+            "initials": _text(p.get("initials")) or None,
         }
-        for p in people
+        for p in (people if isinstance(people, list) else [])
         if isinstance(p, dict)
     ]
 
@@ -146,7 +146,8 @@ def parse_record(record: dict[str, Any]) -> Work:
         aliases.append(f"europepmc:{pmcid}")
     types = _pub_types(record)
     preprint = source == "PPR" or any("preprint" in t.lower() for t in types)
-    venue = _text(_obj(_obj(record.get("journalInfo")).get("journal")).get("title")) or _text(
+    journal_info = _obj(record.get("journalInfo"))
+    venue = _text(_obj(journal_info.get("journal")).get("title")) or _text(
         record.get("journalTitle")
     )
     if not venue and preprint:
@@ -165,6 +166,7 @@ def parse_record(record: dict[str, Any]) -> Work:
     pdf_url = next(
         (u["url"] for u in urls if u["style"] == "pdf" and u["availability"] in ("OA", "F")), None
     )
+    year_text = _text(record.get("pubYear")).strip()
     keywords = _obj(record.get("keywordList")).get("keyword")
     abstract = strip_tags(_text(record.get("abstractText"))) or None
     published = _text(record.get("firstPublicationDate")) or _text(
@@ -174,7 +176,7 @@ def parse_record(record: dict[str, Any]) -> Work:
         id=work_id,
         title=strip_tags(_text(record.get("title"))),
         authors=_authors(record),
-        year=_count(record.get("pubYear")),
+        year=_count(year_text),
         venue=venue.strip() or None,
         abstract=abstract,
         aliases=aliases,
@@ -204,8 +206,8 @@ def parse_record(record: dict[str, Any]) -> Work:
             "author_list": _author_list(record),
             "journal_info": journal_info or None,
             "pub_year": year_text or None,
-            "is_open_access": str(record.get("isOpenAccess") or "").strip() or None,
-            "license": record.get("license") or None,
+            "is_open_access": _text(record.get("isOpenAccess")).strip() or None,
+            "license": _text(record.get("license")).strip() or None,
         },
     )
 
