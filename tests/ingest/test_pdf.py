@@ -209,7 +209,7 @@ def test_text_page_markdown_escapes_a_leading_hash() -> None:
     assert content.pages[0].text == "\\#hashtag research is a topic with words"
 
 
-def test_metadata_prefers_the_info_dictionary_when_it_looks_real() -> None:
+def test_printed_title_wins_over_the_info_dictionary_and_a_file_date_is_no_year() -> None:
     data = text_pdf(
         1,
         {
@@ -220,10 +220,17 @@ def test_metadata_prefers_the_info_dictionary_when_it_looks_real() -> None:
         },
     )
     meta = extract_pdf(data).metadata
-    assert meta.title == "Chunk Sizes and Recall"
-    assert meta.authors == ["Ada Lovelace", "Alan Turing"]
-    assert meta.year == 2021
+    assert meta.title == "Chunking Matters for Retrieval"  # what page 1 prints
+    assert meta.authors == ["Ada Lovelace", "Alan Turing"]  # no byline printed: the info's
+    assert meta.year is None  # the file's creation date is not a publication year
     assert meta.identifiers == ["doi:10.1234/abc.def5"]
+
+
+def test_info_title_when_page_one_prints_none() -> None:
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "plain body text only " * 5, fontsize=10)
+    doc.set_metadata({"title": "Chunk Sizes and Recall"})
+    assert extract_pdf(doc.tobytes(), ocr_mode="never").metadata.title == ("Chunk Sizes and Recall")
 
 
 def test_metadata_falls_back_to_the_largest_font_on_page_one() -> None:

@@ -14,7 +14,8 @@ OCR runs on several pages at once (tesseract is single-threaded per page) while 
 are rendered on the calling thread. The time limit is checked between pages and while
 waiting for a page's OCR; a single page's text extraction inside MuPDF is not
 interruptible, and a tesseract run is bounded by the engine's own per-page timeout.
-Metadata extraction lives in :mod:`prioris.ingest.pdf_metadata`, text layer to Markdown
+Metadata extraction lives in :mod:`prioris.ingest.pdf_metadata` (the header layout in
+:mod:`prioris.ingest.pdf_header`), text layer to Markdown
 in :mod:`prioris.ingest.pdf_layout`.
 """
 
@@ -40,6 +41,7 @@ from prioris.errors import (
     PriorisError,
 )
 from prioris.ingest.ocr import INSTALL_HINT, OcrEngine
+from prioris.ingest.pdf_header import read_header_page
 from prioris.ingest.pdf_layout import (
     PageLayout,
     document_style,
@@ -305,9 +307,14 @@ def _extract(
     metadata = pdf_metadata(
         info=info,
         xmp=_guard(doc.get_xml_metadata, 0) or "",
-        first_layout=layouts[0] if usable[0] and not pages[0].ocr else None,
+        header_pages=[  # the text layer of pages 1-2 with fonts, where it was used
+            _guard(lambda i=i: read_header_page(doc[i]), i)
+            if usable[i] and not pages[i].ocr
+            else None
+            for i in range(min(2, total))
+        ],
         body_size=style.body_size,
-        page_texts=[page.text for page in pages[:2]],
+        page_texts=[page.text for page in pages],
     )
     return PdfContent(pages=pages, metadata=metadata, ocr_pages=sum(p.ocr for p in pages))
 

@@ -1,44 +1,111 @@
-"""Bibliographic hints from a PDF itself: title, authors, year and its own identifiers.
+"""Bibliographic metadata a PDF gives about itself: title, authors, year, identifiers.
 
 Pure functions over what :mod:`prioris.ingest.pdf` read: the info dictionary, the XMP
-packet, the page-1 layout and the first pages' Markdown. Identifiers become aliases of a
-work, and a wrong alias would merge two papers, so only one DOI and one arXiv id are kept,
-each from the most trustworthy place it appears: the metadata (publishers put
-``prism:doi`` in XMP), then page 1's rotated margin text (the arXiv stamp), page 1's
-header and footer, page 1's text, and last page 2. References sections and
-``arXiv preprint arXiv:...`` citations are not searched.
+packet, the layout of pages 1-2 (:mod:`prioris.ingest.pdf_header` reads title, authors,
+affiliations and abstract from it) and every page's Markdown. What the paper *prints*
+wins over the info dictionary, which is often a file name or a stale title.
+
+A year comes only from a place a paper prints its own date: a copyright or
+"published" line, a proceedings or journal line, a venue tag (``PLDI'09``, ``NIPS 2017``)
+in the header, running heads or footnotes, or else the month encoded in its arXiv id.
+File and scanner dates and years in the body text are never used: no year beats a wrong
+one.
+
+Identifiers become aliases of a work, and a wrong alias would merge two papers, so only
+one DOI and one arXiv id are kept, each from the most trustworthy place it appears: the
+metadata (publishers put ``prism:doi`` in XMP), page 1's rotated margin text (the arXiv
+stamp), its header and footer, its text, page 2, and a "Cite this article as" box on a
+later page. References sections and ``arXiv preprint arXiv:...`` citations are not
+searched. A cover sheet (JSTOR and the like) hands the header over to page 2.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from prioris.identifiers import find_identifiers_in_text
-from prioris.ingest.pdf_layout import PageLayout, find_title_lines, in_margin, join_lines
+from prioris.ingest.author_names import looks_like_name, names_in_byline, split_byline
+from prioris.ingest.pdf_header import Header, HeaderPage, header_from_text, parse_header
+from prioris.ingest.pdf_layout import MARGIN_BAND
 
 
 @dataclass
 class PdfMetadata:
-    """Bibliographic hints found in the PDF itself (the info dictionary and pages 1-2)."""
+    """Bibliographic record found in the PDF itself (what the paper printed)."""
 
     title: str | None = None
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     identifiers: list[str] = field(default_factory=list)
+    affiliations: list[str] = field(default_factory=list)
+    abstract: str | None = None
+
+    def printed(self) -> dict[str, Any]:
+        """JSON-ready record of what the paper printed (kept beside a provider's record)."""
+        doi = next((i[4:] for i in self.identifiers if i.startswith("doi:")), None)
+        arxiv = next((i[6:] for i in self.identifiers if i.startswith("arxiv:")), None)
+        return {
+            "title": self.title,
+            "authors": list(self.authors),
+            "year": self.year,
+            "doi": doi,
+            "arxiv_id": arxiv,
+            "affiliations": list(self.affiliations),
+            "abstract": self.abstract,
+        }
 
 
+log = logging.getLogger(__name__)
 _JUNK_TITLES = re.compile(
     r"^(?:microsoft (?:word|powerpoint|excel) - |untitled|title$|document\d*$|slide \d+|"
     r"(?:main|paper|manuscript|draft|article|preprint)$)",
     re.IGNORECASE,
 )
 _FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|tex|dvi|ps|eps|rtf|odt|indd|qxd)$", re.IGNORECASE)
-_JUNK_AUTHORS = {"administrator", "admin", "user", "owner", "unknown", "author", "authors"}
-_YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 _REFERENCES = re.compile(r"(?im)^(?:#{1,3}\s*)?(?:\d+\.?\s*)?(?:references|bibliography)\s*$")
 _CITED_PREPRINT = re.compile(r"(?i)arxiv\s+preprint\s*,?\s*(?:arxiv\s*:\s*)?\S+")
+_CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
+_COVER = re.compile(
+    r"(?is)(?:jstor.{0,400}stable url|this content downloaded from|"
+    r"terms (?:&|and) conditions of use)"
+)
+_COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
+
+_Y = r"((?:19|20)\d\d)"
+# (priority, pattern): 1 = the publication itself, 2 = its venue, 3-4 = the review process
+_YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
+    (
+        1,
+        re.compile(
+            rf"\b(?:published(?: online)?|available online|first published|date of "
+            rf"publication|issue date)\b[^.;]{{0,40}}?\b{_Y}\b",
+            re.I,
+        ),
+    ),
+    (
+        2,
+        re.compile(
+            rf"\b(?:proceedings|conference|workshop|symposium|congress|journal|transactions|"
+            rf"annual meeting|vol|volume|issue)\b.{{0,160}}?\b{_Y}\b",
+            re.I | re.S,
+        ),
+    ),
+    (2, re.compile(rf"\b[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017, ZEUS 2019
+    (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
+    (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"
+    (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
+    (3, re.compile(rf"\b(?:accepted|revised)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
+    (4, re.compile(rf"\b(?:received|submitted)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
+)
+_ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
+_ARXIV_NEW = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
+_ARXIV_OLD = re.compile(r"^[a-z][\w.-]*/(\d\d)(\d\d)\d{3}")
 
 
 def real_title(title: str) -> str | None:
@@ -53,48 +120,64 @@ def real_title(title: str) -> str | None:
     return title
 
 
-def title_from_ocr_text(text: str, *, lines_to_try: int = 3) -> str | None:
-    """A scanned page's title: one of its first lines, if it reads like a title (2-15
-    words starting with a capital, mostly letters, at least two real words, not a
-    sentence cut by a comma)."""
-    candidates = [line.strip(" #*") for line in text.splitlines() if line.strip(" #*")]
-    for line in candidates[:lines_to_try]:
-        words = line.split()
-        letters = sum(ch.isalpha() or ch.isspace() for ch in line)
-        real_words = [w for w in words if sum(ch.isalpha() for ch in w) >= 3]
-        if (
-            2 <= len(words) <= 15
-            and (line[0].isupper() or line[0].isdigit())
-            and len(line) <= 150
-            and letters >= 0.7 * len(line)
-            and len(real_words) >= 2
-            and not line.endswith((",", "-", ";"))
-        ):
-            return real_title(line)
-    return None
+def title_from_ocr_text(text: str) -> str | None:
+    """A scanned page's title: its first paragraph that reads like a title."""
+    title = header_from_text(text).title
+    return real_title(title) if title else None
 
 
 def split_authors(raw: str) -> list[str]:
-    """``"A; B"`` or ``"A, B and C"`` -> names (``;`` wins, so ``"Last, First; ..."`` works)."""
-    separators = r"\s*;\s*|\s+and\s+|\s*&\s*" if ";" in raw else r"\s*,\s*|\s+and\s+|\s*&\s*"
-    names = [" ".join(part.split()) for part in re.split(separators, raw.strip())]
-    return [
-        name
-        for name in names
-        if len(name) >= 2 and any(c.isalpha() for c in name) and name.lower() not in _JUNK_AUTHORS
-    ]
+    """The info dictionary's author field as names; junk (``admin``, ``et al.``) dropped.
+
+    ``;`` separates names when present, so ``"Lovelace, Ada; Turing, Alan"`` keeps its
+    family-first names.
+    """
+    raw = re.sub(r"\([^)]*\)|\{[^}]*\}|\bet\.? al\.?", " ", raw)
+    if ";" in raw:
+        names = [" ".join(part.split()) for part in raw.split(";")]
+        return [
+            name
+            for name in names
+            if looks_like_name(" ".join(reversed(name.split(",", 1))).replace(",", " "))
+        ]
+    return [name for name in split_byline(raw) if looks_like_name(name)]
 
 
-def find_year(creation_date: str, first_page_text: str) -> int | None:
-    """Year of the info dictionary's creation date, else a plausible year atop page 1."""
-    this_year = time.gmtime().tm_year
-    match = re.match(r"^(?:D:)?(\d{4})", creation_date.strip())
-    if match and 1900 <= int(match.group(1)) <= this_year + 1:
-        return int(match.group(1))
-    for found in _YEAR.finditer(first_page_text[:2000]):
-        year = int(found.group(1))
-        if year <= this_year + 1:
-            return year
+def _year_in_range(year: int) -> bool:
+    return 1900 <= year <= time.gmtime().tm_year + 1
+
+
+def printed_year(notes: list[str]) -> tuple[int, int] | None:
+    """(year, priority) from the places a paper prints its dates; priority 1 is best."""
+    found: list[tuple[int, int]] = []
+    for note in notes:
+        note = _ARXIV_STAMP.sub(" ", note)
+        for priority, pattern in _YEAR_RULES:
+            for match in pattern.finditer(note):
+                value = match.group(1)
+                year = int(value) if len(value) == 4 else 2000 + int(value)
+                if len(value) == 2 and year > time.gmtime().tm_year + 1:
+                    year -= 100
+                if _year_in_range(year):
+                    found.append((priority, year))
+    if not found:
+        return None
+    best = min(priority for priority, _ in found)
+    counts = Counter(year for priority, year in found if priority == best)
+    year = max(counts, key=lambda y: (counts[y], y))
+    return year, best
+
+
+def arxiv_year(identifiers: list[str]) -> int | None:
+    """The year an arXiv id was first submitted (``2103.15348`` -> 2021)."""
+    for ident in identifiers:
+        if not ident.startswith("arxiv:"):
+            continue
+        value = ident[6:]
+        match = _ARXIV_NEW.match(value) or _ARXIV_OLD.match(value)
+        if match:
+            yy = int(match.group(1))
+            return 2000 + yy if match.re is _ARXIV_NEW or yy < 91 else 1900 + yy
     return None
 
 
@@ -114,32 +197,86 @@ def find_own_identifiers(sources: list[str]) -> list[str]:
     return [best[scheme] for scheme in ("doi", "arxiv") if scheme in best]
 
 
+def _cite_boxes(page_texts: list[str]) -> str:
+    """Paragraphs of later pages that say how to cite the paper (they carry its DOI)."""
+    boxes = []
+    for text in page_texts[2:]:
+        for paragraph in re.split(r"\n\s*\n", text):
+            if _CITE_BOX.search(paragraph):
+                boxes.append(paragraph)
+    return "\n\n".join(boxes)
+
+
+def _margin_texts(page: HeaderPage | None) -> tuple[str, str]:
+    """(rotated lines, top/bottom band lines) of a page: where stamps and running heads are."""
+    if page is None:
+        return "", ""
+    rotated = "\n".join(line.text for line in page.lines if not line.horizontal)
+    band = page.height * MARGIN_BAND
+    margins = "\n".join(
+        line.text
+        for line in page.lines
+        if line.horizontal and (line.y1 <= band or line.y0 >= page.height - band)
+    )
+    return rotated, margins
+
+
+def _header_of(page: HeaderPage | None, text: str, body_size: float) -> Header:
+    """The page's header; a layout the heuristics trip over gives an empty one (logged)
+    rather than refusing the paper."""
+    try:
+        if page is not None:
+            return parse_header(page, body_size)
+        return header_from_text(text) if text else Header()
+    except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError) as exc:
+        log.warning("could not read the header of page 1: %s", exc)
+        return Header()
+
+
 def pdf_metadata(
     *,
     info: dict[str, str],
     xmp: str,
-    first_layout: PageLayout | None,
+    header_pages: list[HeaderPage | None],
     body_size: float,
     page_texts: list[str],
 ) -> PdfMetadata:
-    """Metadata of a parsed PDF; ``first_layout`` is page 1's text layer when usable."""
-    title = real_title(info.get("title", ""))
-    if title is None and first_layout is not None:
-        lines = find_title_lines(first_layout, body_size)
-        title = real_title(join_lines([line.text for line in lines]))
-    if title is None and first_layout is None and page_texts:
-        title = title_from_ocr_text(page_texts[0])  # a scan: no fonts to go by
+    """Metadata of a parsed PDF.
+
+    ``header_pages`` are pages 1-2 as :class:`HeaderPage` where their text layer was used
+    (None where a page was OCR'd); ``page_texts`` every page's Markdown.
+    """
+    pages = list(header_pages[:2]) + [None] * (2 - len(header_pages[:2]))
+    texts = list(page_texts[:2]) + [""] * (2 - len(page_texts[:2]))
+    first_text = texts[0] or ("\n".join(line.text for line in pages[0].lines) if pages[0] else "")
+    cover = bool(_COVER.search(first_text or "")) and bool(texts[1] or pages[1])
+    header = _header_of(pages[1] if cover else pages[0], texts[1] if cover else texts[0], body_size)
+    notes = list(header.notes)
+    if cover:
+        notes += [*_header_of(pages[0], texts[0], body_size).notes, first_text or ""]
+        if not header.authors:
+            match = _COVER_AUTHORS.search(first_text or "")
+            header.authors = (names_in_byline(match.group(1)) or []) if match else []
+
+    title = real_title(header.title or "") or real_title(info.get("title", ""))
+    authors = header.authors or split_authors(info.get("author", ""))
+
+    order = [1, 0] if cover else [0, 1]
     sources = ["\n".join(info.get(k, "") for k in ("title", "subject", "keywords")), xmp]
-    if first_layout is not None:
-        lines = [line for block in first_layout.blocks for line in block.lines]
-        sources.append("\n".join(line.text for line in lines if not line.horizontal))
-        sources.append(
-            "\n".join(line.text for line in lines if in_margin(line, first_layout.height))
-        )
-    sources.extend(page_texts[:2])
+    for index in order:
+        rotated, margins = _margin_texts(pages[index])
+        sources += [rotated, margins, texts[index]]
+    sources.append(_cite_boxes(page_texts))
+    identifiers = find_own_identifiers(sources)
+
+    found = printed_year(notes)
+    year = found[0] if found and found[1] <= 2 else None
+    year = year or arxiv_year(identifiers) or (found[0] if found else None)
     return PdfMetadata(
         title=title,
-        authors=split_authors(info.get("author", "")),
-        year=find_year(info.get("creationDate", ""), page_texts[0] if page_texts else ""),
-        identifiers=find_own_identifiers(sources),
+        authors=authors,
+        year=year,
+        identifiers=identifiers,
+        affiliations=header.affiliations,
+        abstract=header.abstract,
     )

@@ -1,0 +1,280 @@
+"""PDF header metadata: title, authors, year and identifiers against printed ground truth.
+
+Reads ``../shared/fixtures/pdfmeta/truth.jsonl`` (real papers with the metadata they
+print; see its SOURCES.md) and runs each PDF through the ingest parser
+(:func:`prioris.ingest.pdf.extract_pdf`, OCR ``auto`` as ingest does), then scores:
+
+* title: exact match after normalisation (Unicode NFKC, ligatures expanded, case-folded,
+  whitespace collapsed, curly quotes and dashes made plain);
+* authors: precision / recall / F1 per name (normalised the same way), micro-averaged
+  over every name of the set (macro F1 per paper is printed beside it);
+* year: exact, where "no year" is right only when the truth has none;
+* DOI and arXiv id: exact (DOI case-folded, arXiv id without version), none = none.
+
+``--enrich recorded`` adds the provider step (arXiv for arXiv ids, OpenAlex then Europe PMC
+for DOIs) the way ``Library`` runs it, answered by the recorded responses in
+``../shared/fixtures/api`` through an ``httpx.MockTransport``; a request with no recording
+fails as an unreachable provider would, so the figures show what can be measured offline.
+``--enrich live`` asks the real providers (needs the network). ``-v`` lists every miss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common
+
+PDFMETA = common.SHARED / "fixtures" / "pdfmeta"
+API = common.SHARED / "fixtures" / "api"
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "‐": "-"})
+
+
+def norm(text: str | None) -> str:
+    """Comparison form: NFKC (expands ligatures), plain quotes/dashes, case-folded, spaces."""
+    text = unicodedata.normalize("NFKC", text or "").translate(_QUOTES)
+    return " ".join(text.casefold().split())
+
+
+def norm_doi(doi: str | None) -> str | None:
+    return doi.strip().lower() if doi else None
+
+
+def norm_arxiv(value: str | None) -> str | None:
+    return re.sub(r"v\d+$", "", value.strip()) if value else None
+
+
+@dataclass
+class Scores:
+    """Running totals over the set."""
+
+    papers: int = 0
+    titles: int = 0
+    years: int = 0
+    dois: int = 0
+    arxivs: int = 0
+    matched: int = 0
+    predicted: int = 0
+    expected: int = 0
+    paper_f1: list[float] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, truth: dict[str, Any], got: dict[str, Any]) -> None:
+        name = truth["file"]
+        self.papers += 1
+        if norm(got["title"]) == norm(truth["title"]):
+            self.titles += 1
+        else:
+            self.misses.append(f"{name}: title {got['title']!r} != {truth['title']!r}")
+        expected = [norm(a) for a in truth["authors"]]
+        predicted = [norm(a) for a in got["authors"]]
+        pool = list(expected)
+        matched = 0
+        for author in predicted:
+            if author in pool:
+                pool.remove(author)
+                matched += 1
+        self.matched += matched
+        self.predicted += len(predicted)
+        self.expected += len(expected)
+        p = matched / len(predicted) if predicted else (1.0 if not expected else 0.0)
+        r = matched / len(expected) if expected else 1.0
+        self.paper_f1.append(2 * p * r / (p + r) if p + r else 0.0)
+        if matched != len(expected) or matched != len(predicted):
+            self.misses.append(f"{name}: authors {got['authors']} != {truth['authors']}")
+        if got["year"] == truth["year"]:
+            self.years += 1
+        else:
+            self.misses.append(f"{name}: year {got['year']} != {truth['year']}")
+        if norm_doi(got["doi"]) == norm_doi(truth["doi"]):
+            self.dois += 1
+        else:
+            self.misses.append(f"{name}: doi {got['doi']} != {truth['doi']}")
+        if norm_arxiv(got["arxiv_id"]) == norm_arxiv(truth["arxiv_id"]):
+            self.arxivs += 1
+        else:
+            self.misses.append(f"{name}: arxiv {got['arxiv_id']} != {truth['arxiv_id']}")
+
+    def row(self, label: str, seconds: float) -> list[Any]:
+        precision = self.matched / self.predicted if self.predicted else 0.0
+        recall = self.matched / self.expected if self.expected else 0.0
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+        n = self.papers or 1
+        return [
+            label,
+            self.papers,
+            f"{self.titles / n:.3f}",
+            f"{precision:.3f}",
+            f"{recall:.3f}",
+            f"{f1:.3f}",
+            f"{sum(self.paper_f1) / n:.3f}",
+            f"{self.years / n:.3f}",
+            f"{self.dois / n:.3f}",
+            f"{self.arxivs / n:.3f}",
+            f"{seconds:.1f}",
+        ]
+
+
+def identifiers_of(aliases: list[str]) -> tuple[str | None, str | None]:
+    doi = next((a[4:] for a in aliases if a.startswith("doi:")), None)
+    arxiv = next((a[6:] for a in aliases if a.startswith("arxiv:")), None)
+    return doi, arxiv
+
+
+def printed_record(path: Path, ocr_mode: str) -> Any:
+    """The work a PDF ingest would create (before any provider step), and its printed record."""
+    from prioris.ingest.ocr import TesseractOcr
+    from prioris.ingest.pdf import extract_pdf
+
+    content = extract_pdf(path.read_bytes(), ocr_mode=ocr_mode, ocr=TesseractOcr())
+    return content.metadata
+
+
+def recorded_transport() -> Any:
+    """An httpx.MockTransport answering from ../shared/fixtures/api (else: unreachable)."""
+    import httpx
+
+    from prioris.sources.openalex import normalize_doi
+
+    arxiv = {}
+    for file in (API / "arxiv").glob("id_*.atom.xml"):
+        ids = file.name.split("_s0_")[0][3:].split("_")
+        for ident in ids:
+            arxiv[ident] = file.read_bytes()
+    openalex = {}
+    for file in (API / "openalex").glob("*.json"):
+        data = json.loads(file.read_text(encoding="utf-8"))
+        for item in data.get("results", [data]):
+            doi = normalize_doi(item.get("doi"))
+            if doi and "id" in item:
+                openalex[doi] = item
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if "arxiv" in request.url.host:
+            ids = request.url.params.get("id_list", "")
+            key = ids.split(",")[0]
+            if key in arxiv:
+                return httpx.Response(200, content=arxiv[key])
+        if "openalex" in request.url.host and "/works/doi:" in request.url.path:
+            doi = normalize_doi(request.url.path.split("/works/doi:", 1)[1])
+            if doi in openalex:
+                return httpx.Response(200, json=openalex[doi])
+        raise httpx.ConnectError("no recorded response (offline)", request=request)
+
+    return httpx.MockTransport(handler)
+
+
+def enriched(meta: Any, enricher: Any) -> dict[str, Any]:
+    """The work after the provider step (``Library``'s merge: the provider wins)."""
+    from prioris.enrichment import merge_provider
+    from prioris.models import Work
+
+    work = Work(
+        id="file:bench",
+        title=meta.title or "",
+        authors=list(meta.authors),
+        year=meta.year,
+        aliases=list(meta.identifiers),
+        source="file",
+    )
+    found = enricher.lookup(work.aliases)
+    if found.work is not None:
+        work = merge_provider(work, found.work)
+    doi, arxiv = identifiers_of(work.aliases)
+    return {
+        "title": work.title,
+        "authors": work.authors,
+        "year": work.year,
+        "doi": doi,
+        "arxiv_id": arxiv,
+        "provider": found.provider if found.work is not None else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ocr", default="auto", choices=("auto", "always", "never"))
+    parser.add_argument(
+        "--enrich",
+        default="off",
+        choices=("off", "recorded", "live"),
+        help="provider step: off, recorded responses (offline) or live providers",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = parser.parse_args(argv)
+    truth_file = PDFMETA / "truth.jsonl"
+    if not truth_file.is_file():
+        print(f"SKIPPED: PDF metadata truth not found at {truth_file} (../shared)")
+        return 0
+    truths = list(common.read_jsonl(truth_file))
+
+    enricher = None
+    if args.enrich != "off":
+        from prioris.config import load_settings
+        from prioris.sources.enrich import ProviderLookup
+        from prioris.sources.remote import RemoteSources
+
+        settings = load_settings()
+        transport = recorded_transport() if args.enrich == "recorded" else None
+        enricher = ProviderLookup(RemoteSources(settings, transport))
+
+    offline, online = Scores(), Scores()
+    started = time.perf_counter()
+    online_seconds = 0.0
+    providers = 0
+    for truth in truths:
+        meta = printed_record(PDFMETA / truth["file"], args.ocr)
+        doi, arxiv = identifiers_of(meta.identifiers)
+        got = {
+            "title": meta.title,
+            "authors": meta.authors,
+            "year": meta.year,
+            "doi": doi,
+            "arxiv_id": arxiv,
+        }
+        offline.add(truth, got)
+        if enricher is not None:
+            step = time.perf_counter()
+            after = enriched(meta, enricher)
+            online_seconds += time.perf_counter() - step
+            providers += after["provider"] is not None
+            online.add(truth, after)
+    seconds = time.perf_counter() - started - online_seconds
+    headers = [
+        "run",
+        "papers",
+        "title acc",
+        "author P",
+        "author R",
+        "author F1",
+        "F1/paper",
+        "year acc",
+        "DOI acc",
+        "arXiv acc",
+        "seconds",
+    ]
+    rows = [offline.row("printed (offline)", seconds)]
+    if enricher is not None:
+        label = f"+ enrichment ({args.enrich}; {providers}/{len(truths)} answered)"
+        rows.append(online.row(label, online_seconds))
+    common.print_table(headers, rows)
+    if args.verbose:
+        for miss in offline.misses:
+            print("miss:", miss)
+        if enricher is not None:
+            for miss in online.misses:
+                print("miss after enrichment:", miss)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

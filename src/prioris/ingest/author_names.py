@@ -1,0 +1,256 @@
+"""Author names from a paper's byline: split a printed line into clean full names.
+
+Pure functions over text. A byline joins names with commas, ``and``, ``&``, semicolons or
+only with footnote markers (``Yichen He*1 Guanhua Huang*1``); the caller replaces the
+superscript markers it saw in the layout by :data:`MARK`, which separates names like a
+comma does. What is left is judged name by name (:func:`looks_like_name`): capitalised
+words and initials with the usual particles (``van``, ``de``, ``bin``), no digits, no
+words of an affiliation or a sentence. Honorifics (``Dr.``) and degrees (``PhD``) are
+dropped; accents are kept as printed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
+_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢"
+_SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
+_LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
+_PARTICLES = {
+    "van",
+    "von",
+    "der",
+    "den",
+    "de",
+    "del",
+    "della",
+    "dei",
+    "di",
+    "da",
+    "das",
+    "dos",
+    "du",
+    "la",
+    "le",
+    "ter",
+    "ten",
+    "zu",
+    "bin",
+    "binti",
+    "ibn",
+    "al",
+    "el",
+    "y",
+    "e",
+    "mac",
+}
+_HONORIFICS = re.compile(
+    r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|"
+    r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
+    re.IGNORECASE,
+)
+# words that never appear in a person's name but do in affiliations, captions and prose
+_NOT_NAME_WORDS = {
+    "university",
+    "universität",
+    "université",
+    "universidad",
+    "universidade",
+    "università",
+    "institute",
+    "institut",
+    "instituto",
+    "department",
+    "dept",
+    "school",
+    "college",
+    "faculty",
+    "laboratory",
+    "laboratories",
+    "lab",
+    "labs",
+    "center",
+    "centre",
+    "research",
+    "hospital",
+    "academy",
+    "corporation",
+    "inc",
+    "ltd",
+    "gmbh",
+    "company",
+    "group",
+    "division",
+    "foundation",
+    "program",
+    "programme",
+    "science",
+    "sciences",
+    "engineering",
+    "technology",
+    "national",
+    "international",
+    "abstract",
+    "introduction",
+    "keywords",
+    "email",
+    "e-mail",
+    "correspondence",
+    "corresponding",
+    "author",
+    "authors",
+    "editor",
+    "received",
+    "accepted",
+    "published",
+    "the",
+    "of",
+    "for",
+    "in",
+    "on",
+    "with",
+    "from",
+    "to",
+    "at",
+    "by",
+    "is",
+    "are",
+    "we",
+    "this",
+    "that",
+    "our",
+    "an",
+    "a",
+    "via",
+    "using",
+    "towards",
+    "toward",
+    "based",
+    "analysis",
+    "study",
+    "approach",
+    "method",
+    "methods",
+    "learning",
+    "network",
+    "networks",
+    "model",
+    "models",
+    "data",
+    "system",
+    "systems",
+    "equal",
+    "contribution",
+    "work",
+    "paper",
+    "article",
+    "journal",
+    "proceedings",
+    "conference",
+    "workshop",
+    "vol",
+    "volume",
+    "open",
+    "access",
+    "review",
+    "google",
+    "microsoft",
+    "brain",
+    "street",
+    "road",
+    "avenue",
+    "box",
+    "ai",
+    # places that read like two capitalised names ("New Zealand", "Hong Kong")
+    "new",
+    "united",
+    "kingdom",
+    "states",
+    "republic",
+    "san",
+    "santa",
+    "los",
+    "las",
+    "hong",
+    "kong",
+    "saudi",
+    "arabia",
+    "zealand",
+    "africa",
+    "america",
+    "usa",
+    "korea",
+    "lanka",
+    "rica",
+}
+_SUFFIXES = re.compile(r"^(?:jr|sr|ii|iii|iv|ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
+_COLLECTIVE = re.compile(r"\b(?:collaboration|consortium|collaborators|study group)\b", re.I)
+_TOKEN = re.compile(r"^[^\W\d_][\w'’\-.]*$")
+_INITIALS = re.compile(r"^(?:[^\W\d_]\.)+(?:-[^\W\d_]\.)?$|^[^\W\d_]\.?-[^\W\d_]\.$")
+
+
+def clean_name(raw: str) -> str:
+    """A name without markers, digits, honorifics or stray punctuation; spacing normalised."""
+    text = unicodedata.normalize("NFC", raw)
+    text = re.sub(rf"[{re.escape(_MARKERS)}\d{MARK}]+", " ", text)
+    text = re.sub(r"\([^)]*\)", " ", text)  # "( )" where an icon was, "(MIT)", "(a@b.c)"
+    text = " ".join(t for t in text.split() if any(ch.isalpha() for ch in t))
+    text = text.strip(" ,;:()[]{}'\"")
+    previous = None
+    while previous != text:
+        previous = text
+        text = _HONORIFICS.sub("", text).strip(" ,")
+    return text
+
+
+def _is_name_token(token: str) -> bool:
+    if token.lower() in _PARTICLES:
+        return True
+    if not _TOKEN.match(token):
+        return False
+    if _INITIALS.match(token):
+        return True
+    first = token[0]
+    return first.isupper() or (token[:2].lower() in ("d'", "d’", "o'", "o’") and len(token) > 2)
+
+
+def looks_like_name(name: str) -> bool:
+    """Whether ``name`` reads as one person's full name (or a named collaboration)."""
+    if _COLLECTIVE.search(name):
+        return 2 <= len(name.split()) <= 8 and not any(c.isdigit() for c in name)
+    tokens = name.split()
+    if not 2 <= len(tokens) <= 6 or len(name) > 60:
+        return False
+    if tokens[0].lower() in _PARTICLES and tokens[0][0].islower():
+        return False  # a name starts with a given name or an initial
+    words = [t.lower().strip(".,") for t in tokens]
+    if any(len(w) > 1 and w in _NOT_NAME_WORDS for w in words):
+        return False
+    if not all(_is_name_token(t) for t in tokens):
+        return False
+    # a family name is a word (or one capital, as in "Weinan E"), not an initial "J."
+    return not _INITIALS.match(tokens[-1])
+
+
+def split_byline(text: str) -> list[str]:
+    """Every piece of a byline between separators, cleaned (empty pieces dropped)."""
+    pieces = [_LEADING_AND.sub("", p.strip()) for p in _SEPARATORS.split(text)]
+    names = [clean_name(piece) for piece in pieces]
+    return [name for name in names if name]
+
+
+def names_in_byline(text: str) -> list[str] | None:
+    """The names of a byline when it is one (most pieces are names), else None.
+
+    A byline may carry a stray piece (a lone ``Jr.``, an envelope icon's text); more than
+    a quarter of pieces that are not names means this line is something else.
+    """
+    pieces = [p for p in split_byline(text) if not _SUFFIXES.match(p)]
+    if not pieces:
+        return None
+    names = [p for p in pieces if looks_like_name(p)]
+    if not names or len(names) < 0.75 * len(pieces):
+        return None
+    return names

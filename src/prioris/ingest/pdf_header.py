@@ -1,0 +1,516 @@
+"""A paper's header read from its first page's layout: title, authors, affiliations, abstract.
+
+:func:`read_header_page` is the only code here that touches MuPDF: it keeps, per line, the
+spans with their font size, weight, superscript flag and position. Everything else is a
+pure function of that :class:`HeaderPage`, the way reference managers and GROBID-style
+header parsers read a page:
+
+* the **title** is the largest-font run of lines near the top (several lines, possibly
+  several MuPDF blocks), above the first e-mail address and the abstract, skipping
+  article-type labels ("Research Article");
+* the **authors** are the lines between the title and the abstract in the style (size and
+  weight) of the first line there that reads as a byline; a byline is split on commas,
+  ``and``, ``&`` and on the superscript markers that tie names to affiliations, so names
+  side by side in a grid (one per column) and names wrapped over two lines both come out
+  whole and in printed order;
+* **affiliations** are the other lines of that zone that name an institution or start
+  with a marker; the **abstract** is what follows an "Abstract" heading in its column.
+
+:func:`header_from_text` does the same from plain lines when there is no layout (a page
+that was OCR'd), with line heuristics only. Both return a :class:`Header`; missing parts
+stay empty rather than guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import pymupdf
+
+from prioris.ingest.author_names import MARK, clean_name, names_in_byline
+from prioris.ingest.pdf_layout import TEXT_FLAGS, clean_text, join_lines
+
+_SUPERSCRIPT, _BOLD = 1, 16
+TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
+ABSTRACT_MAX_CHARS = 5000
+
+_MARKER_TEXT = re.compile(r"^[\s\d,*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢a-z]{1,8}$")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\{[^}]*\}\s*@[\w-]+(?:\.[\w-]+)+")
+_ABSTRACT = re.compile(
+    r"^\s*(?:abstract|a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary)\b\s*[.:—–-]?\s*(.*)$", re.I
+)
+_HEADING = re.compile(
+    r"^\s*(?:(?:\d{1,2}|[IVX]{1,4})\.?\s+)?(?:introduction|background|related work|"
+    r"motivation|overview)\s*$|^\s*(?:keywords|key\s?words|index terms|ccs concepts|"
+    r"categories and subject descriptors|general terms|subjects)\b",
+    re.I,
+)
+_LABEL = re.compile(
+    r"^\s*(?:(?:original|research|review|brief|short|full|regular|position|technical|"
+    r"invited|mini|systematic)\s+)?(?:article|paper|report|review|communication|"
+    r"research|letter|note|survey)?\s*(?:open\s+access)?\s*$|^\s*(?:editorial|commentary|"
+    r"perspective|preprint|methodology|case report|open access)\s*$",
+    re.I,
+)
+_AFFILIATION = re.compile(
+    r"\b(?:univ|universit|institut|department|dept\b|school|college|faculty|laborator|"
+    r"\blabs?\b|cent(?:er|re)|hospital|academy|corporation|\binc\b|ltd|gmbh|company|"
+    r"division|foundation|research|google|microsoft|ibm|facebook|meta ai|amazon|"
+    r"bytedance|tencent|alibaba|baidu|\bai\b)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A run of text in one font on one line."""
+
+    text: str
+    size: float
+    bold: bool
+    superscript: bool
+    x0: float
+    x1: float
+
+
+@dataclass(frozen=True)
+class HeaderLine:
+    """One line of the page with its spans; ``block`` is MuPDF's block number."""
+
+    spans: tuple[Span, ...]
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    horizontal: bool
+    block: int
+
+    @cached_property
+    def size(self) -> float:
+        """Character-weighted size of the line's text, footnote markers left out."""
+        spans = [s for s in self.spans if not s.superscript] or list(self.spans)
+        chars = sum(len(s.text.strip()) for s in spans) or 1
+        return sum(s.size * len(s.text.strip()) for s in spans) / chars
+
+    @cached_property
+    def bold(self) -> bool:
+        spans = [s for s in self.spans if not self._is_marker(s)] or list(self.spans)
+        bold = sum(len(s.text.strip()) for s in spans if s.bold)
+        return bold * 2 > sum(len(s.text.strip()) for s in spans)
+
+    def _is_marker(self, span: Span) -> bool:
+        """A footnote / affiliation marker: raised, or small digits and symbols."""
+        text = span.text.strip()
+        if not text:
+            return False
+        base = max((s.size for s in self.spans if not s.superscript), default=span.size)
+        small = span.size < 0.85 * base
+        return (span.superscript or small) and bool(_MARKER_TEXT.match(text))
+
+    def _joined(self, marker: str | None) -> str:
+        out = ""
+        previous: Span | None = None
+        for span in self.spans:
+            is_marker = self._is_marker(span)
+            text = (marker or "") if is_marker else span.text
+            if previous is not None and out and text and not out.endswith(" "):
+                gap = span.x0 - previous.x1
+                if gap > 2.0 * self.size and marker is not None:
+                    out += MARK  # names spaced apart on one line
+                elif gap > 0.15 * self.size and not text.startswith(" "):
+                    out += " "
+            out += text
+            previous = span
+        return clean_text(" ".join(out.split()))
+
+    @cached_property
+    def text(self) -> str:
+        """The line's text without footnote markers."""
+        return self._joined(None)
+
+    @cached_property
+    def byline(self) -> str:
+        """The line's text with each footnote marker as :data:`MARK` (a name separator)."""
+        return self._joined(MARK)
+
+    @cached_property
+    def starts_with_marker(self) -> bool:
+        first = next((s for s in self.spans if s.text.strip()), None)
+        return first is not None and self._is_marker(first)
+
+
+@dataclass
+class HeaderPage:
+    """The lines of one page in MuPDF's order, with the page size."""
+
+    lines: list[HeaderLine]
+    width: float
+    height: float
+
+
+@dataclass
+class Header:
+    """What a paper's first page says about itself (empty where it is not clear)."""
+
+    title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    affiliations: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    abstract: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """Texts where a paper prints its dates: header, running heads, footnotes, margins."""
+
+
+def read_header_page(page: pymupdf.Page) -> HeaderPage:
+    """The page's text lines with span fonts and positions (MuPDF ``dict`` output)."""
+    data = page.get_text("dict", flags=TEXT_FLAGS)
+    lines: list[HeaderLine] = []
+    for number, block in enumerate(data.get("blocks", [])):
+        if block.get("type") != 0:
+            continue
+        for raw in block.get("lines", []):
+            spans = tuple(
+                Span(
+                    s["text"],
+                    float(s["size"]),
+                    bool(s.get("flags", 0) & _BOLD),
+                    bool(s.get("flags", 0) & _SUPERSCRIPT),
+                    float(s["bbox"][0]),
+                    float(s["bbox"][2]),
+                )
+                for s in raw.get("spans", [])
+                if s.get("text", "").strip()
+            )
+            if not spans:
+                continue
+            dx, dy = raw.get("dir", (1.0, 0.0))
+            x0, y0, x1, y1 = (float(v) for v in raw["bbox"])
+            horizontal = dx > 0.99 and abs(dy) < 0.01
+            lines.append(HeaderLine(spans, x0, y0, x1, y1, horizontal, number))
+    return HeaderPage(lines, float(page.rect.width) or 612.0, float(page.rect.height) or 792.0)
+
+
+def _rows(lines: list[HeaderLine]) -> list[list[HeaderLine]]:
+    """Lines grouped into rows (same baseline band), top to bottom, each left to right."""
+    rows: list[list[HeaderLine]] = []
+    for line in sorted(lines, key=lambda ln: (ln.y0, ln.x0)):
+        if rows and line.y0 - rows[-1][0].y0 <= 0.5 * max(rows[-1][0].size, 1.0):
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    return [sorted(row, key=lambda ln: ln.x0) for row in rows]
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)
+
+
+def _is_prose(lines: list[HeaderLine]) -> bool:
+    """A paragraph of running text (abstract or body), not a header element."""
+    text = " ".join(line.text for line in lines)
+    words = re.findall(r"[^\W\d_]+", text)
+    lower = sum(w[0].islower() for w in words)
+    return len(lines) >= 3 and len(text) >= 200 and lower >= 0.5 * max(len(words), 1)
+
+
+def _same_size(a: float, b: float) -> bool:
+    return abs(a - b) <= max(0.35, 0.04 * max(a, b))
+
+
+def parse_header(page: HeaderPage, body_size: float) -> Header:
+    """Title, authors, affiliations, e-mails, abstract and date notes of a first page."""
+    lines = [line for line in page.lines if line.horizontal and line.text]
+    if not lines:
+        return Header()
+    limit = page.height * 0.75
+    for line in sorted(lines, key=lambda ln: ln.y0):
+        if _ABSTRACT.match(line.text) or _HEADING.match(line.text) or _EMAIL.search(line.text):
+            limit = min(limit, line.y0)
+            break
+    title_lines = _title_lines(lines, limit, page, body_size)
+    header = Header()
+    if title_lines:
+        header.title = _title_text(title_lines)
+    top = max((line.y1 for line in title_lines), default=0.0)
+    zone = _author_zone(lines, top, page, title_lines)
+    author_lines = _author_lines(zone)
+    header.authors = _authors(author_lines)
+    header.emails = _emails(zone)
+    header.affiliations = _affiliations(zone, author_lines)
+    header.abstract = _abstract(page, lines, body_size)
+    header.notes = _notes(page, lines, zone, body_size)
+    return header
+
+
+def _title_lines(
+    lines: list[HeaderLine], limit: float, page: HeaderPage, body_size: float
+) -> list[HeaderLine]:
+    candidates = [
+        line
+        for line in lines
+        if line.y0 < min(limit, page.height * 0.55)
+        and _letters(line.text) >= 2
+        and not _LABEL.match(line.text)
+        and line.size >= body_size * TITLE_MIN_RATIO
+    ]
+    for size in sorted({round(line.size, 1) for line in candidates}, reverse=True):
+        run: list[HeaderLine] = []
+        for row in _rows([c for c in candidates if _same_size(c.size, size)]):
+            if run and row[0].y0 - run[-1].y1 > 1.6 * size:
+                break
+            run.extend(row)
+        text = " ".join(line.text for line in run)
+        if len(text.split()) >= 2 and _letters(text) >= 8:
+            return run
+    return []
+
+
+def _title_text(lines: list[HeaderLine]) -> str | None:
+    text = join_lines([line.text for line in lines])
+    text = re.sub(r"[\s*∗†‡§¶]+$", "", text).strip()
+    return text or None
+
+
+def _author_zone(
+    lines: list[HeaderLine], top: float, page: HeaderPage, title: list[HeaderLine]
+) -> list[HeaderLine]:
+    """Lines between the title and the abstract (or the first paragraph of text)."""
+    end = page.height * 0.75
+    by_block: dict[int, list[HeaderLine]] = {}
+    for line in lines:
+        by_block.setdefault(line.block, []).append(line)
+    for line in sorted(lines, key=lambda ln: ln.y0):
+        if line.y0 < top - 1:
+            continue
+        if _ABSTRACT.match(line.text) or _HEADING.match(line.text):
+            end = min(end, line.y0)
+            break
+    for block in by_block.values():
+        first = min(line.y0 for line in block)
+        if first >= top - 1 and _is_prose(block):
+            end = min(end, first)
+    left, right = 0.0, page.width
+    if title and max(ln.x1 for ln in title) < page.width * 0.5:
+        right = page.width * 0.5  # a title in the left column: its header is there too
+    elif title and min(ln.x0 for ln in title) > page.width * 0.5:
+        left = page.width * 0.5
+    titled = {id(line) for line in title}
+    return [
+        line
+        for line in lines
+        if top - 1 <= line.y0 < end
+        and id(line) not in titled
+        and line.x0 >= left - 1
+        and line.x1 <= right + 1
+    ]
+
+
+def _is_byline_candidate(line: HeaderLine) -> bool:
+    text = line.text
+    return not (_EMAIL.search(text) or "@" in text or _LABEL.match(text) or "http" in text)
+
+
+def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
+    """The zone's lines in the author style (that of its first byline-like line)."""
+    style: tuple[float, bool] | None = None
+    for row in _rows(zone):
+        for line in row:
+            if _is_byline_candidate(line) and names_in_byline(line.byline):
+                style = (line.size, line.bold)
+                break
+        if style:
+            break
+    if style is None:
+        return []
+    return [
+        line
+        for line in zone
+        if _same_size(line.size, style[0]) and line.bold == style[1] and _is_byline_candidate(line)
+    ]
+
+
+def _ends_open(text: str) -> bool:
+    """Whether a byline row stops mid-name (no comma, ``and`` or marker at its end)."""
+    text = text.rstrip()
+    return bool(text) and text[-1] not in ",;&" + MARK and not text.lower().endswith(" and")
+
+
+def _split_first(byline: str) -> tuple[str, str]:
+    """The first piece of a byline and the rest after its separator."""
+    match = re.search(rf"\s*[,;{MARK}]\s*|\s+and\s+", byline)
+    return (byline, "") if match is None else (byline[: match.start()], byline[match.end() :])
+
+
+def _authors(lines: list[HeaderLine]) -> list[str]:
+    names: list[str] = []
+    previous_open = False
+    for row in _rows(lines):
+        byline = MARK.join(line.byline for line in row)
+        found = names_in_byline(byline)
+        if previous_open and names:
+            head, rest = _split_first(byline)
+            head = clean_name(head)
+            if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
+                names[-1] = f"{names[-1]} {head}"
+                found = names_in_byline(rest) or []
+        if found:
+            names.extend(found)
+        previous_open = bool(found) and _ends_open(byline)
+    return list(dict.fromkeys(names))
+
+
+def _emails(zone: list[HeaderLine]) -> list[str]:
+    found: list[str] = []
+    for line in zone:
+        for match in _EMAIL.finditer(line.text.replace(" @", "@")):
+            raw = match.group(0)
+            if raw.startswith("{"):
+                users, _, host = raw[1:].partition("}")
+                host = host.strip().lstrip("@")
+                found.extend(f"{u.strip()}@{host}" for u in re.split(r"[,|]", users) if u.strip())
+            else:
+                found.append(raw)
+    return list(dict.fromkeys(found))
+
+
+def _affiliations(zone: list[HeaderLine], authors: list[HeaderLine]) -> list[str]:
+    taken = {id(line) for line in authors}
+    groups: list[list[HeaderLine]] = []
+    for line in sorted(zone, key=lambda ln: (ln.block, ln.y0, ln.x0)):
+        if id(line) in taken or "@" in line.text or "http" in line.text or len(line.text) < 3:
+            continue
+        starts = line.starts_with_marker or _AFFILIATION.search(line.text)
+        previous = groups[-1][-1] if groups else None
+        continues = (
+            previous is not None
+            and previous.block == line.block
+            and 0 <= line.y0 - previous.y1 <= line.size
+            and not line.starts_with_marker
+            and abs(line.x0 - previous.x0) < 0.5 * (previous.x1 - previous.x0)
+        )
+        if continues:
+            groups[-1].append(line)
+        elif starts:
+            groups.append([line])
+    texts: list[str] = []
+    for group in groups:
+        joined = join_lines([line.byline for line in group])
+        # "1 Univ. A 2 Univ. B" on one line: each marker starts an affiliation
+        texts.extend(part for part in joined.split(MARK) if part.strip())
+    texts = [" ".join(text.split()).strip(" ,;") for text in texts]
+    return list(dict.fromkeys(t for t in texts if _letters(t) >= 4))
+
+
+def _abstract(page: HeaderPage, lines: list[HeaderLine], body_size: float) -> str | None:
+    ordered = sorted(lines, key=lambda ln: (ln.block, ln.y0, ln.x0))
+    index, line, match = next(
+        (
+            (i, ln, found)
+            for i, ln in enumerate(ordered)
+            if (found := _ABSTRACT.match(ln.text))
+            and ln.y0 < page.height * 0.75
+            and len(ln.text) < 400
+        ),
+        (0, None, None),
+    )
+    if line is None or match is None:
+        return None
+    parts = [match.group(1)] if match.group(1) else []
+    following = ordered[index + 1 :]
+    if not following:
+        return None
+    start = line if parts else following[0]
+    block = [other for other in ordered if other.block == start.block]
+    slack = page.width * 0.03
+    left = min(other.x0 for other in block) - slack
+    right = max(other.x1 for other in block) + slack
+    size = start.size
+    for candidate in following:
+        if candidate.y0 < line.y0 - 1 or _HEADING.match(candidate.text):
+            break
+        inside = candidate.x0 >= left and candidate.x1 <= right
+        if not inside or (not _same_size(candidate.size, size) and len(candidate.text) > 3):
+            if parts:
+                break
+            continue
+        parts.append(candidate.text)
+        if sum(len(p) for p in parts) > ABSTRACT_MAX_CHARS:
+            break
+    text = clean_text(join_lines(parts)).strip()
+    return text if len(text) >= 40 else None
+
+
+def _notes(
+    page: HeaderPage, lines: list[HeaderLine], zone: list[HeaderLine], body_size: float
+) -> list[str]:
+    """Texts of the places a paper prints its own dates, one per MuPDF block."""
+    header_bottom = max((line.y1 for line in zone), default=page.height * 0.3)
+    blocks: dict[int, list[HeaderLine]] = {}
+    for line in lines:
+        small = line.size <= body_size * 0.95
+        in_header = line.y1 <= header_bottom + 1
+        top = line.y1 <= page.height * 0.12
+        low = line.y0 >= page.height * 0.55
+        if in_header or (small and (top or low)):
+            blocks.setdefault(line.block, []).append(line)
+    notes = [join_lines([line.text for line in block]) for block in blocks.values()]
+    return [note for note in notes if note and not _is_prose_text(note)]
+
+
+def _is_prose_text(text: str) -> bool:
+    words = re.findall(r"[^\W\d_]+", text)
+    return len(text) > 600 and sum(w[0].islower() for w in words) > 0.6 * len(words)
+
+
+def header_from_text(text: str) -> Header:
+    """Title, authors and abstract from the plain text of an OCR'd first page.
+
+    No fonts to go by: the title is one of the first lines that reads like one, the
+    authors the line right after it when that is a byline, and the abstract what an
+    "Abstract" heading starts. (OCR Markdown has one paragraph per line.)
+    """
+    paragraphs = [line.strip(" #*") for line in text.splitlines() if line.strip(" #*")]
+    header = Header()
+    for index, paragraph in enumerate(paragraphs[:3]):
+        if _looks_like_title(paragraph):
+            header.title = " ".join(paragraph.split())
+            rest = paragraphs[index + 1 : index + 6]
+            for position, following in enumerate(rest[:3]):
+                names = names_in_byline(following) if "@" not in following else None
+                if names:
+                    header.authors = names
+                    for line in rest[position + 1 :]:
+                        if _ABSTRACT.match(line) or not _AFFILIATION.search(line):
+                            break
+                        header.affiliations.append(line)
+                    break
+                if _ABSTRACT.match(following):
+                    break
+            break
+    for index, paragraph in enumerate(paragraphs):
+        match = _ABSTRACT.match(paragraph)
+        if match:
+            body = match.group(1) or (paragraphs[index + 1] if index + 1 < len(paragraphs) else "")
+            header.abstract = " ".join(body.split()) or None
+            break
+    header.notes = paragraphs[:6] + paragraphs[-4:]
+    return header
+
+
+def _looks_like_title(line: str) -> bool:
+    """2-20 words starting with a capital, mostly letters, not a sentence cut short."""
+    words = line.split()
+    letters = sum(ch.isalpha() or ch.isspace() for ch in line)
+    real_words = [w for w in words if sum(ch.isalpha() for ch in w) >= 3]
+    return (
+        2 <= len(words) <= 20
+        and (line[0].isupper() or line[0].isdigit())
+        and len(line) <= 200
+        and letters >= 0.7 * len(line)
+        and len(real_words) >= 2
+        and not line.endswith((",", "-", ";"))
+        and not _LABEL.match(line)
+        and "@" not in line
+    )
