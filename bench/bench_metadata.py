@@ -175,8 +175,8 @@ def recorded_transport() -> Any:
 
 def enriched(meta: Any, enricher: Any) -> dict[str, Any]:
     """The work after the provider step (``Library``'s merge: the provider wins)."""
-    from prioris.enrichment import merge_provider
     from prioris.models import Work
+    from prioris.sources.enrich import merge_provider
 
     work = Work(
         id="file:bench",

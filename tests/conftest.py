@@ -79,6 +79,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("PRIORIS_MCP_DATA_DIR", str(path))
     for provider in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY"):
         monkeypatch.setenv(f"PRIORIS_MCP_{provider}_MIN_INTERVAL_SECONDS", "0")
+    monkeypatch.setenv("PRIORIS_MCP_ENRICH", "off")  # ingest asks no provider unless a test says so
     yield path
 
 

@@ -42,8 +42,16 @@ def _body_pages(doc: pymupdf.Document, count: int) -> None:
         _box(page, (72, 72, 540, 720), _p(BODY, 10, align="justify"))
 
 
+LNCS_TITLE = "Coral Reef Recovery after Repeated Marine Heatwaves: A Six-Year Survey"
+GRID_TITLE = "Reef Signals in Deep Ocean Acoustics"
+
+
 def single_column_lncs(
-    *, footer: str | None = None, metadata: dict[str, str] | None = None
+    *,
+    footer: str | None = None,
+    metadata: dict[str, str] | None = None,
+    title: str = LNCS_TITLE,
+    doi: str | None = None,
 ) -> bytes:
     """Springer LNCS style: numbered affiliations, ``and``, inline ``Abstract.``."""
     doc = pymupdf.open()
@@ -51,7 +59,7 @@ def single_column_lncs(
     _box(
         page,
         (100, 70, 512, 130),
-        _p("Coral Reef Recovery after Repeated Marine Heatwaves: A Six-Year Survey", 14, bold=True),
+        _p(title, 14, bold=True),
     )
     _box(
         page,
@@ -81,6 +89,8 @@ def single_column_lncs(
     _box(page, (100, 465, 512, 680), _p(BODY, 10, align="justify"))
     if footer:
         _box(page, (100, 700, 512, 740), _p(footer, 8, align="left"))
+    if doi:
+        _box(page, (100, 40, 512, 55), _p(f"DOI: {doi}", 8, align="left"))
     _body_pages(doc, 2)
     return _save(doc, metadata)
 
@@ -95,12 +105,14 @@ GRID_AUTHORS = [
 ]
 
 
-def two_column_grid(*, stamp: str | None = None, copyright_note: str | None = None) -> bytes:
+def two_column_grid(
+    *, stamp: str | None = None, copyright_note: str | None = None, title: str = GRID_TITLE
+) -> bytes:
     """ACM/NeurIPS style: a grid of author blocks (bold name, affiliation, e-mail), then
     a two-column body whose left column starts with an ``Abstract`` heading."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    _box(page, (72, 60, 540, 110), _p("Reef Signals in Deep Ocean Acoustics", 17, bold=True))
+    _box(page, (72, 60, 540, 110), _p(title, 17, bold=True))
     for index, (name, affiliation, email) in enumerate(GRID_AUTHORS):
         column, row = index % 3, index // 3
         x = 72 + column * 156

@@ -16,6 +16,7 @@ from prioris.errors import ConfigurationError
 OCR_MODES = ("auto", "always", "never")
 TRANSPORTS = ("stdio", "http")
 FUSION_METHODS = ("rrf", "weighted")
+ENRICH_MODES = ("auto", "off")
 PROVIDERS = ("arxiv", "europepmc", "openalex", "discovery")
 DEFAULT_MIN_INTERVALS = {"arxiv": 3.0, "europepmc": 1.0, "openalex": 0.1, "discovery": 1.0}
 DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -57,6 +58,7 @@ class Settings:
     rrf_k: int = 60
     fusion_weights: tuple[float, float] = (0.6, 0.4)
     embedding_batch_size: int = 16
+    enrich: str = "auto"
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with some fields replaced (CLI options win over the environment)."""
@@ -190,4 +192,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
         fusion_weights=(fts_w, vec_w),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
+        enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
     )

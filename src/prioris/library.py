@@ -93,6 +93,7 @@ class Library:
         )
         self._remote: Any = None
         self._artefacts: Any = None
+        self._enrichment: Any = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, **components: Any) -> Library:
@@ -157,6 +158,8 @@ class Library:
         prepared = self.pipeline.prepare_pdf(
             data, path=path or filename, work=work, ocr_mode=ocr_mode, progress=progress
         )
+        if work is None and self.settings.enrich != "off":
+            self.enrichment.complete(prepared)  # offline: nothing changes
         return self.pipeline.store(prepared)
 
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
@@ -315,6 +318,36 @@ class Library:
             if on_done:
                 on_done(identifier, result, None)
         return summary
+
+    # -- enrichment ----------------------------------------------------------------------
+    @property
+    def enrichment(self) -> Any:
+        """Provider lookups (arXiv, OpenAlex, Europe PMC) and their storage, built on first use."""
+        with self.lock:
+            if self._enrichment is None:
+                from prioris.enrichment import EnrichmentService
+                from prioris.sources.enrich import ProviderLookup
+
+                lookup = ProviderLookup(self.remote)
+                self._enrichment = EnrichmentService(self.conn, self.lock, lookup, self.now)
+            return self._enrichment
+
+    def enrich(
+        self,
+        ids: Sequence[str] | None = None,
+        *,
+        on_done: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Complete stored works from their providers (every work with a DOI or arXiv id
+        when ``ids`` is empty): the provider's record wins, what the PDF printed is kept.
+        One report per work (see :meth:`EnrichmentService.enrich`); unknown ids raise
+        not_found before any request."""
+        work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids)) if ids else None
+        return self.enrichment.enrich(work_ids, on_done=on_done)
+
+    def metadata_records(self, text: str) -> dict[str, dict[str, Any]]:
+        """What each source said about a work: ``printed`` (its PDF) and each provider."""
+        return self.enrichment.records(self.resolve_work_id(text))
 
     # -- search --------------------------------------------------------------------------
     def search(

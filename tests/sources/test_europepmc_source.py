@@ -114,6 +114,8 @@ def test_recorded_core_page_details() -> None:
     assert with_pmc.is_oa is True and with_pmc.extra["in_epmc"] is True
     assert "europepmc:MED:40437959" in with_pmc.aliases
     assert with_pmc.pdf_url and "PMC12120539" in with_pmc.pdf_url
+    # full names where Europe PMC gives them (export keys need the family name last)
+    assert first.authors[:2] == ["Jonathan D Schoenfeld", "Daphne A Haas-Kogan"]
     structured = next(w for w in page.works if (w.abstract or "").startswith("Objective:"))
     assert "<h4>" not in (structured.abstract or "")
 

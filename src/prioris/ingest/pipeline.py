@@ -24,6 +24,7 @@ from prioris.ingest.ocr import OcrEngine
 from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
+from prioris.storage import records as record_store
 from prioris.storage import works as work_store
 
 PAGE_SEPARATOR = "\n\n"
@@ -41,6 +42,7 @@ class IngestResult:
     chunks: int = 0
     status: str = "ingested"  # or "skipped"
     reason: str | None = None
+    enriched: str | None = None  # the provider whose record completed the work
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -52,6 +54,8 @@ class IngestResult:
         }
         if self.status == "skipped":
             data["reason"] = self.reason
+        if self.enriched:
+            data["enriched"] = self.enriched
         return data
 
 
@@ -67,6 +71,8 @@ class Prepared:
     content: bytes = b""
     vectors: Any = None
     result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
+    records: dict[str, Any] = field(default_factory=dict)
+    """Per-source records kept beside the work (``printed``, a provider's name)."""
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -225,7 +231,11 @@ class IngestPipeline:
             path=path,
             url=url,
         )
-        return self.prepare_pages(work, content.pages, document=document, content=data, path=path)
+        prepared = self.prepare_pages(
+            work, content.pages, document=document, content=data, path=path
+        )
+        prepared.records["printed"] = meta.printed()
+        return prepared
 
     def prepare_fulltext(self, work: Work, full_text: FullText) -> Prepared:
         """A provider's full text: PDFs through the PDF path, HTML/JATS through Markdown."""
@@ -334,6 +344,8 @@ class IngestPipeline:
                 if stored is not None and not titles_agree(stored.title, work.title):
                     work.aliases = []  # ids in the text belong to another paper: do not merge
             work_id = work_store.upsert_work(conn, work, now)
+            if item.records:
+                record_store.save_records(conn, work_id, item.records, now)
             stored_work = work_store.get_work(conn, work_id)
             assert stored_work is not None
             has_full_text = conn.execute(

@@ -91,12 +91,19 @@ def _pub_types(record: dict[str, Any]) -> list[str]:
     return [t.strip() for t in lite.split(";") if t.strip()]
 
 
+def _person(person: dict[str, Any]) -> str:
+    """``firstName lastName`` when both are given (``Jonathan D Schoenfeld``), else the
+    index form ``fullName`` (``Schoenfeld JD``) or a collective name."""
+    first, last = _text(person.get("firstName")).strip(), _text(person.get("lastName")).strip()
+    if first and last:
+        return f"{first} {last}"
+    return _text(person.get("fullName") or person.get("collectiveName")).strip()
+
+
 def _authors(record: dict[str, Any]) -> list[str]:
     people = _obj(record.get("authorList")).get("author")
     names = [
-        _text(p.get("fullName") or p.get("collectiveName")).strip()
-        for p in (people if isinstance(people, list) else [])
-        if isinstance(p, dict)
+        _person(p) for p in (people if isinstance(people, list) else []) if isinstance(p, dict)
     ]
     names = [n for n in names if n]
     if names:

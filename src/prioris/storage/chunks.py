@@ -83,6 +83,23 @@ def delete_chunks_of(conn: Any, work_id: str) -> None:
         bump_vectors_version(conn)
 
 
+def update_work_fields(conn: Any, work_id: str, title: str, year: int | None) -> None:
+    """Carry a work's new title and year into its indexes (FTS title, vec0 year filter).
+
+    Vectors are not recomputed: a title is a small part of what each chunk's embedding saw.
+    """
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
+    for start in range(0, len(ids), 500):
+        batch = ids[start : start + 500]
+        marks = ", ".join("?" for _ in batch)
+        conn.execute(f"UPDATE chunks_fts SET title = ? WHERE rowid IN ({marks})", [title, *batch])
+        conn.execute(
+            f"UPDATE {VEC_TABLE} SET year = ? WHERE chunk_id IN ({marks})", [year or 0, *batch]
+        )
+    if ids:
+        bump_vectors_version(conn)
+
+
 def replace_pages(conn: Any, work_id: str, pages: Sequence[tuple[Page, int, int]]) -> None:
     """Page spans (page, char_start, char_end) of the work's Markdown."""
     conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))

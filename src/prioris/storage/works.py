@@ -140,6 +140,18 @@ def upsert_work(conn: Any, work: Work, now: str) -> str:
     return work_id
 
 
+def replace_fields(conn: Any, work: Work, now: str) -> None:
+    """Overwrite a stored work's bibliographic columns with ``work``'s (a provider's
+    record merged in wins over what was stored) and add its aliases."""
+    row = _to_row(work)
+    assignments = ", ".join(f"{name} = ?" for name in row)
+    conn.execute(
+        f"UPDATE works SET {assignments}, updated_at = ? WHERE id = ?",
+        (*row.values(), now, work.id),
+    )
+    add_aliases(conn, work.id, work.aliases)
+
+
 def add_aliases(conn: Any, work_id: str, aliases: Iterable[str]) -> None:
     """Point new aliases at ``work_id``; an alias already owned by a work keeps its owner."""
     conn.executemany(
@@ -235,6 +247,7 @@ def delete_work(conn: Any, work_id: str) -> None:
         )
     conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM aliases WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM work_records WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM works WHERE id = ?", (work_id,))
 
 

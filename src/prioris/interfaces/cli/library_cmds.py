@@ -131,6 +131,8 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
                     f"ingested {path}  {result.id}  {result.pages} pages{ocr}, "
                     f"{result.chunks} chunks"
                 )
+                if result.enriched:
+                    line += f", metadata from {result.enriched}"
             if show:
                 progress.write(line)
             else:

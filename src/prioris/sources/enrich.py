@@ -1,0 +1,199 @@
+"""Completing a paper's record from its provider, as reference managers "retrieve metadata".
+
+:class:`ProviderLookup` takes the identifiers a PDF printed and asks the provider that
+owns them, through the existing rate-limited clients of :class:`RemoteSources`: arXiv for
+an arXiv id (the exact version printed), OpenAlex for a DOI, then Europe PMC when OpenAlex
+does not know it or cannot be reached. A provider that cannot be reached is skipped for
+the rest of the session, so an offline machine pays for one failed connection, not one per
+file; every failure is reported in the :class:`Lookup`, never raised, because enrichment
+must not make an ingest fail.
+
+:func:`merge_provider` is the pure merge: the provider's record wins for bibliographic
+fields (title, authors, year, venue, abstract, dates, type), the work keeps its id and
+source, and identifiers are united. What the paper printed is kept by the caller beside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from prioris.errors import NotFoundError, PriorisError, ProviderUnavailableError
+from prioris.identifiers import Identifier, arxiv_id_from_doi, parse_identifier
+from prioris.models import Work
+
+log = logging.getLogger(__name__)
+
+PROVIDER_FIELDS = (
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "abstract",
+    "published",
+    "type",
+    "is_preprint",
+    "is_oa",
+    "oa_status",
+    "pdf_url",
+    "cited_by_count",
+    "concepts",
+)
+"""Fields where the provider's value replaces the printed one (when it has a value)."""
+
+_KEPT_EXTRA = (
+    "arxiv_id",
+    "categories",
+    "primary_category",
+    "journal_ref",
+    "doi",
+    "pmid",
+    "pmcid",
+    "pub_types",
+    "peer_reviewed",
+    "type_crossref",
+    "oa_url",
+)
+
+
+@dataclass
+class Lookup:
+    """The outcome of asking providers about one work.
+
+    ``status``: ``found`` (``work`` and ``provider`` set), ``no_identifier`` (nothing
+    to ask with), ``not_found`` (the providers do not know it) or ``unavailable``
+    (offline, rate limited, an error); ``message`` says what happened.
+    """
+
+    status: str
+    work: Work | None = None
+    provider: str | None = None
+    message: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "provider": self.provider,
+            "provider_id": self.work.id if self.work else None,
+            "message": self.message,
+        }
+
+
+def _identifiers(aliases: Sequence[str]) -> tuple[Identifier | None, Identifier | None]:
+    """(arXiv id, DOI) among a work's aliases; an arXiv DataCite DOI counts as arXiv."""
+    arxiv = doi = None
+    for alias in aliases:
+        try:
+            ident = parse_identifier(alias)
+        except PriorisError:
+            continue
+        if ident.scheme == "arxiv" and arxiv is None:
+            arxiv = ident
+        elif ident.scheme == "doi" and doi is None:
+            doi = ident
+            from_doi = arxiv_id_from_doi(ident.value)
+            if from_doi and arxiv is None:
+                arxiv = Identifier("arxiv", from_doi)
+    return arxiv, doi
+
+
+class ProviderLookup:
+    """Asks arXiv, OpenAlex and Europe PMC about a work's printed identifiers."""
+
+    def __init__(self, remote: Any) -> None:
+        self.remote = remote
+        self.unreachable: set[str] = set()
+
+    def _ask(self, provider: str, call: Any) -> Lookup:
+        if provider in self.unreachable:
+            return Lookup("unavailable", message=f"{provider} was unreachable earlier")
+        try:
+            return Lookup("found", work=call(), provider=provider)
+        except NotFoundError as exc:
+            return Lookup("not_found", message=exc.message)
+        except ProviderUnavailableError as exc:
+            if "could not reach" in exc.message or "timed out" in exc.message:
+                self.unreachable.add(provider)
+            return Lookup("unavailable", message=exc.message)
+        except PriorisError as exc:  # rate limited, no API key, a malformed answer
+            return Lookup("unavailable", message=f"{exc.code}: {exc.message}")
+
+    def lookup(self, aliases: Sequence[str]) -> Lookup:
+        """The provider's record of the work these identifiers name (never raises)."""
+        arxiv, doi = _identifiers(aliases)
+        if arxiv is None and doi is None:
+            return Lookup("no_identifier", message="no DOI or arXiv id to look up")
+        tried: list[Lookup] = []
+        if arxiv is not None:
+            found = self._ask("arxiv", lambda: self.remote.arxiv.fetch_metadata([arxiv.value])[0])
+            if found.work is not None:
+                return found
+            tried.append(found)
+        if doi is not None:
+            found = self._ask("openalex", lambda: self.remote.openalex.get_work(doi.value))
+            if found.work is not None:
+                return found
+            tried.append(found)
+            found = self._ask(
+                "europepmc", lambda: self.remote.europepmc.fetch_metadata([doi.canonical])[0]
+            )
+            if found.work is not None:
+                return found
+            tried.append(found)
+        status = "not_found" if all(t.status == "not_found" for t in tried) else "unavailable"
+        return Lookup(status, message="; ".join(t.message or t.status for t in tried))
+
+
+def _title_words(text: str) -> set[str]:
+    return {
+        w
+        for w in re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).casefold())
+        if len(w) > 2
+    }
+
+
+def same_paper(printed_title: str | None, provider_title: str | None) -> bool:
+    """Whether a provider's record is of the paper whose title was printed.
+
+    A DOI on page 1 may be a cited paper's; most of the shorter title's words must be in
+    the other (a printed title cut after its first line still matches). No printed title
+    to compare with: the identifier is all there is, so it is trusted.
+    """
+    printed, provided = _title_words(printed_title or ""), _title_words(provider_title or "")
+    if not printed or not provided:
+        return True
+    return len(printed & provided) >= 0.6 * min(len(printed), len(provided))
+
+
+def provider_record(work: Work) -> dict[str, Any]:
+    """The provider's bibliographic record as kept beside the printed one (JSON-ready)."""
+    record: dict[str, Any] = {"id": work.id, "aliases": list(work.aliases)}
+    for name in PROVIDER_FIELDS:
+        record[name] = getattr(work, name)
+    return record
+
+
+def merge_provider(work: Work, provider: Work) -> Work:
+    """``work`` completed by ``provider``'s record: the provider wins where it has a value.
+
+    The work keeps its id, source and timestamps; its aliases gain the provider's ids.
+    """
+    changes: dict[str, Any] = {}
+    for name in PROVIDER_FIELDS:
+        value = getattr(provider, name)
+        if value is not None and value != "" and value != []:
+            changes[name] = list(value) if isinstance(value, list) else value
+    aliases = list(work.aliases)
+    for alias in [provider.id, *provider.aliases]:
+        if alias and alias != work.id and alias not in aliases:
+            aliases.append(alias)
+    extra = dict(work.extra)
+    for key in _KEPT_EXTRA:
+        if provider.extra.get(key) is not None:
+            extra.setdefault(key, provider.extra[key])
+    extra["enriched_from"] = provider.source
+    return replace(work, aliases=aliases, extra=extra, **changes)
