@@ -119,6 +119,31 @@ def test_split_name() -> None:
     assert split_name("Ludwig van Beethoven") == ("van Beethoven", "Ludwig")
     assert split_name("Smith, John") == ("Smith", "John")
     assert split_name("Plato") == ("Plato", "")
+    assert split_name("Schoenfeld JD") == ("Schoenfeld", "J. D.")  # Europe PMC index form
+    assert split_name("Weinan E") == ("E", "Weinan")
+    assert split_name("Zoë van der Berg") == ("van der Berg", "Zoë")
+
+
+def test_printed_authors_reach_keys_and_csl_names() -> None:
+    work = Work(
+        id="file:0123456789abcdef",
+        title="Coral Reef Recovery after Repeated Marine Heatwaves",
+        authors=["Ngozi Okafor", "José Álvarez-Núñez", "The ATLAS Collaboration"],
+        year=2021,
+        source="file",
+    )
+    assert citation_key(work) == "okafor2021coral"
+    bib = to_bibtex([work])
+    assert bib.startswith("@misc{okafor2021coral,")
+    assert "author = {Okafor, Ngozi and Álvarez-Núñez, José and {The ATLAS Collaboration}}" in bib
+    (item,) = to_csl_json([work])
+    assert item["author"] == [
+        {"family": "Okafor", "given": "Ngozi"},
+        {"family": "Álvarez-Núñez", "given": "José"},
+        {"literal": "The ATLAS Collaboration"},
+    ]
+    group = Work(id="x", title="Observation of a new particle", authors=["The CMS Collaboration"])
+    assert citation_key(group).startswith("collaboration")
 
 
 def test_csl_json_items() -> None:
@@ -153,3 +178,19 @@ def test_render_formats() -> None:
     assert json.loads(render([JOURNAL], "jsonl"))["id"] == "openalex:W42"
     with pytest.raises(InvalidRequestError):
         render([JOURNAL], "ris")
+
+
+def test_an_ingested_pdf_exports_its_printed_authors(library, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import paper_factory
+
+    path = tmp_path / "reef.pdf"
+    path.write_bytes(
+        paper_factory.single_column_lncs(footer="Proceedings of the Reef Workshop 2019")
+    )
+    work_id = library.ingest_file(path).id
+    bib = library.export([work_id], "bibtex")
+    assert bib.startswith("@misc{okafor2019coral,")
+    assert "author = {Okafor, Ngozi and Álvarez-Núñez, José and van der Berg, Zoë}" in bib
+    (item,) = json.loads(library.export([work_id], "csl-json"))
+    assert item["author"][2] == {"family": "van der Berg", "given": "Zoë"}
+    assert item["issued"] == {"date-parts": [[2019]]}

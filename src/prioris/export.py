@@ -41,6 +41,9 @@ _STOPWORDS = {
     "via",
     "using",
 }
+_COLLECTIVE = re.compile(r"\b(?:collaboration|consortium|collaborators|study group)\b", re.I)
+# "JD" in Europe PMC's index form "Schoenfeld JD"; one capital is a family name ("Weinan E")
+_INDEX_INITIALS = re.compile(r"^[A-Z]{2,3}$")
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -95,8 +98,14 @@ def escape_latex(text: str) -> str:
     return _LATEX_RE.sub(lambda m: escapes[m.group(0)], text)
 
 
+def is_collective(name: str) -> bool:
+    """A group author (``The ATLAS Collaboration``): cited as printed, never split."""
+    return bool(_COLLECTIVE.search(name))
+
+
 def split_name(name: str) -> tuple[str, str]:
-    """``(family, given)`` from a display name: ``"Smith, John"`` or ``"Ludwig van Beethoven"``."""
+    """``(family, given)`` from a display name: ``"Smith, John"``, ``"Ludwig van
+    Beethoven"`` or the index form ``"Schoenfeld JD"`` (family, then initials)."""
     name = " ".join(name.split())
     if "," in name:
         family, _, given = name.partition(",")
@@ -104,6 +113,8 @@ def split_name(name: str) -> tuple[str, str]:
     parts = name.split(" ")
     if len(parts) == 1:
         return parts[0], ""
+    if _INDEX_INITIALS.match(parts[-1]) and not _INDEX_INITIALS.match(parts[0]):
+        return " ".join(parts[:-1]), " ".join(f"{letter}." for letter in parts[-1])
     start = len(parts) - 1
     while start > 1 and parts[start - 1].lower() in _PARTICLES:
         start -= 1
@@ -173,7 +184,8 @@ def _is_arxiv_preprint(work: Work) -> bool:
 
 def citation_key(work: Work) -> str:
     """``<first author family><year><first significant title word>``, ASCII lower-case."""
-    family = _ascii_word(split_name(work.authors[0])[0]) if work.authors else ""
+    first = work.authors[0] if work.authors else ""
+    family = _ascii_word(first.split()[-1] if is_collective(first) else split_name(first)[0])
     year = str(work.year) if work.year else "nd"
     words = [_ascii_word(w) for w in re.split(r"[\s\-/:]+", work.title or "")]
     word = next((w for w in words if w and w not in _STOPWORDS), "")
@@ -209,6 +221,9 @@ def _bib_entry(work: Work, key: str) -> str:
     if work.authors:
         names = []
         for author in work.authors:
+            if is_collective(author):  # braces keep a group name whole in BibTeX
+                names.append("{" + escape_latex(author) + "}")
+                continue
             family, given = split_name(author)
             name = f"{family}, {given}" if given else family
             # escape first, then brace a literal "and" so BibTeX does not split on it
@@ -295,7 +310,10 @@ def to_csl_json(works: Iterable[Work]) -> list[dict[str, Any]]:
         authors = []
         for name in work.authors:
             family, given = split_name(name)
-            authors.append({"family": family, "given": given} if given else {"literal": family})
+            if is_collective(name) or not given:
+                authors.append({"literal": name})
+            else:
+                authors.append({"family": family, "given": given})
         if authors:
             item["author"] = authors
         issued = _issued(work)
