@@ -132,3 +132,42 @@ def test_real_paper_header(name: str) -> None:
         assert f"doi:{truth['doi'].lower()}" in meta.identifiers
     if truth["arxiv_id"]:
         assert any(i.startswith(f"arxiv:{truth['arxiv_id']}") for i in meta.identifiers)
+
+
+def _line(text: str, y: float, size: float = 10.0, *, bold: bool = False, block: int = 1):  # type: ignore[no-untyped-def]
+    from prioris.ingest.pdf_header import HeaderLine, Span
+
+    spans = []
+    x = 100.0
+    for index, part in enumerate(text.split("^")):  # "Name^1": 1 is a superscript marker
+        digits = part[:1] if index else ""
+        if digits:
+            spans.append(Span(digits, size * 0.7, bold, True, x, x + 4))
+            x += 4
+            part = part[1:]
+        if part:
+            spans.append(Span(part, size, bold, False, x, x + 5.5 * len(part)))
+            x += 5.5 * len(part)
+    return HeaderLine(tuple(spans), 100.0, y, x, y + size, True, block)
+
+
+def test_hand_built_layout_hyphen_wrap_email_on_the_byline_and_cjk_names() -> None:
+    from prioris.ingest.pdf_header import HeaderPage, parse_header
+
+    page = HeaderPage(
+        [
+            _line("A Study of Reef Soundscapes Recorded at Night", 60, 18, bold=True, block=0),
+            _line("Josephine Nana Afrakoma Agyeman-", 100, block=1),
+            _line("Duah^1, Rui Wang rwang@coli.uni-sb.de, 王小明^2", 112, block=1),
+            _line("^1University of Lagos", 130, 8, block=2),
+            _line("Abstract", 160, 11, bold=True, block=3),
+            _line("We listened to reefs at night and found that they are loud.", 175, block=4),
+        ],
+        width=612,
+        height=792,
+    )
+    header = parse_header(page, body_size=10.0)
+    assert header.title == "A Study of Reef Soundscapes Recorded at Night"
+    assert header.authors == ["Josephine Nana Afrakoma Agyeman-Duah", "Rui Wang", "王小明"]
+    assert header.affiliations == ["University of Lagos"]
+    assert header.abstract == "We listened to reefs at night and found that they are loud."

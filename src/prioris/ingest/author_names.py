@@ -212,8 +212,12 @@ def _is_name_token(token: str) -> bool:
         return False
     if _INITIALS.match(token):
         return True
-    first = token[0]
-    return first.isupper() or (token[:2].lower() in ("d'", "d’", "o'", "o’") and len(token) > 2)
+    first = token[0]  # a capital, or a letter without case (CJK names)
+    return not first.islower() or (token[:2].lower() in ("d'", "d’", "o'", "o’") and len(token) > 2)
+
+
+def _is_uncased_letter(char: str) -> bool:
+    return char.isalpha() and not char.isupper() and not char.islower()
 
 
 def looks_like_name(name: str) -> bool:
@@ -221,6 +225,8 @@ def looks_like_name(name: str) -> bool:
     if _COLLECTIVE.search(name):
         return 2 <= len(name.split()) <= 8 and not any(c.isdigit() for c in name)
     tokens = name.split()
+    if len(tokens) == 1 and 2 <= len(name) <= 4 and all(_is_uncased_letter(c) for c in name):
+        return True  # a CJK name printed without spaces (王小明)
     if not 2 <= len(tokens) <= 6 or len(name) > 60:
         return False
     if tokens[0].lower() in _PARTICLES and tokens[0][0].islower():

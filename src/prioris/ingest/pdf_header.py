@@ -29,7 +29,13 @@ from functools import cached_property
 
 import pymupdf
 
-from prioris.ingest.author_names import MARK, clean_name, names_in_byline
+from prioris.ingest.author_names import (
+    MARK,
+    clean_name,
+    looks_like_name,
+    names_in_byline,
+    split_byline,
+)
 from prioris.ingest.pdf_layout import TEXT_FLAGS, clean_text, join_lines
 
 _SUPERSCRIPT, _BOLD = 1, 16
@@ -47,6 +53,7 @@ _HEADING = re.compile(
     r"categories and subject descriptors|general terms|subjects)\b",
     re.I,
 )
+_NAME_PART = re.compile(r"^[^\W\d_][\w'’\-.]*$")  # one word, no colon ("E-Mail:" is none)
 _LABEL = re.compile(
     r"^\s*(?:(?:original|research|review|brief|short|full|regular|position|technical|"
     r"invited|mini|systematic)\s+)?(?:article|paper|report|review|communication|"
@@ -307,9 +314,17 @@ def _author_zone(
     ]
 
 
+def _byline(line: HeaderLine) -> str:
+    """The line as a byline: markers and e-mail addresses become name separators."""
+    return _EMAIL.sub(MARK, line.byline)
+
+
 def _is_byline_candidate(line: HeaderLine) -> bool:
-    text = line.text
-    return not (_EMAIL.search(text) or "@" in text or _LABEL.match(text) or "http" in text)
+    """Not a label, a link or an e-mail line (an address after a name is fine)."""
+    text = _EMAIL.sub(" ", line.text)
+    if _LABEL.match(text) or "http" in text or "@" in text or _letters(text) < 3:
+        return False
+    return text == line.text or any(looks_like_name(p) for p in split_byline(_byline(line)))
 
 
 def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
@@ -317,7 +332,7 @@ def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
     style: tuple[float, bool] | None = None
     for row in _rows(zone):
         for line in row:
-            if _is_byline_candidate(line) and names_in_byline(line.byline):
+            if _is_byline_candidate(line) and names_in_byline(_byline(line)):
                 style = (line.size, line.bold)
                 break
         if style:
@@ -334,6 +349,8 @@ def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
 def _ends_open(text: str) -> bool:
     """Whether a byline row stops mid-name (no comma, ``and`` or marker at its end)."""
     text = text.rstrip()
+    if text.endswith("-") and text[-2:-1].isalpha():
+        return True  # a name hyphenated at the line end
     return bool(text) and text[-1] not in ",;&" + MARK and not text.lower().endswith(" and")
 
 
@@ -347,13 +364,14 @@ def _authors(lines: list[HeaderLine]) -> list[str]:
     names: list[str] = []
     previous_open = False
     for row in _rows(lines):
-        byline = MARK.join(line.byline for line in row)
+        byline = MARK.join(_byline(line) for line in row)
         found = names_in_byline(byline)
         if previous_open and names:
             head, rest = _split_first(byline)
-            head = clean_name(head)
+            head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
-                names[-1] = f"{names[-1]} {head}"
+                glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"
+                names[-1] = f"{names[-1]}{glue}{head}"
                 found = names_in_byline(rest) or []
         if found:
             names.extend(found)
