@@ -40,6 +40,8 @@ def test_single_column_with_numbered_affiliations_accents_and_a_footer_year() ->
 def test_no_printed_date_means_no_year() -> None:
     meta = meta_of(papers.single_column_lncs(metadata={"creationDate": "D:20230101120000Z"}))
     assert meta.year is None  # body text says "heatwaves in 2016"; the file says 2023
+    titled = meta_of(papers.single_column_lncs(title="Volume Rendering of the Reef Survey 2019"))
+    assert titled.title == "Volume Rendering of the Reef Survey 2019" and titled.year is None
 
 
 def test_two_column_author_grid_with_emails_stamp_and_copyright() -> None:

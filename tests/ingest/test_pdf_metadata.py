@@ -118,6 +118,7 @@ def test_year_only_from_places_a_paper_prints_its_date() -> None:
     assert printed_year(["arXiv:1706.03762v7  [cs.CL]  2 Aug 2023"]) is None
     assert printed_year(["heatwaves in 2016 bleached much of the reef", "CA 94720, USA"]) is None
     assert printed_year(["Copyright 2099"]) is None  # the future is a typo, not a year
+    assert printed_year(["Supported by the COVID 2019 response fund"]) is None
 
 
 def test_arxiv_ids_carry_their_submission_year() -> None:
@@ -168,7 +169,7 @@ def test_title_from_ocr_text_takes_a_title_like_first_line() -> None:
 
 
 def test_ocr_text_header_gives_title_byline_affiliation_and_abstract() -> None:
-    from prioris.ingest.pdf_header import header_from_text
+    from prioris.ingest.text_header import header_from_text
 
     header = header_from_text(
         "Coral Reef Recovery after Heatwaves\n\nNgozi Okafor, Kenji Tanaka and Ana Ferreira\n\n"

@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
-_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢"
+_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
 _SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
 _LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
 _PARTICLES = {
@@ -60,6 +60,12 @@ _NOT_NAME_WORDS = {
     "universidade",
     "università",
     "institute",
+    "departamento",
+    "dipartimento",
+    "centro",
+    "facultad",
+    "escuela",
+    "laboratorio",
     "institut",
     "instituto",
     "department",
@@ -212,6 +218,8 @@ def _is_name_token(token: str) -> bool:
         return False
     if _INITIALS.match(token):
         return True
+    if "." in token[:-1] and not re.match(r"^(?:Mc|Mac|St)\.", token):
+        return False  # "STAT.BERKELEY.EDU": an address, not a name
     first = token[0]  # a capital, or a letter without case (CJK names)
     return not first.islower() or (token[:2].lower() in ("d'", "d’", "o'", "o’") and len(token) > 2)
 

@@ -16,9 +16,9 @@ header parsers read a page:
 * **affiliations** are the other lines of that zone that name an institution or start
   with a marker; the **abstract** is what follows an "Abstract" heading in its column.
 
-:func:`header_from_text` does the same from plain lines when there is no layout (a page
-that was OCR'd), with line heuristics only. Both return a :class:`Header`; missing parts
-stay empty rather than guessed.
+:mod:`prioris.ingest.text_header` does the same from plain text when there is no layout
+(a page that was OCR'd). Both return a :class:`Header`; missing parts stay empty rather
+than guessed.
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ _LABEL = re.compile(
     re.I,
 )
 _AFFILIATION = re.compile(
-    r"\b(?:univ|universit|institut|department|dept\b|school|college|faculty|laborator|"
+    r"\b(?:univ|universit|institut|department|departament|dipartiment|dept\b|school|college|"
+    r"faculty|facultad|faculdade|escuela|centro\b|laborator|politecnic|hochschule|"
     r"\blabs?\b|cent(?:er|re)|hospital|academy|corporation|\binc\b|ltd|gmbh|company|"
     r"division|foundation|research|google|microsoft|ibm|facebook|meta ai|amazon|"
     r"bytedance|tencent|alibaba|baidu|\bai\b)",
@@ -247,7 +248,8 @@ def parse_header(page: HeaderPage, body_size: float) -> Header:
     header.emails = _emails(zone)
     header.affiliations = _affiliations(zone, author_lines)
     header.abstract = _abstract(page, lines, body_size)
-    header.notes = _notes(page, lines, zone, body_size)
+    skip = {id(line) for line in [*title_lines, *author_lines]}  # a title may say "2019"
+    header.notes = _notes(page, [ln for ln in lines if id(ln) not in skip], zone, body_size)
     return header
 
 
@@ -480,55 +482,3 @@ def _notes(
 def _is_prose_text(text: str) -> bool:
     words = re.findall(r"[^\W\d_]+", text)
     return len(text) > 600 and sum(w[0].islower() for w in words) > 0.6 * len(words)
-
-
-def header_from_text(text: str) -> Header:
-    """Title, authors and abstract from the plain text of an OCR'd first page.
-
-    No fonts to go by: the title is one of the first lines that reads like one, the
-    authors the line right after it when that is a byline, and the abstract what an
-    "Abstract" heading starts. (OCR Markdown has one paragraph per line.)
-    """
-    paragraphs = [line.strip(" #*") for line in text.splitlines() if line.strip(" #*")]
-    header = Header()
-    for index, paragraph in enumerate(paragraphs[:3]):
-        if _looks_like_title(paragraph):
-            header.title = " ".join(paragraph.split())
-            rest = paragraphs[index + 1 : index + 6]
-            for position, following in enumerate(rest[:3]):
-                names = names_in_byline(following) if "@" not in following else None
-                if names:
-                    header.authors = names
-                    for line in rest[position + 1 :]:
-                        if _ABSTRACT.match(line) or not _AFFILIATION.search(line):
-                            break
-                        header.affiliations.append(line)
-                    break
-                if _ABSTRACT.match(following):
-                    break
-            break
-    for index, paragraph in enumerate(paragraphs):
-        match = _ABSTRACT.match(paragraph)
-        if match:
-            body = match.group(1) or (paragraphs[index + 1] if index + 1 < len(paragraphs) else "")
-            header.abstract = " ".join(body.split()) or None
-            break
-    header.notes = paragraphs[:6] + paragraphs[-4:]
-    return header
-
-
-def _looks_like_title(line: str) -> bool:
-    """2-20 words starting with a capital, mostly letters, not a sentence cut short."""
-    words = line.split()
-    letters = sum(ch.isalpha() or ch.isspace() for ch in line)
-    real_words = [w for w in words if sum(ch.isalpha() for ch in w) >= 3]
-    return (
-        2 <= len(words) <= 20
-        and (line[0].isupper() or line[0].isdigit())
-        and len(line) <= 200
-        and letters >= 0.7 * len(line)
-        and len(real_words) >= 2
-        and not line.endswith((",", "-", ";"))
-        and not _LABEL.match(line)
-        and "@" not in line
-    )

@@ -30,8 +30,9 @@ from typing import Any
 
 from prioris.identifiers import find_identifiers_in_text
 from prioris.ingest.author_names import looks_like_name, names_in_byline, split_byline
-from prioris.ingest.pdf_header import Header, HeaderPage, header_from_text, parse_header
+from prioris.ingest.pdf_header import Header, HeaderPage, parse_header
 from prioris.ingest.pdf_layout import MARGIN_BAND
+from prioris.ingest.text_header import header_from_text
 
 
 @dataclass
@@ -77,6 +78,7 @@ _COVER = re.compile(
 _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
 
 _Y = r"((?:19|20)\d\d)"
+_NOT_VENUES = r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std)"
 # (priority, pattern): 1 = the publication itself, 2 = its venue, 3-4 = the review process
 _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
@@ -96,7 +98,7 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
             re.I | re.S,
         ),
     ),
-    (2, re.compile(rf"\b[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017, ZEUS 2019
+    (2, re.compile(rf"\b(?!{_NOT_VENUES}\b)[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017
     (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
     (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"
     (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
@@ -104,6 +106,7 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (4, re.compile(rf"\b(?:received|submitted)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
 )
 _ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
+_BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
 _ARXIV_NEW = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
 _ARXIV_OLD = re.compile(r"^[a-z][\w.-]*/(\d\d)(\d\d)\d{3}")
 
@@ -197,6 +200,12 @@ def find_own_identifiers(sources: list[str]) -> list[str]:
     return [best[scheme] for scheme in ("doi", "arxiv") if scheme in best]
 
 
+def _ocr_stamp(text: str) -> str:
+    """An OCR'd arXiv stamp loses its rotated "arXiv:" prefix; put it back where the
+    ``id [category]`` shape leaves no doubt (``1706.03762v7 [cs.CL]``)."""
+    return _BARE_STAMP.sub(r"arXiv:\1 [\2]", text)
+
+
 def _cite_boxes(page_texts: list[str]) -> str:
     """Paragraphs of later pages that say how to cite the paper (they carry its DOI)."""
     boxes = []
@@ -265,7 +274,8 @@ def pdf_metadata(
     sources = ["\n".join(info.get(k, "") for k in ("title", "subject", "keywords")), xmp]
     for index in order:
         rotated, margins = _margin_texts(pages[index])
-        sources += [rotated, margins, texts[index]]
+        scanned = pages[index] is None
+        sources += [rotated, margins, _ocr_stamp(texts[index]) if scanned else texts[index]]
     sources.append(_cite_boxes(page_texts))
     identifiers = find_own_identifiers(sources)
 
