@@ -31,16 +31,20 @@ ARXIV_ID = "2401.01234v1"
 ARXIV_TITLE = "Reef Signals in Deep Ocean Acoustics Revisited"
 
 
-def atom(arxiv_id: str = ARXIV_ID, title: str = ARXIV_TITLE) -> bytes:
+def atom(arxiv_id: str = ARXIV_ID, title: str = ARXIV_TITLE, *more: tuple[str, str]) -> bytes:
+    """An arXiv Atom feed with one entry per (id, title)."""
+    entries = "".join(
+        f"<entry><id>http://arxiv.org/abs/{ident}</id><title>{name}</title>"
+        "<published>2024-01-03T10:00:00Z</published><summary>What reefs sound like.</summary>"
+        "<author><name>Amara Nwosu</name></author><author><name>Chen Wei</name></author>"
+        '<arxiv:primary_category term="physics.ao-ph"/></entry>'
+        for ident, name in [(arxiv_id, title), *more]
+    )
     return (
         '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
         'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
         'xmlns:arxiv="http://arxiv.org/schemas/atom">'
-        "<opensearch:totalResults>1</opensearch:totalResults>"
-        f"<entry><id>http://arxiv.org/abs/{arxiv_id}</id><title>{title}</title>"
-        "<published>2024-01-03T10:00:00Z</published><summary>What reefs sound like.</summary>"
-        "<author><name>Amara Nwosu</name></author><author><name>Chen Wei</name></author>"
-        '<arxiv:primary_category term="physics.ao-ph"/></entry></feed>'
+        f"<opensearch:totalResults>{1 + len(more)}</opensearch:totalResults>{entries}</feed>"
     ).encode()
 
 
@@ -334,6 +338,26 @@ def test_enrich_stored_works_updates_record_and_indexes(open_library: Any, tmp_p
     in_year = library.search("reef heatwaves", mode="vector", from_year=2019, to_year=2019).hits
     assert [h.id for h in in_year] == [stored.id]  # the vector index knows the new year
     assert library.enrich([other.id])[0]["status"] == "no_identifier"
+
+
+def test_enrich_asks_arxiv_once_for_many_works(open_library: Any, tmp_path: Path) -> None:
+    providers = Providers(
+        arxiv=atom(
+            "2401.01234v1",
+            f"{papers.GRID_TITLE} Part 1",
+            ("2402.05678v2", f"{papers.GRID_TITLE} Part 2"),
+        )
+    )
+    library = open_library(providers, enrich="off")
+    ids = []
+    for n, stamp in enumerate(["arXiv:2401.01234v1 [cs.SD]", "arXiv:2402.05678v2 [cs.SD]"]):
+        pdf = papers.two_column_grid(stamp=stamp, title=f"{papers.GRID_TITLE} Part {n + 1}")
+        ids.append(library.ingest_file(write(tmp_path, f"{n}.pdf", pdf)).id)
+    reports = library.enrich()
+    assert [r["status"] for r in reports] == ["enriched", "enriched"]
+    assert [r["provider_id"] for r in reports] == ["arxiv:2401.01234v1", "arxiv:2402.05678v2"]
+    (request,) = providers.requests  # one batched request, not one per work
+    assert request.url.params["id_list"] == "2401.01234v1,2402.05678v2"
 
 
 # -- the CLI over a loopback server -----------------------------------------------------------

@@ -77,8 +77,12 @@ class EnrichmentService:
         ``provider``, ``provider_id``, ``message`` and ``changed`` (the bibliographic
         fields the provider's record changed).
         """
+        work_ids = self.enrichable_ids() if work_ids is None else list(work_ids)
+        with self.lock:
+            aliases = [[i, *work_store.aliases_of(self.conn, i)] for i in work_ids]
+        self.lookup.prefetch(aliases)  # arXiv in batches, not one request 3 s apart per work
         reports = []
-        for work_id in self.enrichable_ids() if work_ids is None else work_ids:
+        for work_id in work_ids:
             report = self._enrich_one(work_id)
             if report is None:
                 continue  # deleted meanwhile

@@ -107,6 +107,35 @@ class ProviderLookup:
     def __init__(self, remote: Any) -> None:
         self.remote = remote
         self.unreachable: set[str] = set()
+        self._arxiv: dict[str, Work | None] = {}  # prefetched records (None: arXiv has none)
+
+    def prefetch(self, alias_lists: Sequence[Sequence[str]]) -> None:
+        """Ask arXiv about many works at once (batched ``id_list`` requests, so 1,000
+        works cost ten requests 3 s apart instead of 1,000); failures are left for
+        :meth:`lookup` to report."""
+        wanted = [a.value for a, _ in map(_identifiers, alias_lists) if a is not None]
+        wanted = [i for i in dict.fromkeys(wanted) if i not in self._arxiv]
+        if not wanted or "arxiv" in self.unreachable:
+            return
+        try:
+            works, _ = self.remote.arxiv.fetch_metadata_report(wanted)
+        except PriorisError as exc:
+            self._note_failure("arxiv", exc)
+            return
+        by_id: dict[str, Work] = {}
+        for work in works:
+            by_id[work.extra.get("arxiv_id", "")] = work
+            by_id.setdefault(work.extra.get("arxiv_versionless", ""), work)
+        for arxiv_id in wanted:
+            self._arxiv[arxiv_id] = by_id.get(arxiv_id)
+
+    def _arxiv_record(self, arxiv_id: str) -> Work:
+        if arxiv_id in self._arxiv:
+            work = self._arxiv[arxiv_id]
+            if work is None:
+                raise NotFoundError(f"arXiv has no record for: {arxiv_id}")
+            return work
+        return self.remote.arxiv.fetch_metadata([arxiv_id])[0]  # type: ignore[no-any-return]
 
     def _ask(self, provider: str, call: Any) -> Lookup:
         if provider in self.unreachable:
@@ -115,12 +144,15 @@ class ProviderLookup:
             return Lookup("found", work=call(), provider=provider)
         except NotFoundError as exc:
             return Lookup("not_found", message=exc.message)
-        except ProviderUnavailableError as exc:
-            if "could not reach" in exc.message or "timed out" in exc.message:
-                self.unreachable.add(provider)
-            return Lookup("unavailable", message=exc.message)
-        except PriorisError as exc:  # rate limited, no API key, a malformed answer
+        except PriorisError as exc:  # offline, rate limited, no API key, a malformed answer
+            self._note_failure(provider, exc)
             return Lookup("unavailable", message=f"{exc.code}: {exc.message}")
+
+    def _note_failure(self, provider: str, exc: PriorisError) -> None:
+        """Remember a provider that cannot be reached, so it is not asked again."""
+        unreachable = "could not reach" in exc.message or "timed out" in exc.message
+        if isinstance(exc, ProviderUnavailableError) and unreachable:
+            self.unreachable.add(provider)
 
     def lookup(self, aliases: Sequence[str]) -> Lookup:
         """The provider's record of the work these identifiers name (never raises)."""
@@ -129,7 +161,7 @@ class ProviderLookup:
             return Lookup("no_identifier", message="no DOI or arXiv id to look up")
         tried: list[Lookup] = []
         if arxiv is not None:
-            found = self._ask("arxiv", lambda: self.remote.arxiv.fetch_metadata([arxiv.value])[0])
+            found = self._ask("arxiv", lambda: self._arxiv_record(arxiv.value))
             if found.work is not None:
                 return found
             tried.append(found)
