@@ -40,8 +40,8 @@ from prioris.errors import (
     ParseError,
     PriorisError,
 )
+from prioris.ingest.header_layout import read_header_page
 from prioris.ingest.ocr import INSTALL_HINT, OcrEngine
-from prioris.ingest.pdf_header import read_header_page
 from prioris.ingest.pdf_layout import (
     PageLayout,
     document_style,

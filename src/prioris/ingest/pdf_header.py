@@ -1,9 +1,8 @@
 """A paper's header read from its first page's layout: title, authors, affiliations, abstract.
 
-:func:`read_header_page` is the only code here that touches MuPDF: it keeps, per line, the
-spans with their font size, weight, superscript flag and position. Everything else is a
-pure function of that :class:`HeaderPage`, the way reference managers and GROBID-style
-header parsers read a page:
+Pure functions of a :class:`~prioris.ingest.header_layout.HeaderPage` (the page's lines
+with their fonts, read by :func:`~prioris.ingest.header_layout.read_header_page`), the
+way reference managers and GROBID-style header parsers read a page:
 
 * the **title** is the largest-font run of lines near the top (several lines, possibly
   several MuPDF blocks), above the first e-mail address and the abstract, skipping
@@ -24,10 +23,6 @@ than guessed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
-
-import pymupdf
 
 from prioris.ingest.author_names import (
     MARK,
@@ -36,32 +31,31 @@ from prioris.ingest.author_names import (
     names_in_byline,
     split_byline,
 )
-from prioris.ingest.pdf_layout import TEXT_FLAGS, clean_text, join_lines
+from prioris.ingest.header_layout import Header, HeaderLine, HeaderPage
+from prioris.ingest.pdf_layout import clean_text, join_lines
 
-_SUPERSCRIPT, _BOLD = 1, 16
 TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
 ABSTRACT_MAX_CHARS = 5000
 
-_MARKER_TEXT = re.compile(r"^[\s\d,*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢a-z]{1,8}$")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\{[^}]*\}\s*@[\w-]+(?:\.[\w-]+)+")
-_ABSTRACT = re.compile(
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\{[^}]*\}\s*@[\w-]+(?:\.[\w-]+)+")
+ABSTRACT = re.compile(
     r"^\s*(?:abstract|a\s?b\s?s\s?t\s?r\s?a\s?c\s?t|summary)\b\s*[.:—–-]?\s*(.*)$", re.I
 )
-_HEADING = re.compile(
+HEADING = re.compile(
     r"^\s*(?:(?:\d{1,2}|[IVX]{1,4})\.?\s+)?(?:introduction|background|related work|"
     r"motivation|overview)\s*$|^\s*(?:keywords|key\s?words|index terms|ccs concepts|"
     r"categories and subject descriptors|general terms|subjects)\b",
     re.I,
 )
 _NAME_PART = re.compile(r"^[^\W\d_][\w'’\-.]*$")  # one word, no colon ("E-Mail:" is none)
-_LABEL = re.compile(
+LABEL = re.compile(
     r"^\s*(?:(?:original|research|review|brief|short|full|regular|position|technical|"
     r"invited|mini|systematic)\s+)?(?:article|paper|report|review|communication|"
     r"research|letter|note|survey)?\s*(?:open\s+access)?\s*$|^\s*(?:editorial|commentary|"
     r"perspective|preprint|methodology|case report|open access)\s*$",
     re.I,
 )
-_AFFILIATION = re.compile(
+AFFILIATION = re.compile(
     r"\b(?:univ|universit|institut|department|departament|dipartiment|dept\b|school|college|"
     r"faculty|facultad|faculdade|escuela|centro\b|laborator|politecnic|hochschule|"
     r"\blabs?\b|cent(?:er|re)|hospital|academy|corporation|\binc\b|ltd|gmbh|company|"
@@ -69,135 +63,6 @@ _AFFILIATION = re.compile(
     r"bytedance|tencent|alibaba|baidu|\bai\b)",
     re.I,
 )
-
-
-@dataclass(frozen=True)
-class Span:
-    """A run of text in one font on one line."""
-
-    text: str
-    size: float
-    bold: bool
-    superscript: bool
-    x0: float
-    x1: float
-
-
-@dataclass(frozen=True)
-class HeaderLine:
-    """One line of the page with its spans; ``block`` is MuPDF's block number."""
-
-    spans: tuple[Span, ...]
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    horizontal: bool
-    block: int
-
-    @cached_property
-    def size(self) -> float:
-        """Character-weighted size of the line's text, footnote markers left out."""
-        spans = [s for s in self.spans if not s.superscript] or list(self.spans)
-        chars = sum(len(s.text.strip()) for s in spans) or 1
-        return sum(s.size * len(s.text.strip()) for s in spans) / chars
-
-    @cached_property
-    def bold(self) -> bool:
-        spans = [s for s in self.spans if not self._is_marker(s)] or list(self.spans)
-        bold = sum(len(s.text.strip()) for s in spans if s.bold)
-        return bold * 2 > sum(len(s.text.strip()) for s in spans)
-
-    def _is_marker(self, span: Span) -> bool:
-        """A footnote / affiliation marker: raised, or small digits and symbols."""
-        text = span.text.strip()
-        if not text:
-            return False
-        base = max((s.size for s in self.spans if not s.superscript), default=span.size)
-        small = span.size < 0.85 * base
-        return (span.superscript or small) and bool(_MARKER_TEXT.match(text))
-
-    def _joined(self, marker: str | None) -> str:
-        out = ""
-        previous: Span | None = None
-        for span in self.spans:
-            is_marker = self._is_marker(span)
-            text = (marker or "") if is_marker else span.text
-            if previous is not None and out and text and not out.endswith(" "):
-                gap = span.x0 - previous.x1
-                if gap > 2.0 * self.size and marker is not None:
-                    out += MARK  # names spaced apart on one line
-                elif gap > 0.15 * self.size and not text.startswith(" "):
-                    out += " "
-            out += text
-            previous = span
-        return clean_text(" ".join(out.split()))
-
-    @cached_property
-    def text(self) -> str:
-        """The line's text without footnote markers."""
-        return self._joined(None)
-
-    @cached_property
-    def byline(self) -> str:
-        """The line's text with each footnote marker as :data:`MARK` (a name separator)."""
-        return self._joined(MARK)
-
-    @cached_property
-    def starts_with_marker(self) -> bool:
-        first = next((s for s in self.spans if s.text.strip()), None)
-        return first is not None and self._is_marker(first)
-
-
-@dataclass
-class HeaderPage:
-    """The lines of one page in MuPDF's order, with the page size."""
-
-    lines: list[HeaderLine]
-    width: float
-    height: float
-
-
-@dataclass
-class Header:
-    """What a paper's first page says about itself (empty where it is not clear)."""
-
-    title: str | None = None
-    authors: list[str] = field(default_factory=list)
-    affiliations: list[str] = field(default_factory=list)
-    emails: list[str] = field(default_factory=list)
-    abstract: str | None = None
-    notes: list[str] = field(default_factory=list)
-    """Texts where a paper prints its dates: header, running heads, footnotes, margins."""
-
-
-def read_header_page(page: pymupdf.Page) -> HeaderPage:
-    """The page's text lines with span fonts and positions (MuPDF ``dict`` output)."""
-    data = page.get_text("dict", flags=TEXT_FLAGS)
-    lines: list[HeaderLine] = []
-    for number, block in enumerate(data.get("blocks", [])):
-        if block.get("type") != 0:
-            continue
-        for raw in block.get("lines", []):
-            spans = tuple(
-                Span(
-                    s["text"],
-                    float(s["size"]),
-                    bool(s.get("flags", 0) & _BOLD),
-                    bool(s.get("flags", 0) & _SUPERSCRIPT),
-                    float(s["bbox"][0]),
-                    float(s["bbox"][2]),
-                )
-                for s in raw.get("spans", [])
-                if s.get("text", "").strip()
-            )
-            if not spans:
-                continue
-            dx, dy = raw.get("dir", (1.0, 0.0))
-            x0, y0, x1, y1 = (float(v) for v in raw["bbox"])
-            horizontal = dx > 0.99 and abs(dy) < 0.01
-            lines.append(HeaderLine(spans, x0, y0, x1, y1, horizontal, number))
-    return HeaderPage(lines, float(page.rect.width) or 612.0, float(page.rect.height) or 792.0)
 
 
 def _rows(lines: list[HeaderLine]) -> list[list[HeaderLine]]:
@@ -234,7 +99,7 @@ def parse_header(page: HeaderPage, body_size: float) -> Header:
         return Header()
     limit = page.height * 0.75
     for line in sorted(lines, key=lambda ln: ln.y0):
-        if _ABSTRACT.match(line.text) or _HEADING.match(line.text) or _EMAIL.search(line.text):
+        if ABSTRACT.match(line.text) or HEADING.match(line.text) or EMAIL.search(line.text):
             limit = min(limit, line.y0)
             break
     title_lines = _title_lines(lines, limit, page, body_size)
@@ -261,7 +126,7 @@ def _title_lines(
         for line in lines
         if line.y0 < min(limit, page.height * 0.55)
         and _letters(line.text) >= 2
-        and not _LABEL.match(line.text)
+        and not LABEL.match(line.text)
         and line.size >= body_size * TITLE_MIN_RATIO
     ]
     for size in sorted({round(line.size, 1) for line in candidates}, reverse=True):
@@ -293,7 +158,7 @@ def _author_zone(
     for line in sorted(lines, key=lambda ln: ln.y0):
         if line.y0 < top - 1:
             continue
-        if _ABSTRACT.match(line.text) or _HEADING.match(line.text):
+        if ABSTRACT.match(line.text) or HEADING.match(line.text):
             end = min(end, line.y0)
             break
     for block in by_block.values():
@@ -318,13 +183,13 @@ def _author_zone(
 
 def _byline(line: HeaderLine) -> str:
     """The line as a byline: markers and e-mail addresses become name separators."""
-    return _EMAIL.sub(MARK, line.byline)
+    return EMAIL.sub(MARK, line.byline)
 
 
 def _is_byline_candidate(line: HeaderLine) -> bool:
     """Not a label, a link or an e-mail line (an address after a name is fine)."""
-    text = _EMAIL.sub(" ", line.text)
-    if _LABEL.match(text) or "http" in text or "@" in text or _letters(text) < 3:
+    text = EMAIL.sub(" ", line.text)
+    if LABEL.match(text) or "http" in text or "@" in text or _letters(text) < 3:
         return False
     return text == line.text or any(looks_like_name(p) for p in split_byline(_byline(line)))
 
@@ -384,7 +249,7 @@ def _authors(lines: list[HeaderLine]) -> list[str]:
 def _emails(zone: list[HeaderLine]) -> list[str]:
     found: list[str] = []
     for line in zone:
-        for match in _EMAIL.finditer(line.text.replace(" @", "@")):
+        for match in EMAIL.finditer(line.text.replace(" @", "@")):
             raw = match.group(0)
             if raw.startswith("{"):
                 users, _, host = raw[1:].partition("}")
@@ -401,7 +266,7 @@ def _affiliations(zone: list[HeaderLine], authors: list[HeaderLine]) -> list[str
     for line in sorted(zone, key=lambda ln: (ln.block, ln.y0, ln.x0)):
         if id(line) in taken or "@" in line.text or "http" in line.text or len(line.text) < 3:
             continue
-        starts = line.starts_with_marker or _AFFILIATION.search(line.text)
+        starts = line.starts_with_marker or AFFILIATION.search(line.text)
         previous = groups[-1][-1] if groups else None
         continues = (
             previous is not None
@@ -429,7 +294,7 @@ def _abstract(page: HeaderPage, lines: list[HeaderLine], body_size: float) -> st
         (
             (i, ln, found)
             for i, ln in enumerate(ordered)
-            if (found := _ABSTRACT.match(ln.text))
+            if (found := ABSTRACT.match(ln.text))
             and ln.y0 < page.height * 0.75
             and len(ln.text) < 400
         ),
@@ -448,7 +313,7 @@ def _abstract(page: HeaderPage, lines: list[HeaderLine], body_size: float) -> st
     right = max(other.x1 for other in block) + slack
     size = start.size
     for candidate in following:
-        if candidate.y0 < line.y0 - 1 or _HEADING.match(candidate.text):
+        if candidate.y0 < line.y0 - 1 or HEADING.match(candidate.text):
             break
         inside = candidate.x0 >= left and candidate.x1 <= right
         if not inside or (not _same_size(candidate.size, size) and len(candidate.text) > 3):

@@ -30,7 +30,8 @@ from typing import Any
 
 from prioris.identifiers import find_identifiers_in_text
 from prioris.ingest.author_names import looks_like_name, names_in_byline, split_byline
-from prioris.ingest.pdf_header import Header, HeaderPage, parse_header
+from prioris.ingest.header_layout import Header, HeaderPage
+from prioris.ingest.pdf_header import parse_header
 from prioris.ingest.pdf_layout import MARGIN_BAND
 from prioris.ingest.text_header import header_from_text
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from prioris.ingest.author_names import MARK, looks_like_name, split_byline
-from prioris.ingest.pdf_header import _ABSTRACT, _AFFILIATION, _HEADING, _LABEL, Header
+from prioris.ingest.header_layout import Header
+from prioris.ingest.pdf_header import ABSTRACT, AFFILIATION, HEADING, LABEL
 
 HEADER_PARAGRAPHS = 25  # the abstract of a first page starts before this paragraph
 _OCR_MARKERS = re.compile(
@@ -55,7 +56,7 @@ def ocr_byline(paragraph: str) -> list[str] | None:
     if not leading:
         return None
     rest = pieces[leading:]
-    if rest and leading < 0.75 * len(pieces) and not _AFFILIATION.search(rest[0]):
+    if rest and leading < 0.75 * len(pieces) and not AFFILIATION.search(rest[0]):
         return None
     names = [p for p in pieces if looks_like_name(p)] if leading >= 0.75 * len(pieces) else []
     return names or pieces[:leading]
@@ -83,7 +84,7 @@ def _looks_like_title(line: str, *, max_words: int = 20, max_chars: int = 200) -
         and letters >= 0.7 * len(line)
         and len(real_words) >= 2
         and not line.endswith((",", "-", ";"))
-        and not _LABEL.match(line)
+        and not LABEL.match(line)
         and "@" not in line
     )
 
@@ -97,7 +98,7 @@ def header_from_text(text: str) -> Header:
         (
             i
             for i, p in enumerate(paragraphs[:HEADER_PARAGRAPHS])
-            if _ABSTRACT.match(p) or _HEADING.match(p)
+            if ABSTRACT.match(p) or HEADING.match(p)
         ),
         min(len(paragraphs), 15),
     )
@@ -106,7 +107,7 @@ def header_from_text(text: str) -> Header:
     if bylines:
         for i in range(bylines[0] - 1, -1, -1):
             candidate = _LEADING_LABEL.sub("", paragraphs[i])
-            if _LABEL.match(paragraphs[i]):
+            if LABEL.match(paragraphs[i]):
                 continue
             if _looks_like_title(candidate, max_words=40, max_chars=320):
                 title_at, header.title = i, candidate
@@ -121,10 +122,10 @@ def header_from_text(text: str) -> Header:
             names = ocr_byline(paragraphs[i])
             if names:
                 header.authors.extend(n for n in names if n not in header.authors)
-            elif _AFFILIATION.search(paragraphs[i]) and "@" not in paragraphs[i]:
+            elif AFFILIATION.search(paragraphs[i]) and "@" not in paragraphs[i]:
                 header.affiliations.append(paragraphs[i])
     for index, paragraph in enumerate(paragraphs):
-        match = _ABSTRACT.match(paragraph)
+        match = ABSTRACT.match(paragraph)
         if match:
             body = match.group(1) or (paragraphs[index + 1] if index + 1 < len(paragraphs) else "")
             header.abstract = body or None
