@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import httpx
+
 from prioris.errors import NotFoundError, PriorisError, ProviderUnavailableError
 from prioris.identifiers import Identifier, arxiv_id_from_doi, parse_identifier
 from prioris.models import Work
@@ -150,8 +152,9 @@ class ProviderLookup:
 
     def _note_failure(self, provider: str, exc: PriorisError) -> None:
         """Remember a provider that cannot be reached, so it is not asked again."""
-        unreachable = "could not reach" in exc.message or "timed out" in exc.message
-        if isinstance(exc, ProviderUnavailableError) and unreachable:
+        if isinstance(exc, ProviderUnavailableError) and isinstance(
+            exc.__cause__, httpx.TransportError  # no connection, DNS, timeout: not a 5xx
+        ):
             self.unreachable.add(provider)
 
     def lookup(self, aliases: Sequence[str]) -> Lookup:
