@@ -180,3 +180,25 @@ def test_ocr_text_header_gives_title_byline_affiliation_and_abstract() -> None:
     assert header.authors == ["Ngozi Okafor", "Kenji Tanaka", "Ana Ferreira"]
     assert header.affiliations == ["University of Lagos, Nigeria"]
     assert header.abstract == "We measured recovery at forty sites."
+
+
+def test_scanned_page_year_from_its_footnote_never_from_its_abstract() -> None:
+    from prioris.ingest.pdf_metadata import pdf_metadata
+
+    def year_of(*paragraphs: str) -> int | None:
+        text = "\n\n".join(paragraphs)
+        return pdf_metadata(
+            info={"creationDate": "D:20230101"},
+            xmp="",
+            header_pages=[None],
+            body_size=10.0,
+            page_texts=[text],
+        ).year
+
+    head = ("Information Synthesis for Answer Validation", "Rui Wang! and Giinter Neumann?")
+    abstract = "Abstract. This report is about our participation in the exercise (AVE2008). " * 4
+    assert year_of(*head, abstract, "1 Introduction", "Body text. " * 40) is None
+    footnote = "Proceedings of the 30th VLDB Conference, Toronto, Canada, 2004"
+    assert year_of(*head, abstract, "Body text. " * 40, footnote) == 2004
+    stamp = "1706.03762v7 [cs.CL] 2 Aug 2023"  # an OCR'd arXiv stamp without its prefix
+    assert year_of(stamp, *head, abstract) == 2017

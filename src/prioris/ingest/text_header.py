@@ -131,5 +131,5 @@ def header_from_text(text: str) -> Header:
             header.abstract = body or None
             break
     # the header, and the short paragraphs (footnotes, running heads); body text is long
-    header.notes = paragraphs[: max(end, 6)] + [p for p in paragraphs[end:] if len(p) <= 300]
+    header.notes = paragraphs[:end] + [p for p in paragraphs[end + 1 :] if len(p) <= 300]
     return header
