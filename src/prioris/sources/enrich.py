@@ -152,9 +152,9 @@ class ProviderLookup:
 
     def _note_failure(self, provider: str, exc: PriorisError) -> None:
         """Remember a provider that cannot be reached, so it is not asked again."""
-        if isinstance(exc, ProviderUnavailableError) and isinstance(
-            exc.__cause__, httpx.TransportError  # no connection, DNS, timeout: not a 5xx
-        ):
+        # no connection, DNS, timeout (not a 5xx): the provider is out of reach
+        cause = exc.__cause__
+        if isinstance(exc, ProviderUnavailableError) and isinstance(cause, httpx.TransportError):
             self.unreachable.add(provider)
 
     def lookup(self, aliases: Sequence[str]) -> Lookup:
