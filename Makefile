@@ -35,6 +35,7 @@ bench: setup
 	$(BIN)/python bench/bench_scifact.py
 	$(BIN)/python bench/bench_ingest.py
 	$(BIN)/python bench/bench_latency.py
+	$(BIN)/python bench/bench_metadata.py --enrich recorded
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out
