@@ -59,6 +59,7 @@ class Settings:
     fusion_weights: tuple[float, float] = (0.6, 0.4)
     embedding_batch_size: int = 16
     enrich: str = "auto"
+    ui_port: int = 8765
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with some fields replaced (CLI options win over the environment)."""
@@ -193,4 +194,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         fusion_weights=(fts_w, vec_w),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
+        ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),
     )

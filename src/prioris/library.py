@@ -123,6 +123,7 @@ class Library:
         *,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        on_stage: Callable[[str, int, int], None] | None = None,
     ) -> IngestResult:
         """Ingest one PDF from disk (identical bytes already stored: skipped)."""
         if not path.exists():
@@ -130,7 +131,9 @@ class Library:
         if not path.is_file():
             raise InvalidRequestError(f"not a file: {path}")
         data = read_file_checked(path, self.settings.max_file_bytes)
-        return self.ingest_pdf_bytes(data, path=str(path), ocr_mode=ocr_mode, progress=progress)
+        return self.ingest_pdf_bytes(
+            data, path=str(path), ocr_mode=ocr_mode, progress=progress, on_stage=on_stage
+        )
 
     def ingest_pdf_bytes(
         self,
@@ -141,8 +144,14 @@ class Library:
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         work: Work | None = None,
+        on_stage: Callable[[str, int, int], None] | None = None,
     ) -> IngestResult:
-        """Ingest PDF bytes (a file, an upload or a download)."""
+        """Ingest PDF bytes (a file, an upload or a download).
+
+        ``on_stage(stage, done, total)`` follows the stages a person waits through:
+        ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
+        providers), ``embed`` (chunks), for a live view.
+        """
         from prioris.ingest.pdf import check_pdf_bytes
         from prioris.ingest.pipeline import sha256_bytes
 
@@ -155,11 +164,28 @@ class Library:
                 status="skipped",
                 reason="identical bytes already stored",
             )
+        on_pages = progress
+        if on_stage is not None:
+
+            def on_pages(done: int, total: int) -> None:
+                on_stage("parse", done, total)
+                if progress is not None:
+                    progress(done, total)
+
         prepared = self.pipeline.prepare_pdf(
-            data, path=path or filename, work=work, ocr_mode=ocr_mode, progress=progress
+            data,
+            path=path or filename,
+            work=work,
+            ocr_mode=ocr_mode,
+            progress=on_pages,
+            on_ocr=(lambda done, total: on_stage("ocr", done, total)) if on_stage else None,
         )
         if work is None and self.settings.enrich != "off":
+            if on_stage is not None:
+                on_stage("enrich", 0, 0)
             self.enrichment.complete(prepared)  # offline: nothing changes
+        if on_stage is not None:
+            on_stage("embed", 0, len(prepared.chunks))
         return self.pipeline.store(prepared)
 
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
@@ -568,3 +594,81 @@ class Library:
                 listed = [row["id"] for row in work_store.list_works(self.conn)]
                 works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
         return render(works, fmt)
+
+    # -- browsing and reading (the web app; usable from the CLI, MCP and Python too) ------
+    def browse(
+        self,
+        *,
+        sort: str = "added",
+        descending: bool = True,
+        text: str | None = None,
+        source: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """One page of works sorted (added, year, title) and filtered, with their counts."""
+        from prioris.storage.browse import browse_works
+
+        with self.lock:
+            return browse_works(
+                self.conn,
+                sort=sort,
+                descending=descending,
+                text=text,
+                source=source,
+                limit=limit,
+                offset=offset,
+            )
+
+    def pages(self, text: str) -> list[dict[str, Any]]:
+        """A work's pages: number, span in its Markdown and whether OCR produced the text."""
+        from prioris.storage.browse import page_spans
+
+        with self.lock:
+            return page_spans(self.conn, self.resolve_work_id(text))
+
+    def chunk(self, chunk_id: int) -> dict[str, Any]:
+        """The passage a search hit points at (``chunk_id``), with its offsets and pages."""
+        from prioris.storage.browse import get_chunk
+
+        with self.lock:
+            found = get_chunk(self.conn, int(chunk_id))
+        if found is None:
+            raise NotFoundError(f"no passage {chunk_id} in the library (re-run the search)")
+        return found
+
+    def year_source_counts(self) -> list[dict[str, Any]]:
+        """Works per (year, source): what the status plot draws."""
+        from prioris.storage.browse import year_source_counts
+
+        with self.lock:
+            return year_source_counts(self.conn)
+
+    def page_image(
+        self, text: str, page: int, *, chunk_id: int | None = None, zoom: float = 1.6
+    ) -> tuple[bytes, bool]:
+        """``(png, marked)``: page ``page`` of the work's stored PDF, the passage of
+        ``chunk_id`` (when it lies on that page) marked on it.
+
+        Raises not_found for a work without a stored PDF, invalid_request for a page it
+        does not have.
+        """
+        from prioris.ingest.pdf_render import render_page_png
+
+        work_id = self.resolve_work_id(text)
+        with self.lock:
+            docs = document_store.documents_of(self.conn, work_id)
+        pdf = next((d for d in docs if d.format == "pdf"), None)
+        if pdf is None:
+            raise NotFoundError(f"{work_id} has no stored PDF")
+        passage = None
+        if chunk_id is not None:
+            found = self.chunk(chunk_id)
+            spans = {p["number"]: p for p in self.pages(work_id)}
+            span = spans.get(page)
+            if found["work_id"] == work_id and span is not None:
+                start = max(found["char_start"], span["char_start"])
+                end = min(found["char_end"], span["char_end"])
+                if start < end:
+                    passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
+        return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)

@@ -199,6 +199,7 @@ def extract_pdf(
     time_limit_seconds: float = 300.0,
     progress: Callable[[int, int], None] | None = None,
     ocr_workers: int | None = None,
+    on_ocr: Callable[[int, int], None] | None = None,
 ) -> PdfContent:
     """Parse PDF bytes into Markdown pages, OCR'ing pages as ``ocr_mode`` says.
 
@@ -206,8 +207,10 @@ def extract_pdf(
     runs single-threaded per page, so pages in parallel is where the speed-up is.
 
     Raises ParseError for non-PDF, encrypted, damaged or empty files and when the time
-    limit is exceeded; OcrUnavailableError when OCR is required (mode ``always``, or
-    ``auto`` with no usable page at all) but no engine is given or it cannot run.
+    limit is exceeded. ``on_ocr(done, total)`` follows the pages sent to OCR alone, called
+    before and after each (the web app shows OCR as its own stage). OcrUnavailableError
+    when OCR is required (mode ``always``, or ``auto`` with no usable page at all) but no
+    engine is given or it cannot run.
     """
     if ocr_mode not in OCR_MODES:
         raise InvalidRequestError(
@@ -219,7 +222,7 @@ def extract_pdf(
     doc = _open(data)
     try:
         workers = ocr_workers or min(4, os.cpu_count() or 1)
-        return _extract(doc, ocr_mode, ocr, time_limit_seconds, progress, workers)
+        return _extract(doc, ocr_mode, ocr, time_limit_seconds, progress, workers, on_ocr)
     finally:
         doc.close()
 
@@ -231,6 +234,7 @@ def _extract(
     time_limit_seconds: float,
     progress: Callable[[int, int], None] | None,
     ocr_workers: int,
+    on_ocr: Callable[[int, int], None] | None = None,
 ) -> PdfContent:
     total = doc.page_count
     deadline = _Deadline(time_limit_seconds, total)
@@ -259,12 +263,15 @@ def _extract(
                 wanted[index] = _guard(lambda i=index: _looks_scanned(doc[i], layouts[i]), index)
     queue = _OcrQueue(doc, ocr, wanted, ocr_workers) if ocr is not None and any(wanted) else None
     ocr_failure: ParseError | None = None
+    ocr_total, ocr_seen = (sum(wanted) if queue is not None else 0), 0
     pages: list[Page] = []
     try:
         for index in range(total):
             deadline.check(index)
             text, did_ocr = "", False
             if queue is not None and wanted[index] and unavailable is None:
+                if on_ocr is not None:  # about to wait for this page's OCR
+                    on_ocr(ocr_seen, ocr_total)
                 try:
                     raw = queue.take(index, timeout=deadline.remaining())
                     if raw is not None:
@@ -279,6 +286,9 @@ def _extract(
                 except ParseError as exc:  # one page failing OCR must not sink the rest
                     log.warning("OCR failed on page %d: %s", index + 1, exc.message)
                     ocr_failure = exc
+            if on_ocr is not None and queue is not None and wanted[index]:
+                ocr_seen += 1
+                on_ocr(ocr_seen, ocr_total)
             if not did_ocr and usable[index]:
                 text = _guard(
                     lambda i=index: page_markdown(layouts[i], style, first_page=i == 0), index

@@ -193,6 +193,7 @@ class IngestPipeline:
         url: str | None = None,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        on_ocr: Callable[[int, int], None] | None = None,
     ) -> Prepared:
         """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
         from prioris.ingest.pdf import PARSER_VERSION, check_pdf_bytes, extract_pdf
@@ -205,6 +206,7 @@ class IngestPipeline:
             ocr=self.ocr,
             time_limit_seconds=self.pdf_time_limit,
             progress=progress,
+            on_ocr=on_ocr,
         )
         meta = content.metadata
         if work is None:

@@ -1,0 +1,31 @@
+// Read page: copy the BibTeX, bring the hit's passage into view, arrow keys turn pages.
+"use strict";
+
+(() => {
+  const button = document.getElementById("copy-bibtex");
+  const status = document.getElementById("copy-status");
+  if (button) {
+    button.addEventListener("click", async () => {
+      const area = document.getElementById(button.dataset.target);
+      try {
+        await navigator.clipboard.writeText(area.value);
+      } catch (_) {
+        area.select();
+        document.execCommand("copy");
+      }
+      status.textContent = "Copied to the clipboard";
+      setTimeout(() => { status.textContent = ""; }, 4000);
+    });
+  }
+  const passage = document.getElementById("passage");
+  if (passage) passage.scrollIntoView({ block: "center" });
+
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const link = event.key === "ArrowLeft" ? document.getElementById("prev-page")
+      : event.key === "ArrowRight" ? document.getElementById("next-page") : null;
+    if (link) location.href = link.href;
+  });
+})();
