@@ -130,6 +130,21 @@ async def search_page(request: Request) -> Response:
     )
 
 
+def _page_of(chunk: dict[str, Any], pages: list[dict[str, Any]]) -> int:
+    """The page holding most of a passage (one that runs over a page break mostly sits on
+    one side; its first page may hold only the overlap with the previous passage)."""
+
+    def share(span: dict[str, Any]) -> int:
+        return min(chunk["char_end"], span["char_end"]) - max(
+            chunk["char_start"], span["char_start"]
+        )
+
+    candidates = [p for p in pages if chunk["page_start"] <= p["number"] <= chunk["page_end"]]
+    if not candidates:
+        return int(chunk["page_start"])
+    return int(max(candidates, key=share)["number"])
+
+
 async def read_page(request: Request) -> Response:
     state = state_of(request)
     library = state.library
@@ -146,7 +161,7 @@ async def read_page(request: Request) -> Response:
         if chunk is not None and chunk["work_id"] != work.id:
             chunk = None
     wanted = _int(params, "page")
-    number = wanted or (chunk["page_start"] if chunk else 1)
+    number = wanted or (_page_of(chunk, pages) if chunk else 1)
     notice = None
     if pages and not 1 <= number <= len(pages):
         notice = f"There is no page {number}; showing page 1 of {len(pages)}."

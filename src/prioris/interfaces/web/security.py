@@ -155,9 +155,9 @@ async def read_body(request: Request, limit: int, what: str = "the request") -> 
 async def save_body(request: Request, path: Path, limit: int, what: str = "the upload") -> int:
     """Stream the body into ``path`` (never whole in memory); over ``limit`` it is deleted
     and file_too_large raised. Returns the size."""
-    _check_declared(request, limit, what)
     received = 0
     try:
+        _check_declared(request, limit, what)
         with path.open("wb") as handle:
             async for chunk in request.stream():
                 received += len(chunk)
