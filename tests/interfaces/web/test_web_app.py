@@ -330,6 +330,7 @@ def test_status_draws_works_per_year_and_by_source(web: Web) -> None:
     assert svg.count("<rect") >= 5 and "2020: 3 work(s) (arXiv 2, import 1)" in svg
     assert 'pattern id="year-p1"' in svg  # a second source differs by pattern, not colour only
     assert "1 work(s) have no year" in html
+    assert 'class="plot plot-rows"' in svg  # the narrow-screen variant, one row per year
     assert "<code>fake/hash-64</code>" in html and "library.sqlite" in html
 
 
@@ -365,3 +366,14 @@ def test_bind_names_a_port_in_use(data_dir: Path) -> None:
             bind(sock.getsockname()[1])
     finally:
         sock.close()
+
+
+def test_year_axis_ticks_are_whole_and_distinct() -> None:
+    from prioris.interfaces.web.charts import works_per_year_svg
+
+    svg = str(works_per_year_svg([{"year": 2020, "source": "file", "count": 1}]))
+    ticks = re.findall(r'text-anchor="end" font-size="12" fill="#222">(\d+)<', svg)
+    assert ticks == ["0", "1"]
+    many = [{"year": 1900 + i, "source": "file", "count": 1} for i in range(100)]
+    svg = str(works_per_year_svg(many))
+    assert "plus 40 work(s) before 1940" in svg and ">1999<" in svg

@@ -270,6 +270,7 @@ async def status_page(request: Request) -> Response:
         status=status,
         counts=counts,
         year_plot=charts.works_per_year_svg(counts),
+        year_rows=charts.works_per_year_rows_svg(counts),
         legend=charts.legend_html(counts),
         source_plot=charts.works_by_source_svg(counts),
         undated=sum(r["count"] for r in counts if r["year"] is None),

@@ -9,7 +9,9 @@
       const area = document.getElementById(button.dataset.target);
       try {
         await navigator.clipboard.writeText(area.value);
-      } catch (_) {
+      } catch (_) {  // no clipboard permission: select the text and copy the old way
+        const box = area.closest("details");
+        if (box) box.open = true;
         area.select();
         document.execCommand("copy");
       }
