@@ -357,6 +357,20 @@ def test_unknown_paths_and_jobs_are_not_found(web: Web) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
+def test_bound_socket_sends_small_responses_at_once() -> None:
+    """Accepted connections get TCP_NODELAY only from a socket that says it is TCP; else
+    every response body waited ~40 ms for a delayed ACK (found by bench/bench_web.py)."""
+    import socket
+
+    sock = bind(0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        assert sock.getsockname()[0] == "127.0.0.1"
+    finally:
+        sock.close()
+
+
 def test_bind_names_a_port_in_use(data_dir: Path) -> None:
     from prioris.errors import ConfigurationError
 
