@@ -19,8 +19,13 @@
       setTimeout(() => { status.textContent = ""; }, 4000);
     });
   }
+  // bring the passage into view inside the text column only: the page itself stays put,
+  // so the title and the page image (first on a narrow screen) stay where they are
   const passage = document.getElementById("passage");
-  if (passage) passage.scrollIntoView({ block: "center" });
+  const column = passage && passage.closest(".markdown");
+  if (column && column.scrollHeight > column.clientHeight) {
+    column.scrollTop = Math.max(0, passage.offsetTop - column.clientHeight / 4);
+  }
 
   document.addEventListener("keydown", (event) => {
     const target = event.target;
