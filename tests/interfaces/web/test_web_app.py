@@ -284,6 +284,34 @@ def test_folder_import_and_fetch_jobs(web: Web, tmp_path: Path) -> None:
     assert empty.status_code == 400
 
 
+def test_pages_answer_while_a_long_job_runs(data_dir: Path, tmp_path: Path) -> None:
+    """Searches and pages are served while an ingest with slow OCR is under way."""
+    from interfaces.mcp_helpers import FakeOcr as SlowOcr
+
+    from pdf_factory import make_scanned_pdf
+
+    library = make_library(data_dir, ocr=SlowOcr("slow scanned words", delay=1.0))
+    library.import_records([{"_id": "a", "title": "Glaciers", "text": GLACIERS}])
+    for n in range(3):
+        make_scanned_pdf(tmp_path / "scans" / f"{n}.pdf", f"page {n}")
+    web = Web(library)
+    try:
+        job_id = web.post("/api/folder", json={"path": str(tmp_path / "scans")}).json()["job"]["id"]
+        deadline = time.monotonic() + 30
+        while web.jobs.get(job_id)["state"] != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        found = web.client.get("/api/search", params={"q": "glacier moraine", "mode": "hybrid"})
+        assert found.status_code == 200 and "Glaciers" in found.text
+        for path in ("/", "/library", "/status", "/add"):
+            assert web.client.get(path).status_code == 200
+        assert web.jobs.get(job_id)["active"]  # all of that came back before the job ended
+        assert web.wait(job_id)["message"] == "3 ingested, 0 skipped, 0 failed"
+    finally:
+        web.jobs.close()
+        library.close()
+
+
 def test_fetch_and_discover_against_loopback_providers(data_dir: Path) -> None:
     stub = ProviderStub()
     library = make_library(data_dir, stub.env())

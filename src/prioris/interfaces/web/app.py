@@ -185,6 +185,14 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
+def _warm_up(library: Library) -> None:
+    """Load the embedding model and the vector copy now, so the first search is quick."""
+    try:
+        library.search("warm up", mode="hybrid", k=1)
+    except Exception:  # an empty or odd library: the first real search will say why
+        log.debug("warm-up search failed", exc_info=True)
+
+
 def serve(
     settings: Settings,
     port: int | None = None,
@@ -202,7 +210,12 @@ def serve(
     if library is None:
         from prioris.library import Library
 
-        library = Library.open(settings)
+        try:
+            library = Library.open(settings)
+        except BaseException:
+            sock.close()
+            raise
+    threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
     registry = JobRegistry()
     app = build_app(library, jobs=registry)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)

@@ -74,6 +74,7 @@
   async function uploadAll(files) {
     const pdfs = Array.from(files);
     const rows = pdfs.map((file) => { const parts = uploadRow(file); list.prepend(parts.row); return parts; });
+    if (rows.length) rows[rows.length - 1].row.scrollIntoView({ block: "nearest" });  // show where progress goes
     for (let i = 0; i < pdfs.length; i += 1) {
       const { ok, data, status } = await send("/api/upload", pdfs[i], rows[i]);
       if (ok && data && data.job) follow(data.job, rows[i].row);
@@ -100,6 +101,7 @@
     const response = await Prioris.post(url, body);
     if (!response.ok) { showError(await Prioris.errorOf(response)); return false; }
     follow((await response.json()).job);
+    list.firstElementChild?.scrollIntoView({ block: "nearest" });
     return true;
   }
 
