@@ -122,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200, help="queries per mode")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--no-browser", action="store_true", help="HTTP figures only")
+    parser.add_argument(
+        "--embed-threads",
+        type=int,
+        help="ONNX threads of the query embedder (default: fastembed's, all cores)",
+    )
     args = parser.parse_args(argv)
     common.require_scifact()
     import bench_scifact
@@ -129,7 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     data_dir = common.OUT / "scifact"
     info = bench_scifact.build_library(data_dir, rebuild=False)
     queries = list(common.load_queries().values())[: args.queries]
-    with common.open_library(data_dir) as library:
+    embedder = None
+    if args.embed_threads:
+        from prioris.embedding.fastembed_backend import FastembedEmbedder
+
+        embedder = FastembedEmbedder(cache_dir=data_dir, threads=args.embed_threads)
+    with common.open_library(data_dir, embedder=embedder) as library:
         served = Served(library)
         try:
             http_rows = measure_http(served.url, queries, args.warmup)
@@ -138,9 +148,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         finally:
             served.close()
+    threads = f", {args.embed_threads} embedding thread(s)" if args.embed_threads else ""
     print(
-        f"\nSciFact library ({info['docs']} works, {info['chunks']} chunks, {info['model']}), "
-        f"{len(queries)} queries per mode, k=10, ms"
+        f"\nSciFact library ({info['docs']} works, {info['chunks']} chunks, {info['model']}"
+        f"{threads}), {len(queries)} queries per mode, k=10, ms"
     )
     print("\nserver: GET /api/search over loopback, request to last byte of the results")
     headers = ["mode", "queries", "p50", "p95", "mean", "p50 in Library.search"]
