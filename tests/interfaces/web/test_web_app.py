@@ -256,6 +256,7 @@ def test_ingest_reports_its_stages(web: Web, tmp_path: Path) -> None:
     web.library.ingest_pdf_bytes(scan, filename="s.pdf", on_stage=lambda *a: stages.append(a))
     assert ("ocr", 0, 1) in stages and ("ocr", 1, 1) in stages
     assert ("parse", 1, 1) in stages and stages[-1][0] == "embed"
+    assert ("enrich", 0, 0) in stages  # the provider lookup (offline here) is a stage too
 
 
 def test_folder_import_and_fetch_jobs(web: Web, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 STAGE_WORDS = {
     "parse": "reading pages",
     "ocr": "OCR",
+    "enrich": "completing metadata",
     "embed": "embedding",
 }
 
