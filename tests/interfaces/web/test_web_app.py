@@ -16,6 +16,7 @@ from starlette.testclient import TestClient
 from interfaces.web.web_helpers import ProviderStub, make_library, text_pdf_bytes
 from prioris.embedding.fake import FakeEmbedder
 from prioris.interfaces.web import build_app
+from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.app import bind
 from prioris.library import Library
 
@@ -119,7 +120,7 @@ def test_uploads_over_the_limit_are_refused_and_leave_nothing(data_dir: Path) ->
         response = web.post("/api/upload?name=big.pdf", content=big)
         assert response.status_code == 413
         assert response.json()["error"]["code"] == "file_too_large"
-        assert not any((data_dir / "uploads" / "web").iterdir())
+        assert not any(upload_folder(library.settings.db_path).iterdir())
         assert web.jobs.list() == []
     finally:
         web.jobs.close()
@@ -245,7 +246,7 @@ def test_upload_reports_ingested_duplicate_and_failure(web: Web, tmp_path: Path)
     scan = web.upload(make_scanned_pdf(tmp_path / "s.pdf", "moraine").read_bytes(), "s.pdf")
     assert "1 OCR'd" in scan["items"][0]["message"]
     assert web.library.search("glacier moraine", mode="fts").hits
-    assert not any((web.library.settings.data_dir / "uploads" / "web").iterdir())
+    assert not any(upload_folder(web.library.settings.db_path).iterdir())
 
 
 def test_ingest_reports_its_stages(web: Web, tmp_path: Path) -> None:
@@ -420,3 +421,18 @@ def test_year_axis_ticks_are_whole_and_distinct() -> None:
     many = [{"year": 1900 + i, "source": "file", "count": 1} for i in range(100)]
     svg = str(works_per_year_svg(many))
     assert "plus 40 work(s) before 1940" in svg and ">1999<" in svg
+
+
+def test_uploads_wait_beside_the_library_and_old_leftovers_are_swept(tmp_path: Path) -> None:
+    import os
+
+    folder = upload_folder(tmp_path / "elsewhere" / "lib.sqlite")
+    assert folder == tmp_path / "elsewhere" / "uploads" / "web"
+    folder.mkdir(parents=True)
+    old, fresh = folder / "old.pdf", folder / "fresh.pdf"
+    old.write_bytes(b"x")
+    fresh.write_bytes(b"y")
+    os.utime(old, (time.time() - 7 * 3600, time.time() - 7 * 3600))
+    assert sweep_uploads(folder) == [old]
+    assert fresh.exists() and not old.exists()
+    assert sweep_uploads(tmp_path / "missing") == []

@@ -30,6 +30,7 @@ from prioris.interfaces.web.security import read_body, save_body
 
 JSON_LIMIT = 1024 * 1024
 MAX_IDENTIFIERS = 200
+STALE_UPLOAD_SECONDS = 6 * 3600.0
 EXPORTS = {
     "bibtex": ("application/x-bibtex; charset=utf-8", "bib"),
     "csl-json": ("application/vnd.citationstyles.csl+json; charset=utf-8", "json"),
@@ -55,9 +56,33 @@ def _filename(request: Request, default: str) -> str:
     return name or default
 
 
+def upload_folder(db_path: Path) -> Path:
+    """Where uploads wait for their job: ``uploads/web`` beside the library file."""
+    from prioris.ingest.uploads import upload_directory
+
+    return upload_directory(db_path) / "web"
+
+
+def sweep_uploads(folder: Path, older_than: float = STALE_UPLOAD_SECONDS) -> list[Path]:
+    """Remove uploads a killed server left behind (untouched for ``older_than`` seconds;
+    a live server's files in transit are fresh and stay)."""
+    removed = []
+    if not folder.is_dir():
+        return removed
+    limit = time.time() - older_than
+    for path in folder.iterdir():
+        try:
+            if path.is_file() and path.stat().st_mtime < limit:
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            continue
+    return removed
+
+
 def _temp_path(request: Request, suffix: str) -> Path:
-    """A new empty file under ``<data dir>/uploads/web`` for an upload in transit."""
-    folder = state_of(request).library.settings.data_dir / "uploads" / "web"
+    """A new empty file under ``uploads/web`` beside the library for an upload in transit."""
+    folder = upload_folder(state_of(request).library.settings.db_path)
     folder.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(dir=folder, suffix=suffix)
     os.close(handle)

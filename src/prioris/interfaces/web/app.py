@@ -215,6 +215,9 @@ def serve(
         except BaseException:
             sock.close()
             raise
+    from prioris.interfaces.web.api import sweep_uploads, upload_folder
+
+    sweep_uploads(upload_folder(settings.db_path))
     threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
     registry = JobRegistry()
     app = build_app(library, jobs=registry)
