@@ -69,7 +69,7 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Every test gets its own library folder and no inherited Prioris settings."""
+    """Every test gets its own library folder and no inherited Prioris settings or config."""
     import os
 
     for name in list(os.environ):
@@ -77,6 +77,8 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             monkeypatch.delenv(name)
     path = tmp_path / "prioris-data"
     monkeypatch.setenv("PRIORIS_MCP_DATA_DIR", str(path))
+    # no config file of the person running the tests (tests write their own here)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config-home"))
     for provider in ("ARXIV", "EUROPEPMC", "OPENALEX", "DISCOVERY"):
         monkeypatch.setenv(f"PRIORIS_MCP_{provider}_MIN_INTERVAL_SECONDS", "0")
     monkeypatch.setenv("PRIORIS_MCP_ENRICH", "off")  # ingest asks no provider unless a test says so

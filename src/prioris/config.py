@@ -1,7 +1,9 @@
 """Settings built from the environment by :func:`load_settings`, never at import time.
 
 Every variable of SPEC section 2 is read here and validated once, so an invalid value
-fails at start with a message naming the variable and what it accepts.
+fails at start with a message naming the variable and what it accepts. A TOML file
+(``$XDG_CONFIG_HOME/prioris/config.toml``, see :mod:`prioris.config_file`) supplies the
+same settings under their variable names without the prefix; the environment wins over it.
 """
 
 from __future__ import annotations
@@ -137,8 +139,17 @@ def _url(env: Mapping[str, str], name: str, default: str) -> str:
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """Read and validate every ``PRIORIS_MCP_*`` variable; raise ConfigurationError if bad."""
-    env = os.environ if env is None else env
+    """Read and validate every ``PRIORIS_MCP_*`` variable; raise ConfigurationError if bad.
+
+    The config file's values are merged underneath the environment first, so every setting
+    read below gets file support without knowing about it; an error about a value that came
+    from the file names the file and key, and a key no setting read is refused."""
+    from prioris.config_file import load_with_config_file
+
+    return load_with_config_file(os.environ if env is None else env, _settings_from)
+
+
+def _settings_from(env: Mapping[str, str]) -> Settings:
     data_dir = Path(env.get("PRIORIS_MCP_DATA_DIR") or _default_data_dir(env)).expanduser()
     db_path = Path(env.get("PRIORIS_MCP_DB") or data_dir / "library.sqlite").expanduser()
     model_path = env.get("PRIORIS_MCP_EMBEDDING_MODEL_PATH")
