@@ -3,6 +3,13 @@
 The public API is the :class:`Library` facade, the plain data models and the errors.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("prioris")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
 from prioris.config import Settings, load_settings
 from prioris.errors import PriorisError
 from prioris.library import Library
@@ -18,5 +25,6 @@ __all__ = [
     "PriorisError",
     "Settings",
     "Work",
+    "__version__",
     "load_settings",
 ]

@@ -1,21 +1,26 @@
 """Argument parsing, the one place that turns PriorisError into ``error [code]: message``.
 
 Commands live in sibling modules; each exposes ``register(subparsers)`` and sets
-``func(args, ctx) -> int`` on its parser. Data goes to stdout, progress and logs to stderr.
-Exit codes: 0 success, 1 some item failed, 2 usage or configuration error.
+``func(args, ctx) -> int`` on its parser. Data goes to stdout, progress bars and log
+messages (stdlib ``logging``, see :mod:`.log`) to stderr. Global options are accepted before
+or after the command. Exit codes: 0 success, 1 some item failed, 2 usage or configuration
+error.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
+from prioris.interfaces.cli.log import CliLogging, cli_logging
 
 if TYPE_CHECKING:
     from prioris.library import Library
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_ITEM_FAILED = 1
 EXIT_USAGE = 2
+log = logging.getLogger("prioris.cli")
 
 
 class CliContext:
@@ -39,9 +45,11 @@ class CliContext:
 
             self._library = Library.open(self.settings)
             if self._library.stale_on_open:
-                self.log(
-                    f"note: the embedding model is now {self._library.embedder.model_id}; "
-                    f"{self._library.stale_on_open} chunks are stale until `prioris reindex`"
+                stale = self._library.stale_on_open
+                log.warning(
+                    f"the embedding model is now {self._library.embedder.model_id}; "
+                    f"{stale} {'chunk is' if stale == 1 else 'chunks are'} stale until "
+                    "`prioris reindex`"
                 )
         return self._library
 
@@ -62,9 +70,8 @@ class CliContext:
 
     @staticmethod
     def log(text: str) -> None:
-        """A message for the person at the terminal (stderr)."""
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+        """A message for the person at the terminal (stderr; hidden by ``-q``)."""
+        log.info(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,7 +85,14 @@ def _command_modules() -> list[Callable[[Any], None]]:
     from prioris.interfaces.cli import library_cmds
 
     registrars = [library_cmds.register]
-    for name in ("remote_cmds", "discover_cmds", "serve_cmds", "enrich_cmds", "ui_cmds"):
+    for name in (
+        "remote_cmds",
+        "discover_cmds",
+        "serve_cmds",
+        "enrich_cmds",
+        "ui_cmds",
+        "completion",
+    ):
         try:
             module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:  # a command group not built yet
@@ -89,23 +103,108 @@ def _command_modules() -> list[Callable[[Any], None]]:
     return registrars
 
 
+def _add_global_options(parser: argparse.ArgumentParser) -> None:
+    """Options every command accepts, before or after its name.
+
+    Their defaults are SUPPRESS so that a command's parser, which argparse runs on a fresh
+    namespace and then copies over the top-level one, never resets a value given before
+    the command."""
+    group = parser.add_argument_group("global options")
+    group.add_argument(
+        "--db",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="FILE",
+        help="SQLite library file (default: DATA_DIR/library.sqlite; env PRIORIS_MCP_DB)",
+    )
+    group.add_argument(
+        "--data-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="library folder (default: $XDG_DATA_HOME/prioris, else ~/.local/share/prioris; "
+        "env PRIORIS_MCP_DATA_DIR)",
+    )
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="more messages on stderr: -v timings and steps, -vv also HTTP requests "
+        "(default: summaries only)",
+    )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="only warnings and errors on stderr (default: off)",
+    )
+
+
+def iter_parsers(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every parser under ``parser`` with its command path (``"arxiv search"``), depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                for path, nested in iter_parsers(sub):
+                    yield f"{name} {path}", nested
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The whole command tree; every subcommand has help text."""
+    """The whole command tree; every command and option has help text."""
     parser = _Parser(
         prog="prioris",
         description="Prioris: a local knowledge base for research literature.",
+        epilog="Global options may also follow the command (prioris status --db FILE). "
+        "Settings: CLI options > PRIORIS_MCP_* variables > $XDG_CONFIG_HOME/prioris/"
+        "config.toml > defaults (docs/configuration.md).",
     )
-    parser.add_argument("--db", type=Path, help="SQLite library file (env PRIORIS_MCP_DB)")
-    parser.add_argument("--data-dir", type=Path, help="library folder (env PRIORIS_MCP_DATA_DIR)")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
+    )
+    _add_global_options(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="JSON on stdout, for commands that print data (default: readable text)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for register in _command_modules():
         register(sub)
+    for _path, command in iter_parsers(parser):
+        _add_global_options(command)
+        for action in command._actions:
+            if action.dest == "json":  # given before the command, it must survive
+                action.default = argparse.SUPPRESS
+                command.set_defaults(json_capable=True)
     return parser
+
+
+def _settings_for(args: argparse.Namespace) -> Settings:
+    """Settings from the config file and environment, with the CLI's options on top."""
+    settings = load_settings()
+    data_dir = getattr(args, "data_dir", None)
+    db = getattr(args, "db", None)
+    if data_dir:
+        settings = settings.with_overrides(
+            data_dir=data_dir, db_path=db or data_dir / "library.sqlite"
+        )
+    elif db:
+        settings = settings.with_overrides(db_path=db)
+    return settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never lets a traceback reach the user for an expected failure."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with cli_logging() as logs:
+        return _run(argv, logs)
+
+
+def _run(argv: list[str], logs: CliLogging) -> int:
     ctx: CliContext | None = None
     try:
         parser = build_parser()
@@ -113,29 +212,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
         args = parser.parse_args(argv)
+        logs.set_verbosity(-1 if getattr(args, "quiet", False) else getattr(args, "verbose", 0))
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        settings = load_settings()
-        if args.data_dir:
-            settings = settings.with_overrides(
-                data_dir=args.data_dir,
-                db_path=args.db or args.data_dir / "library.sqlite",
-            )
-        elif args.db:
-            settings = settings.with_overrides(db_path=args.db)
-        ctx = CliContext(settings)
+        if getattr(args, "json", False) and not getattr(args, "json_capable", False):
+            raise InvalidRequestError(f"prioris {args.command}: has no --json output")
+        args.json = getattr(args, "json", False)
+        ctx = CliContext(_settings_for(args))
         return int(args.func(args, ctx))
-    except SystemExit as exc:  # --help
+    except SystemExit as exc:  # --help, --version
         return int(exc.code or 0)
     except (InvalidRequestError, ConfigurationError) as exc:
-        sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+        log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_USAGE
     except PriorisError as exc:
-        sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+        log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_ITEM_FAILED
     except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
+        log.error("interrupted")
         return 130
     except BrokenPipeError:
         return 0

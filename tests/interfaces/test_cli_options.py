@@ -1,0 +1,84 @@
+"""CLI conventions: help for every command and option, global options anywhere, --version."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+import prioris
+from prioris.interfaces.cli import main
+from prioris.interfaces.cli.app import build_parser, iter_parsers
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _takes_value(action: argparse.Action) -> bool:
+    return action.nargs != 0 and not isinstance(
+        action, argparse._VersionAction | argparse._HelpAction | argparse._CountAction
+    )
+
+
+def test_every_command_and_option_has_help_and_values_their_default() -> None:
+    parser = build_parser()
+    commands = dict(iter_parsers(parser))
+    assert {"ingest", "search", "show", "list", "arxiv search", "completion"} <= set(commands)
+    missing = []
+    for path, command in [("prioris", parser), *commands.items()]:
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+                continue
+            name = action.option_strings[-1] if action.option_strings else action.dest
+            if not action.help:
+                missing.append(f"{path} {name}: no help")
+            elif action.option_strings and _takes_value(action) and "default" not in action.help:
+                missing.append(f"{path} {name}: help does not give the default")
+    assert not missing, "\n".join(missing)
+    helps = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {c.dest: c.help for c in action._choices_actions}
+    assert helps and all(helps.values())
+
+
+def test_version_flag_and_attribute(capsys) -> None:  # type: ignore[no-untyped-def]
+    from importlib.metadata import version
+
+    assert prioris.__version__ == version("prioris")
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"prioris {prioris.__version__}"
+
+
+def test_global_options_before_or_after_the_command(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    for argv in (
+        ["--db", str(tmp_path / "a.sqlite"), "status", "--json"],
+        ["status", "--db", str(tmp_path / "a.sqlite"), "--json"],
+        ["--json", "status", "--db", str(tmp_path / "a.sqlite")],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 0, err
+        assert json.loads(out)["db"] == str(tmp_path / "a.sqlite")
+    code, out, _ = run(capsys, "status", "--data-dir", str(tmp_path / "d"), "--json")
+    assert json.loads(out)["db"] == str(tmp_path / "d" / "library.sqlite")
+    code, _, err = run(capsys, "--json", "demo")
+    assert code == 2 and "has no --json output" in err
+
+
+def test_verbose_and_quiet_go_through_logging(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"_id": "r1", "title": "Sleep", "text": "Caffeine delays sleep."}\n')
+    assert run(capsys, "import", str(corpus))[0] == 0
+    _, _, err = run(capsys, "search", "caffeine", "--mode", "fts")
+    assert err == "1 hit in " + err.split(" in ", 1)[1] and err.endswith("ms (fts)\n")
+    _, _, quiet = run(capsys, "search", "caffeine", "--mode", "fts", "-q")
+    assert quiet == ""
+    _, _, verbose = run(capsys, "-v", "search", "caffeine", "--mode", "fts")
+    assert "prioris.library] search" in verbose  # a DEBUG record with its logger name
+    code, _, err = run(capsys, "show", "nope", "-q")
+    assert code == 1 and err.startswith("error [not_found]")  # errors survive -q
