@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from prioris.errors import InvalidRequestError
-from prioris.models import Work
+from prioris.models import Work, display_title
 
 FORMATS = ("bibtex", "csl-json", "jsonl")
 
@@ -229,7 +229,7 @@ def _bib_entry(work: Work, key: str) -> str:
             # escape first, then brace a literal "and" so BibTeX does not split on it
             names.append(re.sub(r"\band\b", "{and}", escape_latex(name)))
         fields.append(("author", " and ".join(names), "raw"))
-    fields.append(("title", work.title or "Untitled", "text"))
+    fields.append(("title", display_title(work.title), "text"))
     if work.year:
         fields.append(("year", str(work.year), "verbatim"))
     arxiv = _arxiv_id(work)

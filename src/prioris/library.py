@@ -8,6 +8,7 @@ share it.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
@@ -32,6 +33,7 @@ from prioris.storage.markdown import load_markdown, markdown_view
 
 IMPORT_BATCH = 64
 REINDEX_BATCH = 256
+log = logging.getLogger(__name__)
 
 
 def utc_now() -> str:
@@ -395,9 +397,18 @@ class Library:
             source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
         )
         # no lock: the searcher reads through its own WAL read connections
-        return self.searcher.search(
+        response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
         )
+        log.debug(
+            "search %r: mode %s, k %d, %d hits in %.1f ms",
+            query,
+            mode,
+            k,
+            len(response.hits),
+            response.took_ms,
+        )
+        return response
 
     # -- the library -----------------------------------------------------------------------
     def resolve_work_id(self, text: str) -> str:
@@ -475,6 +486,11 @@ class Library:
                 self.conn.execute("ROLLBACK")
                 raise
         return work_ids
+
+    def paginated_works(self, work_ids: Sequence[str]) -> set[str]:
+        """Works whose page numbers are real (indexed from a PDF), for showing "p. N"."""
+        with self.lock:
+            return document_store.paginated_works(self.conn, work_ids)
 
     def known_aliases(self, aliases: Sequence[str]) -> set[str]:
         """Which ids/aliases already belong to a stored work (used by discovery)."""

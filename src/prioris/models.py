@@ -11,6 +11,12 @@ from typing import Any, Literal
 
 SourceName = Literal["arxiv", "europepmc", "openalex", "file", "import"]
 DocumentFormat = Literal["pdf", "html", "xml", "text"]
+UNTITLED = "Untitled"
+
+
+def display_title(title: str | None) -> str:
+    """How a work without a title is shown to people, the same in listings and citations."""
+    return (title or "").strip() or UNTITLED
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from prioris.models import Document
@@ -61,3 +62,18 @@ def documents_of(conn: Any, work_id: str) -> list[Document]:
 def get_blob(conn: Any, sha256: str) -> bytes | None:
     row = conn.execute("SELECT content FROM blobs WHERE sha256 = ?", (sha256,)).fetchone()
     return None if row is None else bytes(row[0])
+
+
+def paginated_works(conn: Any, work_ids: Sequence[str]) -> set[str]:
+    """Which works are indexed from a paginated document (a PDF), so page numbers mean
+    something; imported records and HTML/XML full texts are one pseudo-page."""
+    ids = list(dict.fromkeys(work_ids))
+    if not ids:
+        return set()
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(
+        "SELECT w.id FROM works w JOIN documents d ON d.sha256 = w.markdown_sha256 "
+        f"WHERE d.format = 'pdf' AND w.id IN ({marks})",
+        ids,
+    ).fetchall()
+    return {r[0] for r in rows}

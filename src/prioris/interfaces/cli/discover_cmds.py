@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from prioris.errors import InvalidRequestError
+from prioris.interfaces.cli.render import plural
 
 SORT_CHOICES = ("relevance", "citations")
 EXPORT_FORMATS = ("bibtex", "csl-json", "jsonl")
@@ -39,10 +40,22 @@ def _positive(text: str) -> int:
 
 
 def _add_paging(parser: argparse.ArgumentParser, per_page_help: str) -> None:
-    parser.add_argument("--from-year", type=_year, metavar="Y", help="published in Y or later")
-    parser.add_argument("--to-year", type=_year, metavar="Y", help="published in Y or earlier")
-    parser.add_argument("--page", type=_positive, default=1, metavar="N", help="page (from 1)")
-    parser.add_argument("--per-page", type=_positive, default=25, metavar="N", help=per_page_help)
+    parser.add_argument(
+        "--from-year", type=_year, metavar="Y", help="published in Y or later (default: no bound)"
+    )
+    parser.add_argument(
+        "--to-year", type=_year, metavar="Y", help="published in Y or earlier (default: no bound)"
+    )
+    parser.add_argument(
+        "--page", type=_positive, default=1, metavar="N", help="page, from 1 (default 1)"
+    )
+    parser.add_argument(
+        "--per-page",
+        type=_positive,
+        default=25,
+        metavar="N",
+        help=f"{per_page_help} (default 25)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -147,7 +160,7 @@ def run_discover(args: argparse.Namespace, ctx: Any) -> int:
     shown = len(result.results)
     more = "more on the next page" if result.has_more else "no more pages"
     ctx.print_line(
-        f"page {result.page}: {shown} shown of {result.total} matches; {more}"
+        f"page {result.page}: {shown} shown of {plural(result.total, 'match', 'matches')}; {more}"
         + ("; * = already in the library" if any(h.in_library for h in result.results) else "")
     )
     return 0
@@ -179,7 +192,9 @@ def run_openalex_search(args: argparse.Namespace, ctx: Any) -> int:
         ctx.print_line(head + _clip(work.title, width - len(head)))
         ctx.print_line(" " * 5 + _clip(f"{work.id}  {', '.join(work.authors[:3])}", width - 5))
     more = f"next page: --page {result.page + 1}" if result.has_more else "no more pages"
-    ctx.print_line(f"{len(result.works)} shown of {result.total} matches; {more}")
+    ctx.print_line(
+        f"{len(result.works)} shown of {plural(result.total, 'match', 'matches')}; {more}"
+    )
     return 0
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.interfaces.cli.app import EXIT_ITEM_FAILED, EXIT_OK, CliContext
 from prioris.interfaces.cli.progress import bar, wants_progress
+from prioris.interfaces.cli.render import plural, render_hits, search_summary
+from prioris.models import display_title
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
@@ -24,26 +26,63 @@ def register(sub: Any) -> None:
     p = sub.add_parser("ingest", help="ingest PDFs and directories of PDFs (OCR where needed)")
     p.add_argument("paths", nargs="+", metavar="PATH", help="PDF files or directories")
     p.add_argument(
-        "--ocr", choices=("auto", "always", "never"), help="OCR mode (env PRIORIS_MCP_OCR)"
+        "--ocr",
+        choices=("auto", "always", "never"),
+        help="OCR mode: auto OCRs pages without a usable text layer (default: "
+        "PRIORIS_MCP_OCR, else auto)",
     )
     _json_flag(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("import", help="import records from JSONL (BEIR corpus format works)")
-    p.add_argument("file", type=Path, metavar="FILE.jsonl")
+    p.add_argument(
+        "file", type=Path, metavar="FILE.jsonl", help='one {"_id"|"id", "title", "text"} per line'
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("search", help="search the library (fts, vector or hybrid)")
-    p.add_argument("query", nargs="?", help="what to look for")
-    p.add_argument("--queries", type=Path, help="JSONL file of queries {_id|id, text}")
-    p.add_argument("--mode", choices=("fts", "vector", "hybrid"), default="hybrid")
-    p.add_argument("-k", type=int, default=10, help="number of hits (default 10)")
+    p.add_argument("query", nargs="?", help="what to look for (plain words by default)")
+    p.add_argument(
+        "--queries",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="run every query {_id|id, text} of a JSONL file, one JSON line out per query "
+        "(default: the single QUERY)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("fts", "vector", "hybrid"),
+        default="hybrid",
+        help="fts (BM25 words), vector (meaning) or hybrid (both fused; default hybrid)",
+    )
+    p.add_argument("-k", type=int, default=10, metavar="N", help="number of hits (default 10)")
     p.add_argument("--chunks", action="store_true", help="return passages, not works")
-    p.add_argument("--source", help="only works from this source (arxiv, europepmc, file, ...)")
-    p.add_argument("--from-year", type=int)
-    p.add_argument("--to-year", type=int)
-    p.add_argument("--id", action="append", dest="ids", metavar="ID", help="restrict to works")
+    p.add_argument(
+        "--source",
+        metavar="SOURCE",
+        help="only works from this source: arxiv, europepmc, openalex, file, import "
+        "(default: every source)",
+    )
+    p.add_argument(
+        "--from-year",
+        type=int,
+        metavar="Y",
+        help="only works published in Y or later (default: no lower bound)",
+    )
+    p.add_argument(
+        "--to-year",
+        type=int,
+        metavar="Y",
+        help="only works published in Y or earlier (default: no upper bound)",
+    )
+    p.add_argument(
+        "--id",
+        action="append",
+        dest="ids",
+        metavar="ID",
+        help="only this work; repeat for several (default: the whole library)",
+    )
     p.add_argument(
         "--syntax",
         choices=("plain", "fts5"),
@@ -54,21 +93,38 @@ def register(sub: Any) -> None:
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("list", help="list the works in the library")
-    p.add_argument("--limit", type=int)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument(
+        "--limit", type=int, metavar="N", help="list at most N works (default: all of them)"
+    )
+    p.add_argument(
+        "--offset", type=int, default=0, metavar="N", help="skip the first N works (default 0)"
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("show", help="show a work's Markdown by page or offset")
-    p.add_argument("id", metavar="ID")
-    p.add_argument("--page", type=int)
-    p.add_argument("--offset", type=int)
-    p.add_argument("--limit", type=int)
+    p.add_argument("id", metavar="ID", help="a work id or any alias (DOI, arXiv id, PMCID, ...)")
+    p.add_argument(
+        "--page", type=int, metavar="N", help="only page N, from 1 (default: the whole work)"
+    )
+    p.add_argument(
+        "--offset",
+        type=int,
+        metavar="CHARS",
+        help="start this many characters in, e.g. a search hit's offset; counted within the "
+        "page with --page (default 0)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="CHARS",
+        help="at most this many characters (default: to the end of the work or page)",
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("delete", help="remove works from the library and every index")
-    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("ids", nargs="+", metavar="ID", help="work ids or aliases to remove")
     _json_flag(p)
     p.set_defaults(func=cmd_delete)
 
@@ -90,13 +146,20 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--format",
         choices=("pdf", "html", "xml"),
-        help="full-text format (arXiv: pdf or html; Europe PMC: xml)",
+        help="full-text format, arXiv: pdf or html, Europe PMC: xml (default: pdf for arXiv, "
+        "xml for Europe PMC)",
     )
     _json_flag(p)
     p.set_defaults(func=cmd_fetch)
 
     p = sub.add_parser("demo", help="the main job on generated PDFs (one scanned) in a temp dir")
-    p.add_argument("--keep", type=Path, help="keep the demo library in this folder")
+    p.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build the demo library in DIR and keep it, to search it afterwards with "
+        "--data-dir DIR (default: a temporary folder, deleted at the end)",
+    )
     p.set_defaults(func=cmd_demo)
 
 
@@ -126,10 +189,10 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
             elif result.status == "skipped":
                 line = f"skipped  {path}  ({result.reason}; {result.id})"
             else:
-                ocr = f", {result.ocr_pages} OCR" if result.ocr_pages else ""
+                ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
                 line = (
-                    f"ingested {path}  {result.id}  {result.pages} pages{ocr}, "
-                    f"{result.chunks} chunks"
+                    f"ingested {path}  {result.id}  {plural(result.pages, 'page')}{ocr}, "
+                    f"{plural(result.chunks, 'chunk')}"
                 )
                 if result.enriched:
                     line += f", metadata from {result.enriched}"
@@ -231,16 +294,10 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         return EXIT_OK
     if not response.hits:
         ctx.print_line("no hits")
-    for number, hit in enumerate(response.hits, start=1):
-        authors = ", ".join(hit.authors[:3]) + (" et al." if len(hit.authors) > 3 else "")
-        pages = f"p. {hit.page_start}" + (
-            f"-{hit.page_end}" if hit.page_end and hit.page_end != hit.page_start else ""
-        )
-        ctx.print_line(f"{number:>2}. {hit.title}  [{hit.id}]")
-        meta = " · ".join(x for x in (authors, str(hit.year or ""), pages) if x)
-        ctx.print_line(f"    {meta} · score {hit.score:.4g} · offset {hit.offset}")
-        ctx.print_line(f"    {hit.snippet}")
-    ctx.log(f"{len(response.hits)} hits in {response.took_ms:.1f} ms ({response.mode})")
+    paginated = library.paginated_works([hit.id for hit in response.hits])
+    for line in render_hits(response.hits, paginated):
+        ctx.print_line(line)
+    ctx.log(search_summary(len(response.hits), response.took_ms, response.mode))
     return EXIT_OK
 
 
@@ -252,10 +309,10 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     for work in works:
         authors = ", ".join(work["authors"][:2]) + (" et al." if len(work["authors"]) > 2 else "")
         ctx.print_line(
-            f"{work['id']:<28} {work['year'] or ''!s:<4}  {work['title'][:70]}"
+            f"{work['id']:<28} {work['year'] or ''!s:<4}  {display_title(work['title'])[:70]}"
             + (f"  — {authors}" if authors else "")
         )
-    ctx.log(f"{len(works)} works")
+    ctx.log(plural(len(works), "work"))
     return EXIT_OK
 
 
@@ -309,7 +366,7 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json({"reindexed": done, "model": library.embedder.model_id})
     else:
-        ctx.print_line(f"re-embedded {done} chunks with {library.embedder.model_id}")
+        ctx.print_line(f"re-embedded {plural(done, 'chunk')} with {library.embedder.model_id}")
     return EXIT_OK
 
 
@@ -328,7 +385,8 @@ def cmd_fetch(args: argparse.Namespace, ctx: CliContext) -> int:
             line = f"skipped  {identifier}  ({result.reason}: {result.id})"
         else:
             line = (
-                f"fetched  {identifier}  {result.id}  {result.pages} pages, {result.chunks} chunks"
+                f"fetched  {identifier}  {result.id}  {plural(result.pages, 'page')}, "
+                f"{plural(result.chunks, 'chunk')}"
             )
         (progress.write if show else ctx.print_line)(line)
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from prioris.interfaces.cli.render import plural
 from prioris.models import Work
 from prioris.sources.arxiv import MAX_RESULTS, MAX_WINDOW, SORT_BY, SORT_ORDER
 
@@ -41,15 +42,21 @@ def register(subparsers: Any) -> None:
         ),
     )
     search.add_argument("query", metavar="QUERY", help="words or an arXiv query")
-    search.add_argument("--start", type=_count, default=0, help="offset of the first result")
+    search.add_argument(
+        "--start", type=_count, default=0, help="offset of the first result (default 0)"
+    )
     search.add_argument(
         "--max-results",
         type=_count,
         default=10,
-        help=f"results per page, 1-{MAX_RESULTS} (start + max <= {MAX_WINDOW})",
+        help=f"results per page, 1-{MAX_RESULTS}, start + max <= {MAX_WINDOW} (default 10)",
     )
-    search.add_argument("--sort", choices=SORT_BY, default="relevance", help="sort field")
-    search.add_argument("--order", choices=SORT_ORDER, default="descending", help="sort order")
+    search.add_argument(
+        "--sort", choices=SORT_BY, default="relevance", help="sort field (default relevance)"
+    )
+    search.add_argument(
+        "--order", choices=SORT_ORDER, default="descending", help="sort order (default descending)"
+    )
     search.add_argument("--json", action="store_true", help="print JSON instead of a table")
     search.set_defaults(func=run_arxiv_search)
 
@@ -64,7 +71,9 @@ def register(subparsers: Any) -> None:
         ),
     )
     search.add_argument("query", metavar="QUERY", help="words or a Europe PMC query")
-    search.add_argument("--page-size", type=_count, default=25, help="results per page, 1-1000")
+    search.add_argument(
+        "--page-size", type=_count, default=25, help="results per page, 1-1000 (default 25)"
+    )
     search.add_argument("--cursor", default="*", help="cursorMark of the page (default '*')")
     search.add_argument("--json", action="store_true", help="print JSON instead of a table")
     search.set_defaults(func=run_europepmc_search)
@@ -154,7 +163,7 @@ def run_arxiv_search(args: argparse.Namespace, ctx: Any) -> int:
         return 0
     _table(ctx, feed.works, feed.start + 1)
     more = f"next page: --start {following}" if following is not None else "no more pages"
-    ctx.print_line(f"{len(feed.works)} shown of {feed.total} matches; {more}")
+    ctx.print_line(f"{len(feed.works)} shown of {plural(feed.total, 'match', 'matches')}; {more}")
     return 0
 
 
@@ -172,5 +181,5 @@ def run_europepmc_search(args: argparse.Namespace, ctx: Any) -> int:
         return 0
     _table(ctx, page.works, 1)
     more = f"next page: --cursor '{page.next_cursor}'" if page.next_cursor else "no more pages"
-    ctx.print_line(f"{len(page.works)} shown of {page.total} matches; {more}")
+    ctx.print_line(f"{len(page.works)} shown of {plural(page.total, 'match', 'matches')}; {more}")
     return 0
