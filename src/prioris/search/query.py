@@ -35,7 +35,16 @@ def plain_to_fts5(text: str) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+_FTS5_WORD = re.compile(r"\w+\"?\*?", re.UNICODE)
+
+
 def fts5_expression_terms(expression: str) -> list[str]:
-    """Words of a raw FTS5 expression, for snippet marking (operators dropped)."""
-    words = [t for t in _TOKEN.findall(expression) if t not in ("AND", "OR", "NOT", "NEAR")]
-    return query_terms(" ".join(words))
+    """Words of a raw FTS5 expression, for snippet marking (operators dropped); a prefix
+    query keeps its ``*`` (``embed*``) so the snippet marks the words it matched."""
+    words = []
+    for token in _FTS5_WORD.findall(expression):
+        word = token.replace('"', "")
+        if word.rstrip("*") not in ("AND", "OR", "NOT", "NEAR"):
+            words.append(word)
+    prefixes = [w.lower() for w in words if w.endswith("*") and len(w) > 1]
+    return list(dict.fromkeys([*query_terms(" ".join(words)), *prefixes]))

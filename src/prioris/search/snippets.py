@@ -1,61 +1,95 @@
 """Snippets: the best window of a chunk with the query's words marked ``**like this**``.
 
-Done in Python rather than with FTS5's ``snippet()`` so vector-only hits get one too, and
-matching is by word prefix so "embed" marks "embeddings" as BM25's stemmer would match it.
-One regular expression finds every hit, so a snippet costs well under a millisecond.
+Done in Python rather than with FTS5's ``snippet()`` so vector-only hits get one too. A word
+is marked when it is a match the way the FTS index sees one: same tokens (letters and
+digits; ``_`` and punctuation separate), case and diacritics folded, and the same stem
+under the Snowball English stemmer (py-rust-stemmers, which fastembed already ships), so
+"retrieval" marks "retrieved" while "c" (from ``C++``) marks "C" but not "code" or
+"context". A query term ending in ``*`` (an FTS5 prefix query) marks words it prefixes.
+A snippet costs well under a millisecond (the stemmer runs in Rust over a whole chunk).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 tokens
 _HEADING_MARKS = re.compile(r"^#{1,6}\s+", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
 WINDOW_WORDS = 40
 
 
-def _stem(term: str) -> str:
-    """Crude prefix stem: enough to mark inflections BM25's porter stemmer matched."""
-    term = term.lower()
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "es", "ed", "s"):
-        if len(term) - len(suffix) >= 4 and term.endswith(suffix):
-            return term[: -len(suffix)]
-    return term
+@cache
+def _stemmer() -> Any:
+    from py_rust_stemmers import SnowballStemmer
+
+    return SnowballStemmer("english")
 
 
-def _hit_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    stems = sorted({_stem(t) for t in terms if t}, key=len, reverse=True)
-    if not stems:
+def _fold(word: str) -> str:
+    """Lower case without diacritics, as ``unicode61 remove_diacritics 2`` indexes words."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def stems(words: Sequence[str]) -> list[str]:
+    """Snowball English stems of folded words."""
+    return list(_stemmer().stem_words([_fold(w) for w in words]))
+
+
+def _matcher(terms: Sequence[str]) -> Callable[[list[str]], list[bool]] | None:
+    """A function marking which words of a list match one of the query terms."""
+    prefixes = tuple(_fold(t[:-1]) for t in terms if t.endswith("*") and len(t) > 1)
+    exact = {
+        s for s in stems([w for t in terms if not t.endswith("*") for w in _WORD.findall(t)]) if s
+    }
+    if not prefixes and not exact:
         return None
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, stems)) + r")\w*", re.IGNORECASE)
+
+    def matches(words: list[str]) -> list[bool]:
+        folded = [_fold(w) for w in words]
+        word_stems = _stemmer().stem_words(folded)
+        return [
+            stem in exact or (bool(prefixes) and word.startswith(prefixes))
+            for word, stem in zip(folded, word_stems, strict=True)
+        ]
+
+    return matches
 
 
 def make_snippet(text: str, terms: Sequence[str], *, window: int = WINDOW_WORDS) -> str:
     """The ``window``-word stretch with most query-word hits, matches marked in bold."""
     flat = _SPACES.sub(" ", _HEADING_MARKS.sub("", text)).strip()
-    starts = [m.start() for m in _WORD.finditer(flat)]
-    if not starts:
+    words = list(_WORD.finditer(flat))
+    if not words:
         return flat[:300]
-    pattern = _hit_pattern(terms)
-    hits = [m.start() for m in pattern.finditer(flat)] if pattern else []
-    hit_words = [bisect_left(starts, h) for h in hits]
+    matcher = _matcher(terms)
+    marked = matcher([m.group(0) for m in words]) if matcher else [False] * len(words)
+    hit_words = [i for i, is_hit in enumerate(marked) if is_hit]
     first = 0
     if hit_words:  # the window start that covers the most hits
-        best = -1
+        best, position = -1, 0
         for i, begin in enumerate(hit_words):
-            covered = bisect_left(hit_words, begin + window) - i
-            if covered > best:
-                best, first = covered, begin
-        first = max(0, min(first - 3, len(starts) - window))
-    last = min(len(starts), first + window)
-    char_start = starts[first] if first else 0
-    char_end = len(flat) if last >= len(starts) else starts[last]
-    piece = flat[char_start:char_end].rstrip()
-    if pattern:
-        piece = pattern.sub(lambda m: f"**{m.group(0)}**", piece)
+            while position < len(hit_words) and hit_words[position] < begin + window:
+                position += 1
+            if position - i > best:
+                best, first = position - i, begin
+        first = max(0, min(first - 3, len(words) - window))
+    last = min(len(words), first + window)
+    char_start = words[first].start() if first else 0
+    char_end = len(flat) if last >= len(words) else words[last].start()
+    parts, cursor = [], char_start
+    for index in range(first, last):
+        if marked[index]:
+            match = words[index]
+            parts += [flat[cursor : match.start()], f"**{match.group(0)}**"]
+            cursor = match.end()
+    parts.append(flat[cursor:char_end])
+    piece = "".join(parts).rstrip()
     prefix = "… " if char_start > 0 else ""
     suffix = " …" if char_end < len(flat) else ""
     return prefix + piece + suffix
