@@ -126,15 +126,22 @@ class Library:
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         on_stage: Callable[[str, int, int], None] | None = None,
+        force: bool = False,
     ) -> IngestResult:
-        """Ingest one PDF from disk (identical bytes already stored: skipped)."""
+        """Ingest one PDF from disk (identical bytes already stored: skipped, unless
+        ``force``, which parses them again and replaces the stored parse)."""
         if not path.exists():
             raise NotFoundError(f"no such file: {path}")
         if not path.is_file():
             raise InvalidRequestError(f"not a file: {path}")
         data = read_file_checked(path, self.settings.max_file_bytes)
         return self.ingest_pdf_bytes(
-            data, path=str(path), ocr_mode=ocr_mode, progress=progress, on_stage=on_stage
+            data,
+            path=str(path),
+            ocr_mode=ocr_mode,
+            progress=progress,
+            on_stage=on_stage,
+            force=force,
         )
 
     def ingest_pdf_bytes(
@@ -147,8 +154,10 @@ class Library:
         progress: Callable[[int, int], None] | None = None,
         work: Work | None = None,
         on_stage: Callable[[str, int, int], None] | None = None,
+        force: bool = False,
     ) -> IngestResult:
-        """Ingest PDF bytes (a file, an upload or a download).
+        """Ingest PDF bytes (a file, an upload or a download); ``force`` re-extracts bytes
+        already stored (say with ``ocr_mode="always"``) and replaces their parse.
 
         ``on_stage(stage, done, total)`` follows the stages a person waits through:
         ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
@@ -159,7 +168,7 @@ class Library:
 
         check_pdf_bytes(data, self.settings.max_file_bytes)
         owner = self.pipeline.already_stored(sha256_bytes(data))
-        if owner is not None:
+        if owner is not None and not force:
             return IngestResult(
                 id=owner,
                 path=path or filename,
@@ -188,6 +197,7 @@ class Library:
             self.enrichment.complete(prepared)  # offline: nothing changes
         if on_stage is not None:
             on_stage("embed", 0, len(prepared.chunks))
+        prepared.replace = owner is not None
         return self.pipeline.store(prepared)
 
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
@@ -209,8 +219,10 @@ class Library:
         ocr_mode: str | None = None,
         on_pages: FileProgress | None = None,
         on_file_done: FileDone | None = None,
+        force: bool = False,
     ) -> IngestSummary:
-        """Ingest PDFs and directories; each file fails alone, the rest are committed."""
+        """Ingest PDFs and directories; each file fails alone, the rest are committed.
+        ``force`` re-extracts files whose bytes are already stored."""
         if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
             raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
         summary = IngestSummary()
@@ -219,7 +231,7 @@ class Library:
                 (lambda done, total, p=path: on_pages(str(p), done, total)) if on_pages else None
             )
             try:
-                result = self.ingest_file(path, ocr_mode=ocr_mode, progress=progress)
+                result = self.ingest_file(path, ocr_mode=ocr_mode, progress=progress, force=force)
             except PriorisError as exc:
                 summary.fail(str(path), exc)
                 if on_file_done:
@@ -474,18 +486,40 @@ class Library:
         return data
 
     def delete(self, ids: Sequence[str]) -> list[str]:
-        """Remove works from every table and index; unknown ids raise not_found first."""
+        """Remove works from every table and index; unknown ids raise not_found first and
+        nothing is deleted (all or nothing, for callers that want that)."""
         with self.lock:
             work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids))
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                for work_id in work_ids:
-                    work_store.delete_work(self.conn, work_id)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+            self._delete_works(work_ids)
         return work_ids
+
+    def delete_each(self, ids: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
+        """Remove the works that exist; each id that does not is reported, not fatal.
+
+        Returns ``(deleted work ids, [{"id", "error": {"code", "message"}}])``."""
+        found: list[str] = []
+        failed: list[dict[str, Any]] = []
+        with self.lock:
+            for text in ids:
+                try:
+                    found.append(self.resolve_work_id(text))
+                except PriorisError as exc:
+                    failed.append({"id": text, "error": exc.to_dict()})
+            work_ids = list(dict.fromkeys(found))
+            if work_ids:
+                self._delete_works(work_ids)
+        return work_ids, failed
+
+    def _delete_works(self, work_ids: Sequence[str]) -> None:
+        """One transaction over resolved ids (the caller holds the lock)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for work_id in work_ids:
+                work_store.delete_work(self.conn, work_id)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
 
     def paginated_works(self, work_ids: Sequence[str]) -> set[str]:
         """Works whose page numbers are real (indexed from a PDF), for showing "p. N"."""

@@ -73,6 +73,7 @@ class Prepared:
     result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
     records: dict[str, Any] = field(default_factory=dict)
     """Per-source records kept beside the work (``printed``, a provider's name)."""
+    replace: bool = False  # bytes already stored: replace their parse (ingest --force)
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -326,6 +327,10 @@ class IngestPipeline:
         try:
             if item.document is not None:
                 owner = document_store.has_document(conn, item.document.sha256)
+                if owner is not None and item.replace:
+                    result = self._replace_parse(item, owner, now)
+                    conn.execute("COMMIT")
+                    return result
                 if owner is not None:
                     if item.work.source != "file":  # a provider's record of the same bytes
                         known = replace(
@@ -365,6 +370,26 @@ class IngestPipeline:
         result = item.result
         result.id = work_id
         result.chunks = chunk_count
+        return result
+
+    def _replace_parse(self, item: Prepared, owner: str, now: str) -> IngestResult:
+        """Stored bytes parsed again: the document row takes the new parse, and the work's
+        text, pages, chunks and vectors are rebuilt from it when it is the indexed text.
+        Metadata merges as on any ingest (stored values kept, gaps filled)."""
+        assert item.document is not None
+        conn = self.conn
+        document_store.update_parse(conn, item.document)
+        work_store.upsert_work(conn, replace(item.work, id=owner), now)
+        work = work_store.get_work(conn, owner)
+        assert work is not None
+        indexed = conn.execute(
+            "SELECT markdown_sha256 FROM works WHERE id = ?", (owner,)
+        ).fetchone()[0]
+        chunk_count = 0
+        if indexed in (None, item.document.sha256):
+            chunk_count = self._index(item, work, now)
+        result = item.result
+        result.id, result.chunks, result.reason = owner, chunk_count, "re-extracted"
         return result
 
     def _index(self, item: Prepared, work: Work, now: str) -> int:
@@ -413,7 +438,11 @@ class IngestPipeline:
         Bytes already stored are not embedded again; their commit only merges the new
         record's metadata and aliases into the work that holds them (or is a no-op)."""
         items = list(items)
-        new = [i for i in items if i.document is None or not self.already_stored(i.document.sha256)]
+        new = [
+            i
+            for i in items
+            if i.replace or i.document is None or not self.already_stored(i.document.sha256)
+        ]
         if new:
             self.embed(new)
         return [self.commit(item) for item in items]

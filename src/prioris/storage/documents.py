@@ -64,6 +64,14 @@ def get_blob(conn: Any, sha256: str) -> bytes | None:
     return None if row is None else bytes(row[0])
 
 
+def update_parse(conn: Any, document: Document) -> None:
+    """Record a fresh parse of stored bytes (``ingest --force``): pages, OCR, parser."""
+    conn.execute(
+        "UPDATE documents SET page_count = ?, ocr_pages = ?, parser_version = ? WHERE sha256 = ?",
+        (document.page_count, document.ocr_pages, document.parser_version, document.sha256),
+    )
+
+
 def paginated_works(conn: Any, work_ids: Sequence[str]) -> set[str]:
     """Which works are indexed from a paginated document (a PDF), so page numbers mean
     something; imported records and HTML/XML full texts are one pseudo-page."""

@@ -73,6 +73,11 @@ class CliContext:
         """A message for the person at the terminal (stderr; hidden by ``-q``)."""
         log.info(text)
 
+    @staticmethod
+    def error(text: str) -> None:
+        """An item that failed (stderr, shown even with ``-q``)."""
+        log.error(text)
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share one exit path."""

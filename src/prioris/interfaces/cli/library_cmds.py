@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
         help="OCR mode: auto OCRs pages without a usable text layer (default: "
         "PRIORIS_MCP_OCR, else auto)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="parse files already stored again (say with --ocr always) and replace their "
+        "stored text, pages and chunks (default: identical bytes are skipped)",
+    )
     _json_flag(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -188,6 +194,12 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
                 line = f"failed   {path}  error [{error.code}]: {error.message}"
             elif result.status == "skipped":
                 line = f"skipped  {path}  ({result.reason}; {result.id})"
+            elif result.reason == "re-extracted":
+                ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
+                line = (
+                    f"replaced {path}  {result.id}  {plural(result.pages, 'page')}{ocr}, "
+                    f"{plural(result.chunks, 'chunk')}"
+                )
             else:
                 ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
                 line = (
@@ -203,7 +215,7 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 
     try:
         summary = library.ingest_paths(
-            files, ocr_mode=args.ocr, on_pages=on_pages, on_file_done=on_done
+            files, ocr_mode=args.ocr, on_pages=on_pages, on_file_done=on_done, force=args.force
         )
     finally:
         progress.close()
@@ -264,14 +276,14 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         failed = 0
         for item in library.read_jsonl(args.queries):
             if isinstance(item, PriorisError):
-                ctx.log(f"error [{item.code}]: {item.message}")
+                ctx.error(f"error [{item.code}]: {item.message}")
                 failed += 1
                 continue
             query_id = item.get("_id", item.get("id"))
             try:
                 response = library.search(str(item.get("text", "")), **_search_kwargs(args))
             except PriorisError as exc:
-                ctx.log(f"error [{exc.code}]: query {query_id}: {exc.message}")
+                ctx.error(f"error [{exc.code}]: query {query_id}: {exc.message}")
                 failed += 1
                 continue
             sys.stdout.write(
@@ -328,13 +340,16 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: CliContext) -> int:
-    deleted = ctx.library().delete(args.ids)
+    deleted, failed = ctx.library().delete_each(args.ids)
     if args.json:
-        ctx.print_json({"deleted": deleted})
+        ctx.print_json({"deleted": deleted, "failed": failed})
     else:
         for work_id in deleted:
             ctx.print_line(f"deleted {work_id}")
-    return EXIT_OK
+        for failure in failed:
+            error = failure["error"]
+            ctx.error(f"error [{error['code']}]: {error['message']}")
+    return EXIT_ITEM_FAILED if failed else EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
