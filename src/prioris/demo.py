@@ -7,6 +7,7 @@ pipeline work offline in under a minute.
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -114,11 +115,15 @@ def write_demo_pdfs(folder: Path) -> list[Path]:
 
 
 def run_demo(ctx: Any, *, keep: Path | None = None) -> int:
-    """Generate, ingest with OCR, search in each mode; prints what happens."""
+    """Generate, ingest with OCR, search in each mode; prints what happens.
+
+    Hits are printed by the renderer ``prioris search`` uses, so what the demo shows is
+    what the real command prints."""
+    from prioris.interfaces.cli.render import plural, render_hits, search_summary
     from prioris.library import Library
 
     with tempfile.TemporaryDirectory(prefix="prioris-demo-") as tmp:
-        base = keep or Path(tmp)
+        base = keep.expanduser().resolve() if keep else Path(tmp)
         pdfs = write_demo_pdfs(base / "pdfs")
         settings = ctx.settings.with_overrides(data_dir=base, db_path=base / "library.sqlite")
         ctx.print_line(f"Demo library: {settings.db_path}")
@@ -127,21 +132,32 @@ def run_demo(ctx: Any, *, keep: Path | None = None) -> int:
             summary = library.ingest_paths([base / "pdfs"])
             for result in summary.ingested + summary.skipped:
                 ctx.print_line(
-                    f"  ingested {Path(result.path or '').name}: {result.pages} page(s), "
-                    f"{result.ocr_pages} by OCR, {result.chunks} chunk(s) -> {result.id}"
+                    f"  ingested {Path(result.path or '').name}: {plural(result.pages, 'page')} "
+                    f"({result.ocr_pages} by OCR), {plural(result.chunks, 'chunk')} -> {result.id}"
                 )
             for failure in summary.failed:
                 ctx.print_line(f"  failed {failure['path']}: {failure['error']}")
             for mode, query in QUERIES:
                 response = library.search(query, mode=mode, k=2)
-                ctx.print_line(f"\n$ prioris search {query!r} --mode {mode}")
-                for hit in response.hits:
-                    ctx.print_line(f"  {hit.score:.4f}  {hit.title}  (p. {hit.page_start})")
-                    ctx.print_line(f"          {hit.snippet[:160]}")
-                ctx.print_line(f"  ({response.took_ms:.0f} ms)")
+                ctx.print_line(f"\n$ prioris search {shlex.quote(query)} --mode {mode} -k 2")
+                paginated = library.paginated_works([hit.id for hit in response.hits])
+                for line in render_hits(response.hits, paginated):
+                    ctx.print_line(line)
+                ctx.print_line(search_summary(len(response.hits), response.took_ms, mode))
             status = library.status()
         ctx.print_line(
-            f"\n{status['works']} works, {status['chunks']} chunks, {status['ocr_pages']} OCR "
-            f"page(s), model {status['model']}"
+            f"\n{plural(status['works'], 'work')}, {plural(status['chunks'], 'chunk')}, "
+            f"{plural(status['ocr_pages'], 'OCR page')}, model {status['model']}"
         )
+        if keep:
+            ctx.print_line(
+                f"\nThe demo library is kept in {base}; search it with\n"
+                f"  prioris search 'coral reefs' --data-dir {shlex.quote(str(base))}"
+            )
+        else:
+            ctx.print_line(
+                "\nThe demo library was temporary and is now deleted. To keep it and search it "
+                "yourself:\n  prioris demo --keep DIR   then   prioris search 'coral reefs' "
+                "--data-dir DIR"
+            )
     return 1 if summary.failed else 0
