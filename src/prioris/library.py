@@ -19,9 +19,14 @@ from typing import Any
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.ingest.batch import FileDone, FileProgress, IngestSummary, collect_pdfs, read_jsonl
+from prioris.ingest.batch import FileDone, FileStage, IngestSummary, collect_pdfs, read_jsonl
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.pipeline import IngestPipeline, IngestResult, read_file_checked
+from prioris.ingest.pipeline import (
+    IngestPipeline,
+    IngestResult,
+    StepProgress,
+    read_file_checked,
+)
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
@@ -125,11 +130,14 @@ class Library:
         *,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
-        on_stage: Callable[[str, int, int], None] | None = None,
+        on_stage: StepProgress | None = None,
         force: bool = False,
     ) -> IngestResult:
         """Ingest one PDF from disk (identical bytes already stored: skipped, unless
-        ``force``, which parses them again and replaces the stored parse)."""
+        ``force``, which parses them again and replaces the stored parse).
+
+        ``progress(stage, done, total)`` follows pages read (OCR included), chunks embedded
+        and the commit, so a caller can show a bar that never sits still."""
         if not path.exists():
             raise NotFoundError(f"no such file: {path}")
         if not path.is_file():
@@ -153,7 +161,7 @@ class Library:
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         work: Work | None = None,
-        on_stage: Callable[[str, int, int], None] | None = None,
+        on_stage: StepProgress | None = None,
         force: bool = False,
     ) -> IngestResult:
         """Ingest PDF bytes (a file, an upload or a download); ``force`` re-extracts bytes
@@ -195,10 +203,8 @@ class Library:
             if on_stage is not None:
                 on_stage("enrich", 0, 0)
             self.enrichment.complete(prepared)  # offline: nothing changes
-        if on_stage is not None:
-            on_stage("embed", 0, len(prepared.chunks))
         prepared.replace = owner is not None
-        return self.pipeline.store(prepared)
+        return self.pipeline.store(prepared, on_stage)  # embed (step by step), index
 
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
         """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
@@ -217,21 +223,24 @@ class Library:
         paths: Sequence[str | Path],
         *,
         ocr_mode: str | None = None,
-        on_pages: FileProgress | None = None,
+        on_stage: FileStage | None = None,
         on_file_done: FileDone | None = None,
         force: bool = False,
     ) -> IngestSummary:
         """Ingest PDFs and directories; each file fails alone, the rest are committed.
-        ``force`` re-extracts files whose bytes are already stored."""
+        ``on_stage(path, stage, done, total)`` follows each file's stages (see
+        :meth:`ingest_pdf_bytes`); ``force`` re-extracts files whose bytes are stored."""
         if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
             raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
         summary = IngestSummary()
         for path in self.collect_pdfs(paths):
-            progress = (
-                (lambda done, total, p=path: on_pages(str(p), done, total)) if on_pages else None
+            stages = (
+                (lambda stage, done, total, p=path: on_stage(str(p), stage, done, total))
+                if on_stage
+                else None
             )
             try:
-                result = self.ingest_file(path, ocr_mode=ocr_mode, progress=progress, force=force)
+                result = self.ingest_file(path, ocr_mode=ocr_mode, on_stage=stages, force=force)
             except PriorisError as exc:
                 summary.fail(str(path), exc)
                 if on_file_done:

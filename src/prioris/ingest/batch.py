@@ -17,7 +17,7 @@ from typing import Any
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.ingest.pipeline import IngestResult
 
-FileProgress = Callable[[str, int, int], None]  # (path, pages_done, pages_total)
+FileStage = Callable[[str, str, int, int], None]  # (path, stage, done, total); see StepProgress
 FileDone = Callable[[Path, IngestResult | None, PriorisError | None], None]
 
 

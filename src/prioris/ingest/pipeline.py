@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from prioris.embedding.base import Embedder
 from prioris.errors import FileTooLargeError, InvalidRequestError
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
@@ -29,6 +31,10 @@ from prioris.storage import works as work_store
 
 PAGE_SEPARATOR = "\n\n"
 Now = Callable[[], str]
+StepProgress = Callable[[str, int, int], None]
+"""``(stage, done, total)`` while a document is ingested: ``"pages"`` read (OCR included),
+``"embed"`` chunks embedded, ``"index"`` documents committed to the indexes."""
+EMBED_STEP = 32  # chunks per embedding call when progress is reported (about 1 s on 2 cores)
 
 
 @dataclass
@@ -302,10 +308,25 @@ class IngestPipeline:
         return self.prepare_pages(work, [Page(1, markdown)], document=document, content=content)
 
     # -- embedding and committing --------------------------------------------------------
-    def embed(self, prepared: Sequence[Prepared]) -> None:
-        """Embed the chunks of several documents in one model call (batching across them)."""
+    def embed(self, prepared: Sequence[Prepared], progress: StepProgress | None = None) -> None:
+        """Embed the chunks of several documents together (batching across them).
+
+        With ``progress``, the texts are embedded ``EMBED_STEP`` at a time, shortest first
+        (so each call pads as little as one big call would), reporting after each call."""
         texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
-        vectors = self.embedder.embed_passages(texts)
+        if progress is not None:
+            progress("embed", 0, len(texts))
+        if progress is None or len(texts) <= EMBED_STEP:
+            vectors = self.embedder.embed_passages(texts)
+        else:
+            vectors = np.empty((len(texts), self.embedder.dim), dtype=np.float32)
+            order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+            for start in range(0, len(order), EMBED_STEP):
+                part = order[start : start + EMBED_STEP]
+                vectors[part] = self.embedder.embed_passages([texts[i] for i in part])
+                progress("embed", start + len(part), len(texts))
+        if progress is not None and len(texts) <= EMBED_STEP:
+            progress("embed", len(texts), len(texts))
         position = 0
         for item in prepared:
             item.vectors = vectors[position : position + len(item.chunks)]
@@ -428,11 +449,13 @@ class IngestPipeline:
                 raise
         return count
 
-    def store(self, item: Prepared) -> IngestResult:
+    def store(self, item: Prepared, progress: StepProgress | None = None) -> IngestResult:
         """Embed and commit one prepared document."""
-        return self.store_many([item])[0]
+        return self.store_many([item], progress)[0]
 
-    def store_many(self, items: Iterable[Prepared]) -> list[IngestResult]:
+    def store_many(
+        self, items: Iterable[Prepared], progress: StepProgress | None = None
+    ) -> list[IngestResult]:
         """Embed a group of documents together, then commit each in its own transaction.
 
         Bytes already stored are not embedded again; their commit only merges the new
@@ -444,8 +467,15 @@ class IngestPipeline:
             if i.replace or i.document is None or not self.already_stored(i.document.sha256)
         ]
         if new:
-            self.embed(new)
-        return [self.commit(item) for item in items]
+            self.embed(new, progress)
+        results = []
+        if progress is not None:
+            progress("index", 0, len(items))
+        for number, item in enumerate(items, start=1):
+            results.append(self.commit(item))
+            if progress is not None:
+                progress("index", number, len(items))
+        return results
 
 
 def read_file_checked(path: Path, max_bytes: int) -> bytes:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.interfaces.cli.app import EXIT_ITEM_FAILED, EXIT_OK, CliContext
-from prioris.interfaces.cli.progress import bar, wants_progress
+from prioris.interfaces.cli.progress import IngestBars, bar, wants_progress
 from prioris.interfaces.cli.render import plural, render_hits, search_summary
 from prioris.models import display_title
 
@@ -170,55 +169,40 @@ def register(sub: Any) -> None:
 
 
 # -- handlers ------------------------------------------------------------------------------
+def _ingest_line(path: Path, result: Any, error: PriorisError | None) -> str:
+    if error is not None:
+        return f"failed   {path}  error [{error.code}]: {error.message}"
+    if result.status == "skipped":
+        return f"skipped  {path}  ({result.reason}; {result.id})"
+    verb = "replaced" if result.reason == "re-extracted" else "ingested"
+    ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
+    line = (
+        f"{verb} {path}  {result.id}  {plural(result.pages, 'page')}{ocr}, "
+        f"{plural(result.chunks, 'chunk')}"
+    )
+    if result.enriched:
+        line += f", metadata from {result.enriched}"
+    return line
+
+
 def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
     library = ctx.library()
     show = wants_progress(args.json)
     files = list(library.collect_pdfs(args.paths))
-    progress = bar(len(files), "file", "ingest", show)
-    pages_done = 0
-    started = time.monotonic()
-
-    def on_pages(path: str, done: int, total: int) -> None:
-        elapsed = max(time.monotonic() - started, 1e-6)
-        progress.set_postfix_str(
-            f"{Path(path).name[:30]} p{done}/{total} · {(pages_done + done) / elapsed:.1f} pages/s"
-        )
+    bars = IngestBars(len(files), show)
 
     def on_done(path: Path, result: Any, error: PriorisError | None) -> None:
-        nonlocal pages_done
-        progress.update(1)
-        if result is not None:
-            pages_done += result.pages
+        bars.file_done()
         if not args.json:
-            if error is not None:
-                line = f"failed   {path}  error [{error.code}]: {error.message}"
-            elif result.status == "skipped":
-                line = f"skipped  {path}  ({result.reason}; {result.id})"
-            elif result.reason == "re-extracted":
-                ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
-                line = (
-                    f"replaced {path}  {result.id}  {plural(result.pages, 'page')}{ocr}, "
-                    f"{plural(result.chunks, 'chunk')}"
-                )
-            else:
-                ocr = f" ({result.ocr_pages} by OCR)" if result.ocr_pages else ""
-                line = (
-                    f"ingested {path}  {result.id}  {plural(result.pages, 'page')}{ocr}, "
-                    f"{plural(result.chunks, 'chunk')}"
-                )
-                if result.enriched:
-                    line += f", metadata from {result.enriched}"
-            if show:
-                progress.write(line)
-            else:
-                ctx.print_line(line)
+            line = _ingest_line(path, result, error)
+            (bars.write if show else ctx.print_line)(line)
 
     try:
         summary = library.ingest_paths(
-            files, ocr_mode=args.ocr, on_pages=on_pages, on_file_done=on_done, force=args.force
+            files, ocr_mode=args.ocr, on_stage=bars.step, on_file_done=on_done, force=args.force
         )
     finally:
-        progress.close()
+        bars.close()
     if args.json:
         ctx.print_json(summary.to_dict())
     else:
