@@ -1,0 +1,360 @@
+"""Every example in README.md and docs/*.md runs, against a small library built here.
+
+Shell examples (lines of ``sh``/plain fences that call ``prioris``) run in document order
+through the real CLI entry point, with HOME and the working folder in a temp dir that holds
+the files they name (``~/papers/``, ``paper.pdf``, ``scans/``, ``corpus.jsonl``, ...) and
+the providers answered by a loopback server (tests/doc_providers.py). Each must exit 0;
+some also have their output checked. The few that cannot run here are listed in SKIPPED
+with the reason (and still have their options checked against the parser). Synopsis
+blocks (``[--mode fts|vector|hybrid]``) and inline ``prioris ...`` spans are checked
+against the parser; ``python`` blocks run; ``toml`` blocks load as a config file; JSON
+client configurations name a command line the parser accepts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import shlex
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from prioris.interfaces.cli import main
+from prioris.interfaces.cli.app import build_parser, iter_parsers
+
+from doc_providers import ARXIV_ID, Providers
+from pdf_factory import make_scanned_pdf, make_text_pdf
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+SKIPPED = {
+    "make demo": "the set-up command itself; its main job is `prioris demo` (tests/test_demo.py)",
+    "make test": "runs this very suite",
+    "prioris demo": "ingests with the real model and tesseract: tests/test_demo.py runs it",
+    "prioris serve": "an MCP stdio server: tests/interfaces/test_mcp_stdio.py runs it with a "
+    "real MCP client",
+    "prioris serve --transport http --port 8000": "serves until stopped: "
+    "tests/interfaces/test_mcp_http.py serves over loopback",
+    "claude mcp add prioris --env PRIORIS_MCP_DATA_DIR=$HOME/papers/prioris -- prioris serve": (
+        "needs the Claude Code CLI; its `prioris serve` part is checked"
+    ),
+}
+
+
+@dataclass
+class Block:
+    where: str  # file:line
+    lang: str
+    lines: list[str]
+
+
+def blocks(path: Path) -> Iterator[Block]:
+    """Fenced code blocks with their language and first line number."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start, lang, body = None, "", []
+    for number, line in enumerate(lines, start=1):
+        fence = re.match(r"^```(\w*)", line)
+        if fence and start is None:
+            start, lang, body = number + 1, fence.group(1), []
+        elif line.startswith("```") and start is not None:
+            yield Block(f"{path.relative_to(ROOT)}:{start}", lang, body)
+            start = None
+        elif start is not None:
+            body.append(line)
+
+
+def commands(block: Block) -> Iterator[tuple[str, str]]:
+    """``(where, command)`` for each shell line; indented lines continue the previous one."""
+    current: list[str] = []
+    first = 0
+    for offset, line in enumerate(block.lines):
+        if line.startswith((" ", "\t")) and current:
+            current.append(line.strip())
+            continue
+        if current:
+            yield f"{block.where.rsplit(':', 1)[0]}:{first}", " ".join(current)
+        current, first = (
+            ([line.strip()] if line.strip() else []),
+            int(block.where.rsplit(":", 1)[1]) + offset,
+        )
+    if current:
+        yield f"{block.where.rsplit(':', 1)[0]}:{first}", " ".join(current)
+
+
+def shell_examples() -> list[tuple[str, str]]:
+    found = []
+    for path in DOCS:
+        for block in blocks(path):
+            if block.lang not in ("", "sh", "bash", "console"):
+                continue
+            for where, command in commands(block):
+                words = _words(command)
+                if re.search(r"\[-", command):
+                    continue  # a synopsis, checked against the parser, not run
+                if words and (words[0] in ("prioris", "make", "claude", "cat")):
+                    found.append((where, command))
+    return found
+
+
+def _words(command: str) -> list[str]:
+    lexer = shlex.shlex(command, posix=True, punctuation_chars="|>")
+    lexer.commenters = "#"
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
+def _strip_comment(command: str) -> str:
+    return shlex.join(_words(command))
+
+
+# -- checks against the parser ------------------------------------------------------------
+def _command_parser(words: list[str]) -> tuple[str, argparse.ArgumentParser]:
+    """The parser of the (possibly nested) command the words call, skipping options."""
+    parser = build_parser()
+    commands_by_path = dict(iter_parsers(parser))
+    path = ""
+    for word in words[1:]:
+        if word.startswith("-"):
+            continue
+        candidate = f"{path} {word}".strip()
+        if candidate in commands_by_path:
+            path = candidate
+        elif path:
+            break
+    return path, commands_by_path.get(path, parser)
+
+
+def _check_options(where: str, words: list[str]) -> None:
+    """Every ``--option`` named exists on the command, and ``a|b|c`` lists its choices."""
+    path, parser = _command_parser(words)
+    options = {s: a for a in parser._actions for s in a.option_strings}
+    for index, word in enumerate(words):
+        name = word.strip("[]").split("=")[0]
+        if not re.fullmatch(r"--?[a-z][\w-]*", name):
+            continue
+        assert name in options, f"{where}: `prioris {path}` has no option {name}"
+        following = words[index + 1].strip("[]") if index + 1 < len(words) else ""
+        if "|" in following and options[name].choices:
+            listed = set(following.split("|"))
+            assert listed == set(options[name].choices), f"{where}: {name} {following}"
+
+
+def test_synopses_and_inline_commands_match_the_parser() -> None:
+    checked = 0
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        for span in re.findall(r"`(prioris [^`]+)`", text):
+            words = span.split()
+            if words[1].isupper() or words[1].startswith("<"):
+                continue  # `prioris COMMAND --help`: a placeholder for any command
+            name, _ = _command_parser(words)
+            assert name or words[1].startswith("-"), f"{path.name}: unknown command in `{span}`"
+            _check_options(path.name, words)
+            checked += 1
+        for block in blocks(path):
+            for where, command in commands(block):
+                if re.search(r"\[-", command):  # a synopsis: [--option ...]
+                    _check_options(where, command.replace("[", " [").split())
+                    checked += 1
+    assert checked >= 10
+
+
+# -- the library the examples run against -------------------------------------------------
+def _build_home(home: Path) -> None:
+    make_text_pdf(
+        home / "papers" / "folding.pdf",
+        "Protein folding with transformers",
+        ["Attention layers predict protein folding from residue contacts. " * 12],
+    )
+    make_text_pdf(
+        home / "papers" / "nested" / "attention.pdf",
+        "Sparse attention for long documents",
+        ["Sparse attention lets transformers read long documents cheaply. " * 12],
+    )
+    make_text_pdf(
+        home / "paper.pdf",
+        "Coral reefs and heatwaves",
+        ["Marine heatwaves bleach coral reefs across the tropics. " * 12],
+    )
+    make_scanned_pdf(home / "scans" / "scan.pdf", "Volcanic aerosols cool the stratosphere.")
+    records = [
+        {"_id": "tau-only", "title": "Tau tangles", "text": "Tau protein tangles in neurons."},
+        {
+            "_id": "tau-amyloid",
+            "title": "Tau and amyloid",
+            "text": "Tau and amyloid plaques together.",
+        },
+        {
+            "_id": "sleep-2021",
+            "title": "Caffeine and sleep",
+            "text": "Caffeine delays sleep onset in adults.",
+            "source": "arxiv",
+            "year": 2021,
+        },
+    ]
+    (home / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (home / "queries.jsonl").write_text('{"_id": "q1", "text": "protein folding"}\n')
+    (home / "abstract.txt").write_text("CRISPR screens find regulators of T cell exhaustion.")
+    for folder in (
+        ".local/share/bash-completion/completions",
+        ".zfunc",
+        ".config/fish/completions",
+    ):
+        (home / folder).mkdir(parents=True)  # where the README's completion lines write
+
+
+def _hits(out: str) -> list[str]:
+    return [h["id"] for h in json.loads(out)["hits"]]
+
+
+CHECKS: dict[str, Callable[[str, str, Path, Providers], None]] = {
+    "prioris ingest ~/papers/ paper.pdf": lambda out, err, home, p: (
+        out.count("ingested ") == 3 or pytest.fail(out)
+    ),
+    "prioris ingest scans/ --ocr always --json": lambda out, err, home, p: (
+        json.loads(out)["ingested"][0]["ocr_pages"] == 1 or pytest.fail(out)
+    ),
+    "prioris ingest scans/ --ocr always --force": lambda out, err, home, p: (
+        "replaced " in out or pytest.fail(out)
+    ),
+    "prioris search 'tau NOT amyloid' --mode fts --syntax fts5": lambda out, err, home, p: (
+        (" [tau-only]" in out and "tau-amyloid" not in out) or pytest.fail(out)
+    ),
+    "prioris search 'protein folding' --mode hybrid -k 10": lambda out, err, home, p: (
+        out.startswith(" 1. Protein folding with transformers") or pytest.fail(out)
+    ),
+    "prioris search sleep --chunks --source arxiv --from-year 2020 --json": (
+        lambda out, err, home, p: _hits(out)[0] == "sleep-2021" or pytest.fail(out)
+    ),
+    f"prioris show arxiv:{ARXIV_ID} --page 3": lambda out, err, home, p: (
+        out.startswith("Page 3.") or pytest.fail(out)
+    ),
+    "prioris delete file:3fa4c2d18e0b9a71": lambda out, err, home, p: (
+        out == "deleted file:3fa4c2d18e0b9a71\n" or pytest.fail(out)
+    ),
+    "prioris export --format bibtex > library.bib": lambda out, err, home, p: (
+        "@misc{" in (home / "library.bib").read_text() or pytest.fail("no BibTeX")
+    ),
+    "cat abstract.txt | prioris discover -": lambda out, err, home, p: (
+        any(
+            q.get("search.semantic", [""])[0].startswith("CRISPR screens")
+            for q in p.queries("/openalex/works")
+        )
+        or pytest.fail(str(p.paths))
+    ),
+    "prioris completion bash > ~/.local/share/bash-completion/completions/prioris": (
+        lambda out, err, home, p: (
+            "_prioris()" in (home / ".local/share/bash-completion/completions/prioris").read_text()
+            or pytest.fail("no script")
+        )
+    ),
+}
+
+
+def _run(
+    command: str, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """Run ``[cat FILE |] prioris ARGS [> FILE]`` as a shell would, through ``main``."""
+    words = [str(home) + w[1:] if w.startswith("~") else w for w in _words(command)]
+    stdin_text = None
+    if "|" in words:
+        bar = words.index("|")
+        assert words[:1] == ["cat"] and bar == 2, f"unsupported shell syntax: {command}"
+        stdin_text = (home / words[1]).read_text()
+        words = words[bar + 1 :]
+    target = None
+    if ">" in words:
+        arrow = words.index(">")
+        assert arrow == len(words) - 2, f"unsupported shell syntax: {command}"
+        target = home / words[-1]
+        words = words[:arrow]
+    assert words[0] == "prioris", f"unsupported command: {command}"
+    if stdin_text is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin_text))
+    code = main(words[1:])
+    out, err = capsys.readouterr()
+    assert code == 0, f"`{command}` exited {code}: {err}"
+    assert "Traceback" not in err
+    if target is not None:
+        assert target.parent.is_dir(), f"`{command}`: no folder {target.parent}"
+        target.write_text(out)
+    return out, err
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Providers]]:
+    home = tmp_path / "home"
+    _build_home(home)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home)
+    with Providers() as providers:
+        for name, value in providers.env().items():
+            monkeypatch.setenv(name, value)
+        yield home, providers
+
+
+def test_every_shell_example_runs(home, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    folder, providers = home
+    examples = shell_examples()
+    assert len(examples) >= 25, examples
+    # what the examples name but do not create themselves: a stored arXiv paper (shown by
+    # page) and a work with the id the delete example uses
+    assert main(["fetch", "2401.01234"]) == 0
+    (folder / "extra.jsonl").write_text(
+        json.dumps({"_id": "file:3fa4c2d18e0b9a71", "title": "To delete", "text": "x"}) + "\n"
+    )
+    assert main(["import", "extra.jsonl"]) == 0
+    capsys.readouterr()
+
+    skips = {_strip_comment(k) for k in SKIPPED}
+    checks = {_strip_comment(k): check for k, check in CHECKS.items()}
+    ran, skipped = set(), set()
+    for where, command in examples:
+        bare = _strip_comment(command)
+        words = _words(command)
+        if bare in skips:
+            skipped.add(bare)
+            if "prioris" in words:
+                last = len(words) - 1 - words[::-1].index("prioris")  # `-- prioris serve`
+                prioris = words[last:]
+                assert build_parser().parse_args(prioris[1:]).func, where
+            continue
+        out, err = _run(command, folder, capsys, monkeypatch)
+        check = checks.get(bare)
+        if check is not None:
+            check(out, err, folder, providers)
+        ran.add(bare)
+    assert skipped == skips, f"SKIPPED lists examples no doc has: {skips - skipped}"
+    assert set(checks) <= ran, f"checks for examples no doc has: {set(checks) - ran}"
+
+
+def test_python_examples_run(home, capsys) -> None:  # type: ignore[no-untyped-def]
+    python = [b for path in DOCS for b in blocks(path) if b.lang == "python"]
+    assert python
+    for block in python:
+        exec(compile("\n".join(block.lines), block.where, "exec"), {})
+        assert capsys.readouterr().out.strip(), f"{block.where} printed nothing"
+
+
+def test_toml_and_json_configurations_load(tmp_path: Path) -> None:
+    from prioris.config import load_settings
+
+    tomls = [b for path in DOCS for b in blocks(path) if b.lang == "toml"]
+    jsons = [b for path in DOCS for b in blocks(path) if b.lang == "json"]
+    assert tomls and jsons
+    for block in tomls:
+        path = tmp_path / "config.toml"
+        path.write_text("\n".join(block.lines))
+        load_settings({"PRIORIS_MCP_CONFIG": str(path), "HOME": str(tmp_path)})
+    for block in jsons:
+        config = json.loads("\n".join(block.lines))
+        for server in config.get("mcpServers", {}).values():
+            assert server["command"] == "prioris", block.where
+            assert build_parser().parse_args(server["args"]).func, block.where
