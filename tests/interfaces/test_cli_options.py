@@ -12,6 +12,8 @@ import prioris
 from prioris.interfaces.cli import main
 from prioris.interfaces.cli.app import build_parser, iter_parsers
 
+from pdf_factory import make_text_pdf
+
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
@@ -80,5 +82,10 @@ def test_verbose_and_quiet_go_through_logging(capsys, tmp_path: Path) -> None:  
     assert quiet == ""
     _, _, verbose = run(capsys, "-v", "search", "caffeine", "--mode", "fts")
     assert "prioris.library] search" in verbose  # a DEBUG record with its logger name
+    pdf = tmp_path / "p.pdf"
+    make_text_pdf(pdf, "Sleep and caffeine", ["Caffeine delays sleep onset. " * 5])
+    _, _, verbose = run(capsys, "ingest", str(pdf), "-v")
+    for step in ("prioris.ingest.pipeline] parsed", "] embedded 1 chunks", "] committed file:"):
+        assert step in verbose, verbose
     code, _, err = run(capsys, "show", "nope", "-q")
     assert code == 1 and err.startswith("error [not_found]")  # errors survive -q

@@ -9,8 +9,10 @@ it, and a re-run skips bytes already stored, so a batch is resumable.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
@@ -34,6 +36,7 @@ Now = Callable[[], str]
 StepProgress = Callable[[str, int, int], None]
 """``(stage, done, total)`` while a document is ingested: ``"pages"`` read (OCR included),
 ``"embed"`` chunks embedded, ``"index"`` documents committed to the indexes."""
+log = logging.getLogger(__name__)
 EMBED_STEP = 32  # chunks per embedding call when progress is reported (about 1 s on 2 cores)
 
 
@@ -207,6 +210,7 @@ class IngestPipeline:
 
         check_pdf_bytes(data, self.max_file_bytes)
         sha = sha256_bytes(data)
+        started = time.perf_counter()
         content = extract_pdf(
             data,
             ocr_mode=ocr_mode or self.ocr_mode,
@@ -214,6 +218,13 @@ class IngestPipeline:
             time_limit_seconds=self.pdf_time_limit,
             progress=progress,
             on_ocr=on_ocr,
+        )
+        log.debug(
+            "parsed %s: %d pages (%d by OCR) in %.2f s",
+            path or sha[:16],
+            len(content.pages),
+            content.ocr_pages,
+            time.perf_counter() - started,
         )
         meta = content.metadata
         if work is None:
@@ -314,6 +325,7 @@ class IngestPipeline:
         With ``progress``, the texts are embedded ``EMBED_STEP`` at a time, shortest first
         (so each call pads as little as one big call would), reporting after each call."""
         texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
+        started = time.perf_counter()
         if progress is not None:
             progress("embed", 0, len(texts))
         if progress is None or len(texts) <= EMBED_STEP:
@@ -327,6 +339,7 @@ class IngestPipeline:
                 progress("embed", start + len(part), len(texts))
         if progress is not None and len(texts) <= EMBED_STEP:
             progress("embed", len(texts), len(texts))
+        log.debug("embedded %d chunks in %.2f s", len(texts), time.perf_counter() - started)
         position = 0
         for item in prepared:
             item.vectors = vectors[position : position + len(item.chunks)]
@@ -338,8 +351,13 @@ class IngestPipeline:
 
     def commit(self, item: Prepared) -> IngestResult:
         """Write one prepared document in a single transaction (under the write lock)."""
+        started = time.perf_counter()
         with self.write_lock:
-            return self._commit(item)
+            result = self._commit(item)
+        log.debug(
+            "committed %s (%s) in %.3f s", result.id, result.status, time.perf_counter() - started
+        )
+        return result
 
     def _commit(self, item: Prepared) -> IngestResult:
         now = self.now()
