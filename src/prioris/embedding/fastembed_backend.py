@@ -7,7 +7,8 @@ known from the model description without opening the session.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,39 @@ from prioris.embedding.offline import (
 from prioris.errors import ConfigurationError
 
 _register_lock = threading.Lock()
+_session_options_lock = threading.Lock()
+
+# ONNX Runtime's memory pattern planner keeps a pre-planned allocation per input shape it
+# has seen. Our batches are sorted by length, so almost every batch has a new shape and
+# the plans pile up: embedding one 14-page PDF (98 chunks) peaked at 907 MiB with it,
+# 627 MiB without it (docs/benchmarks.md). The plans are never reused on such shapes, so
+# turning the planner off costs no speed; the arena (on) still recycles buffers.
+SESSION_OPTIONS = {"enable_mem_pattern": False}
+
+
+@contextmanager
+def _session_options(options: dict[str, Any]) -> Iterator[None]:
+    """Make the ``SessionOptions`` fastembed creates while loading carry ``options``.
+
+    fastembed exposes only ``enable_cpu_mem_arena``; it builds its options with
+    ``onnxruntime.SessionOptions()``, so for the duration of the load (under a lock) that
+    name gives a subclass that sets ours. Checked after loading (see ``session_options``)."""
+    import onnxruntime
+
+    original = onnxruntime.SessionOptions
+
+    class _Configured(original):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            for name, value in options.items():
+                setattr(self, name, value)
+
+    with _session_options_lock:
+        onnxruntime.SessionOptions = _Configured
+        try:
+            yield
+        finally:
+            onnxruntime.SessionOptions = original
 
 
 def _register_default_model() -> None:
@@ -107,13 +141,18 @@ class FastembedEmbedder:
             if self._cache_dir is not None:
                 kwargs["cache_dir"] = str(self._cache_dir / "fastembed")
             try:
-                self._model = TextEmbedding(model_name=self._model_name, **kwargs)
+                with _session_options(SESSION_OPTIONS):
+                    self._model = TextEmbedding(model_name=self._model_name, **kwargs)
             except Exception as exc:  # fastembed raises plain exceptions on download failure
                 raise ConfigurationError(
                     f"could not load embedding model {self._model_name!r}: {exc}. Without "
                     "internet, use the default model or set PRIORIS_MCP_EMBEDDING_MODEL_PATH"
                 ) from exc
             return self._model
+
+    def session_options(self) -> Any:
+        """The loaded ONNX session's options (to check what it runs with)."""
+        return self._load().model.model.get_session_options()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
