@@ -72,6 +72,10 @@ def test_force_reextracts_and_replaces_the_stored_parse(library: Library, tmp_pa
     assert library.ocr.calls == 1  # type: ignore[attr-defined]
     rows = _chunk_rows(library, first.id)
     assert len(rows) == again.chunks and all("fake engine" in text for text, _ in rows)
+    printed = library.conn.execute(
+        "SELECT count(*) FROM work_records WHERE work_id = ? AND origin = 'printed'", (first.id,)
+    ).fetchone()[0]
+    assert printed == 1  # the new parse's printed metadata, replacing the old one
     doc = library.original(first.id)[1][0]
     assert doc["ocr_pages"] == 1 and doc["page_count"] == 1
     hits = library.search("fake engine", mode="fts").hits

@@ -42,6 +42,10 @@ SKIPPED = {
     "real MCP client",
     "prioris serve --transport http --port 8000": "serves until stopped: "
     "tests/interfaces/test_mcp_http.py serves over loopback",
+    "prioris ui": "serves the web app until stopped: tests/interfaces/web/ run it in-process",
+    ".venv/bin/prioris ui": "the same, by its path in the venv",
+    "prioris ui --port 9000 --no-browser": "serves the web app until stopped",
+    "prioris --data-dir ~/other-library ui": "serves the web app until stopped",
     "claude mcp add prioris --env PRIORIS_MCP_DATA_DIR=$HOME/papers/prioris -- prioris serve": (
         "needs the Claude Code CLI; its `prioris serve` part is checked"
     ),
@@ -98,7 +102,7 @@ def shell_examples() -> list[tuple[str, str]]:
                 words = _words(command)
                 if re.search(r"\[-", command):
                     continue  # a synopsis, checked against the parser, not run
-                if words and (words[0] in ("prioris", "make", "claude", "cat")):
+                if words and (Path(words[0]).name in ("prioris", "make", "claude", "cat")):
                     found.append((where, command))
     return found
 
@@ -275,7 +279,7 @@ def _run(
         assert arrow == len(words) - 2, f"unsupported shell syntax: {command}"
         target = home / words[-1]
         words = words[:arrow]
-    assert words[0] == "prioris", f"unsupported command: {command}"
+    assert Path(words[0]).name == "prioris", f"unsupported command: {command}"
     if stdin_text is not None:
         monkeypatch.setattr(sys, "stdin", io.StringIO(stdin_text))
     code = main(words[1:])
@@ -321,8 +325,9 @@ def test_every_shell_example_runs(home, capsys, monkeypatch) -> None:  # type: i
         words = _words(command)
         if bare in skips:
             skipped.add(bare)
-            if "prioris" in words:
-                last = len(words) - 1 - words[::-1].index("prioris")  # `-- prioris serve`
+            names = [Path(w).name for w in words]
+            if "prioris" in names:
+                last = len(names) - 1 - names[::-1].index("prioris")  # `-- prioris serve`
                 prioris = words[last:]
                 assert build_parser().parse_args(prioris[1:]).func, where
             continue

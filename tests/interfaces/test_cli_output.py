@@ -77,7 +77,7 @@ def test_cli_listing_and_search_wording(capsys, tmp_path: Path) -> None:  # type
     record = lines.index(next(line for line in lines if "[r1]" in line))
     pdf = lines.index(next(line for line in lines if "Coffee review" in line))
     assert "p. " not in lines[record + 1]  # an imported record has no pages
-    assert " · p. 1 · " in lines[pdf + 1]  # a PDF's page is real
+    assert "p. 1 · score" in lines[pdf + 1]  # a PDF's page is real
     assert err.startswith("2 hits in")
     _, _, err = run(capsys, "search", "caffeine", "--mode", "fts", "-k", "1")
     assert err.startswith("1 hit in")

@@ -419,6 +419,8 @@ class IngestPipeline:
         conn = self.conn
         document_store.update_parse(conn, item.document)
         work_store.upsert_work(conn, replace(item.work, id=owner), now)
+        if item.records:  # what the new parse printed replaces what the old one did
+            record_store.save_records(conn, owner, item.records, now)
         work = work_store.get_work(conn, owner)
         assert work is not None
         indexed = conn.execute(

@@ -58,9 +58,10 @@ class IngestBars:
             self._at = (path, label)
             self.current.unit = unit
             self.current.set_description(f"{name}: {label}", refresh=False)
-            self.current.reset(total=total or None)
-            if not total:
-                self.current.total = None  # a stage of unknown length: a counter, no ETA
+            self.current.reset()
+            # an OCR report counts OCR pages, not the pages this bar counts; no total (yet)
+            # is a counter without ETA
+            self.current.total = None if stage == "ocr" else total or None
             # the stage began at the previous event (a file's first report comes only
             # after its first page), so its rate and ETA must count from there
             self.current.start_t = self.current.last_print_t = self._last_event
@@ -69,6 +70,7 @@ class IngestBars:
         else:
             if stage == "parse":
                 self.current.set_description(f"{name}: {label}", refresh=False)
+                self.current.total = total or None
             self.current.update(done - self.current.n)
         self._last_event = time.time()
 

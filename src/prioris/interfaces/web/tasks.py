@@ -23,6 +23,7 @@ STAGE_WORDS = {
     "ocr": "OCR",
     "enrich": "completing metadata",
     "embed": "embedding",
+    "index": "indexing",
 }
 
 
