@@ -256,7 +256,8 @@ def test_ingest_reports_its_stages(web: Web, tmp_path: Path) -> None:
     scan = make_scanned_pdf(tmp_path / "s.pdf", "moraine").read_bytes()
     web.library.ingest_pdf_bytes(scan, filename="s.pdf", on_stage=lambda *a: stages.append(a))
     assert ("ocr", 0, 1) in stages and ("ocr", 1, 1) in stages
-    assert ("parse", 1, 1) in stages and stages[-1][0] == "embed"
+    assert ("parse", 1, 1) in stages and ("embed", 1, 1) in stages
+    assert stages[-1] == ("index", 1, 1)  # the commit is the last stage
     assert ("enrich", 0, 0) in stages  # the provider lookup (offline here) is a stage too
 
 
