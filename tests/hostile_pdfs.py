@@ -398,7 +398,7 @@ def measure_file(
         capture_output=True,
         text=True,
         env=env,
-        timeout=600,
+        timeout=1800,  # the old code on the text bomb (--src) takes 10 minutes loaded
         check=False,
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
