@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: demo test setup system-deps lint bench clean
+.PHONY: demo test setup system-deps lint bench fuzz clean
 
 $(BIN)/prioris: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ bench: setup
 	$(BIN)/python bench/bench_ingest.py
 	$(BIN)/python bench/bench_latency.py
 	$(BIN)/python bench/bench_metadata.py --enrich recorded
+	$(BIN)/python bench/bench_ocr.py
+	$(BIN)/python bench/bench_hostile_pdfs.py
+
+# the fuzz suite runs in `make test` with a short profile; this is the long one
+fuzz: setup
+	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q tests/fuzz
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out

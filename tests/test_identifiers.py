@@ -172,3 +172,9 @@ def test_works_are_named_as_priorismcp_names_them(work_id: str, reference: str) 
 def test_provider_names() -> None:
     assert provider_of_source("file") == "localfile" and source_of_provider("localfile") == "file"
     assert provider_of_source("arxiv") == "arxiv" and source_of_provider("europepmc") == "europepmc"
+
+
+@pytest.mark.parametrize("text", ["HTTP://[", "https://[::1", "http://arxiv.org:99999999/abs/1"])
+def test_urls_urllib_cannot_split_are_invalid_requests(text: str) -> None:
+    with pytest.raises(InvalidRequestError):
+        parse_identifier(text)

@@ -362,10 +362,12 @@ def test_one_page_failing_ocr_does_not_sink_the_others() -> None:
 
 
 class CountingOcr(FakeOcr):
-    """A slow fake that records how many pages it was reading at the same time."""
+    """A slow fake that records how many pages it was reading at the same time.
+
+    Slower than rendering a page at 300 dpi on a loaded machine, or pages never overlap."""
 
     def __init__(self) -> None:
-        super().__init__(delay=0.3)
+        super().__init__(delay=1.5)
         self.lock = threading.Lock()
         self.active = 0
         self.peaks: list[int] = []
@@ -407,14 +409,14 @@ def test_time_limit_is_checked_between_pages() -> None:
     with pytest.raises(
         ParseError,
         match=r"exceeded the 0.5 s parse time limit \(stopped "
-        r"after 1 of 3 pages\)",
+        r"after 1 of 3 pages; PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS\)",
     ):
         extract_pdf(text_pdf(3), time_limit_seconds=0.5, progress=slow_progress)
 
 
 def test_time_limit_also_bounds_a_page_still_being_ocrd() -> None:
     started = time.monotonic()
-    with pytest.raises(ParseError, match=r"parse time limit \(stopped after 0 of 1 pages\)"):
+    with pytest.raises(ParseError, match=r"parse time limit \(stopped after 0 of 1 pages;"):
         extract_pdf(image_pdf(1), ocr=FakeOcr(delay=1.0), time_limit_seconds=0.2)
     assert time.monotonic() - started < 0.9
 
@@ -447,11 +449,20 @@ def test_non_pdf_bytes_are_a_parse_error() -> None:
         extract_pdf(b"PK\x03\x04 this is a zip file")
 
 
-@pytest.mark.parametrize("keep", [0.3, 0.6, 0.9])
-def test_truncated_pdf_is_a_parse_error(keep: float) -> None:
+def test_a_truncated_pdf_with_nothing_readable_is_a_parse_error() -> None:
     data = text_pdf(3)
-    with pytest.raises(ParseError, match="damaged"):
-        extract_pdf(data[: int(len(data) * keep)])
+    with pytest.raises(ParseError, match="no text: the PDF is damaged"):
+        extract_pdf(data[: int(len(data) * 0.3)])
+
+
+@pytest.mark.parametrize("keep", [0.6, 0.9])
+def test_a_truncated_pdf_that_mupdf_repairs_is_read_with_a_warning(keep: float) -> None:
+    data = text_pdf(3)
+    content = extract_pdf(data[: int(len(data) * keep)])
+    assert len(content.pages) == 3
+    assert "# Chunking Matters for Retrieval" in content.pages[0].text
+    assert content.warnings and "damaged" in content.warnings[0]
+    assert "repaired" in content.warnings[0]
 
 
 def test_encrypted_pdf_is_a_parse_error() -> None:
@@ -537,9 +548,15 @@ def test_scanned_fixtures_yield_ocr_text_with_real_words() -> None:
 
 
 def test_bad_fixtures_raise_parse_error_and_nothing_else() -> None:
+    """Unreadable fixtures are refused; the one MuPDF repairs is read with a warning."""
     files = _fixture_files("bad")
     assert files
     for path in files:
+        if path.name == "qpdf_bad-xref.pdf":  # a broken xref table over a readable page
+            content = extract_pdf(path.read_bytes(), ocr=TesseractOcr("eng"))
+            assert content.pages[0].text == "Potato"
+            assert "damaged" in content.warnings[0]
+            continue
         with pytest.raises(ParseError) as info:
             extract_pdf(path.read_bytes(), ocr=TesseractOcr("eng"))
         assert type(info.value) is ParseError, path.name

@@ -19,6 +19,9 @@ from prioris.storage.db import sqlite3
 VEC_MAX_K = 4096  # sqlite-vec's ceiling for k in one KNN query
 
 
+MIN_YEAR, MAX_YEAR = 1, 9999  # year filters; SQLite cannot bind integers past 64 bits
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """Restrictions shared by every mode."""
@@ -29,6 +32,12 @@ class SearchFilters:
     work_ids: tuple[str, ...] | None = None
 
     def validate(self) -> None:
+        for name in ("from_year", "to_year"):
+            year = getattr(self, name)
+            if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
+                raise InvalidRequestError(
+                    f"{name} must be a year between {MIN_YEAR} and {MAX_YEAR}, got {year}"
+                )
         if (
             self.from_year is not None
             and self.to_year is not None

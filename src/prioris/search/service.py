@@ -31,6 +31,7 @@ from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_ter
 from prioris.search.snippets import make_snippet
 from prioris.search.vector_cache import VectorCache
 from prioris.storage.works import get_works
+from prioris.strings import without_surrogates
 
 MODES = ("fts", "vector", "hybrid")
 SYNTAXES = ("plain", "fts5")
@@ -74,8 +75,14 @@ class SearchService:
     """
 
     def __init__(
-        self, connect_reader: Callable[[], Any], embedder: Embedder, fusion_config: FusionConfig
+        self,
+        connect_reader: Callable[[], Any],
+        embedder: Embedder,
+        fusion_config: FusionConfig,
+        *,
+        max_query_chars: int = 4096,
     ) -> None:
+        self.max_query_chars = max_query_chars  # PRIORIS_MCP_MAX_QUERY_CHARS
         self._connect_reader = connect_reader
         self._local = threading.local()
         self._opened: list[Any] = []
@@ -116,7 +123,13 @@ class SearchService:
         """The best ``k`` hits; ``k=None`` (fts mode only) returns every match, best first."""
         started = time.perf_counter()
         filters = filters or SearchFilters()
+        query = without_surrogates(query) if isinstance(query, str) else query
         self._validate(query, mode, k, syntax)
+        if len(query) > self.max_query_chars:
+            raise InvalidRequestError(
+                f"the query is {len(query)} characters long, over the limit of "
+                f"{self.max_query_chars} (PRIORIS_MCP_MAX_QUERY_CHARS)"
+            )
         filters.validate()
         if syntax == "fts5":
             expression: str | None = query
