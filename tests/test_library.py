@@ -100,14 +100,36 @@ def test_delete_removes_the_work_from_every_table(library: Library) -> None:
             {"_id": "kept", "title": "To keep", "text": "durable words"},
         ]
     )
+    q = library.conn.execute
+    library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('doi:10.1/gone', 'gone')")
+    _, docs = library.original("gone")
+    gone_sha = docs[0]["sha256"]
+    kept_sha = library.original("kept")[1][0]["sha256"]
+    assert library.document_bytes(gone_sha).startswith(b"# To delete")
+    per_work = (
+        "SELECT (SELECT count(*) FROM documents WHERE work_id = :w), "
+        "(SELECT count(*) FROM pages WHERE work_id = :w), "
+        "(SELECT count(*) FROM aliases WHERE work_id = :w), "
+        "(SELECT count(*) FROM chunks WHERE work_id = :w), "
+        "(SELECT count(*) FROM chunks_vec WHERE work_id = :w)"
+    )
+    assert q(per_work, {"w": "gone"}).fetchone()[:] == (1, 1, 1, 1, 1)
     before = _counts(library)
     assert library.delete(["gone"]) == ["gone"]
     after = _counts(library)
     assert after == (before[0] - 1, before[1] - 1, before[2] - 1, before[3] - 1)
-    for table in ("documents", "pages", "aliases", "blobs"):
-        rows = library.conn.execute(f"SELECT * FROM {table}").fetchall()
-        assert all("gone" not in [str(v) for v in tuple(r)] for r in rows)
+    assert q(per_work, {"w": "gone"}).fetchone()[:] == (0, 0, 0, 0, 0)
+    assert q(per_work, {"w": "kept"}).fetchone()[:] == (1, 1, 0, 1, 1)
+    blobs = [r[0] for r in q("SELECT sha256 FROM blobs").fetchall()]
+    assert blobs == [kept_sha]  # the deleted work's bytes are gone, the other's stay
+    with pytest.raises(NotFoundError):
+        library.document_bytes(gone_sha)
+    assert library.document_bytes(kept_sha).startswith(b"# To keep")
+    assert q("SELECT markdown FROM works").fetchall()[0][0].startswith("# To keep")
     assert not library.search("ephemeral", mode="fts").hits
+    assert [h.id for h in library.search("ephemeral words", mode="vector").hits] == ["kept"]
+    with pytest.raises(NotFoundError):
+        library.resolve_work_id("doi:10.1/gone")
     with pytest.raises(NotFoundError):
         library.delete(["gone"])
 
@@ -216,3 +238,25 @@ def test_searches_keep_answering_while_a_writer_ingests(library: Library) -> Non
     assert not errors
     assert seen == sorted(seen)  # committed documents only ever appear, whole
     assert len(library.search("shared topic", mode="fts", k=500).hits) == 300
+
+
+def test_an_alias_never_moves_to_another_work(library: Library) -> None:
+    """Two works claim one DOI: the first owner keeps it (no silent re-pointing)."""
+    from prioris.storage.works import add_aliases, aliases_of, upsert_work
+
+    now = "2026-01-01T00:00:00+00:00"
+    conn = library.conn
+    upsert_work(
+        conn, Work(id="arxiv:2401.00001v1", title="First", aliases=["doi:10.1234/dup"]), now
+    )
+    upsert_work(conn, Work(id="europepmc:PMC1", title="Second", aliases=["pmid:1"]), now)
+    # the second work, met again with the first one's DOI among its aliases
+    again = Work(id="europepmc:PMC1", title="Second", aliases=["doi:10.1234/dup", "pmid:2"])
+    assert upsert_work(conn, again, now) == "europepmc:PMC1"
+    add_aliases(conn, "europepmc:PMC1", ["doi:10.1234/dup", "pmid:1"])
+    assert aliases_of(conn, "arxiv:2401.00001v1") == ["doi:10.1234/dup"]
+    assert aliases_of(conn, "europepmc:PMC1") == ["pmid:1", "pmid:2"]
+    assert library.resolve_work_id("doi:10.1234/dup") == "arxiv:2401.00001v1"
+    assert library.resolve_work_id("10.1234/dup") == "arxiv:2401.00001v1"
+    owners = conn.execute("SELECT count(*) FROM aliases WHERE alias = 'doi:10.1234/dup'").fetchone()
+    assert owners[0] == 1

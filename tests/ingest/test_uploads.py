@@ -121,3 +121,36 @@ def test_decode_base64_checked_bounds_before_decoding() -> None:
     assert decode_base64_checked(encoded[:8] + "\n" + encoded[8:], len(data)) == data
     with pytest.raises(FileTooLargeError):
         decode_base64_checked(encoded, len(data) - 5)
+
+
+def test_an_oversized_chunk_is_refused_before_any_decoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size check reads the encoded length: nothing is decoded or allocated first."""
+    import tracemalloc
+
+    from prioris.ingest import uploads
+
+    decoded: list[int] = []
+    real = uploads.base64.b64decode
+
+    def spy(data: object, *args: object, **kwargs: object) -> bytes:
+        decoded.append(len(data))  # type: ignore[arg-type]
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(uploads.base64, "b64decode", spy)
+    sessions = make(tmp_path, max_total_bytes=4 << 20, max_chunk_bytes=1 << 20)
+    sid = sessions.begin().session_id
+    big = base64.b64encode(b"%" * (6 << 20)).decode()  # decodes to 6 MiB, limit 1 MiB
+    tracemalloc.start()
+    try:
+        with pytest.raises(FileTooLargeError, match="chunk 0 decodes to about"):
+            sessions.append_base64(sid, 0, big)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert decoded == []
+    assert peak < 256 * 1024  # far below the 6 MiB a decode would allocate
+    ok = base64.b64encode(b"%" * (1 << 20)).decode()  # exactly the limit: accepted
+    assert sessions.append_base64(sid, 0, ok).received_bytes == 1 << 20
+    assert decoded == [len(ok)]

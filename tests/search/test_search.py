@@ -114,12 +114,37 @@ def test_filtered_vector_search_still_returns_k_hits(library) -> None:  # type: 
     assert len(hits) == 5 and all(h.year == 1990 for h in hits)
 
 
-def test_source_and_id_filters(filled) -> None:  # type: ignore[no-untyped-def]
-    for mode in ("fts", "vector", "hybrid"):
-        hits = filled.search("hadron corals cats", mode=mode, k=10, source="arxiv").hits
-        assert [h.id for h in hits] == ["qcd"]
-        hits = filled.search("animals", mode=mode, k=10, ids=["dogs", "reef"]).hits
-        assert {h.id for h in hits} <= {"dogs", "reef"}
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_source_and_id_filters(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    hits = filled.search("hadron corals cats", mode=mode, k=10, source="arxiv").hits
+    assert [h.id for h in hits] == ["qcd"]
+    # every work matches these words; the filter keeps exactly the two asked for
+    query = "cats wolves hadron corals"
+    assert {h.id for h in filled.search(query, mode=mode, k=10).hits} == {
+        "cats",
+        "dogs",
+        "qcd",
+        "reef",
+    }
+    hits = filled.search(query, mode=mode, k=10, ids=["dogs", "reef"]).hits
+    assert sorted(h.id for h in hits) == ["dogs", "reef"]
+    hits = filled.search(query, mode=mode, k=10, ids=["qcd"]).hits
+    assert [h.id for h in hits] == ["qcd"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_year_filters_leave_out_works_of_unknown_year(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    filled.import_records(
+        [{"_id": "undated", "title": "Cats of unknown date", "text": "cats hunt rodents"}]
+    )
+    everything = {h.id for h in filled.search("cats rodents", mode=mode, k=10).hits}
+    assert "undated" in everything
+    up_to = {h.id for h in filled.search("cats rodents", mode=mode, k=10, to_year=2020).hits}
+    assert "undated" not in up_to and "cats" in up_to
+    since = {h.id for h in filled.search("cats rodents", mode=mode, k=10, from_year=2017).hits}
+    assert "undated" not in since and "cats" in since
+    between = filled.search("cats rodents", mode=mode, k=10, from_year=2017, to_year=2019)
+    assert "undated" not in {h.id for h in between.hits}
 
 
 def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) -> None:  # type: ignore[no-untyped-def]

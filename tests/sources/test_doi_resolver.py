@@ -105,3 +105,49 @@ def test_special_characters_are_escaped_in_the_request() -> None:
     doi = resolver({"/10.1002/(sici)1097#x": redirect("https://arxiv.org/abs/2401.00001")}, seen)
     assert doi.resolve("10.1002/(SICI)1097#x") == Identifier("arxiv", "2401.00001")
     assert "%23" in seen[0]
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://arxiv.org.mirror.example/abs/2401.00001",
+        "https://evil.example/arxiv.org/abs/2401.00001",
+        "https://europepmc.org@evil.example/article/PMC/PMC42",
+        "https://pubmed.ncbi.nlm.nih.gov/123",  # PubMed is not PubMed Central
+        "ftp://arxiv.org/abs/2401.00001",
+        "//evil.example/abs/2401.00001",
+    ],
+)
+def test_the_host_allowlist_alone_refuses_other_sites(
+    location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even when the target names an arXiv id, a host off the allowlist is refused."""
+    import prioris.sources.doi as doi_module
+
+    monkeypatch.setattr(doi_module, "parse_identifier", _permissive_parse)
+    seen: list[str] = []
+    doi = resolver({"/10.1234/y": redirect(location)}, seen)
+    with pytest.raises(UnsupportedProviderError) as info:
+        doi.resolve("doi:10.1234/y")
+    assert "not arXiv, Europe PMC or PubMed Central" in info.value.message
+    assert seen == [f"{RESOLVER}/10.1234/y"]
+
+
+def test_every_allowlisted_host_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    import prioris.sources.doi as doi_module
+
+    monkeypatch.setattr(doi_module, "parse_identifier", _permissive_parse)
+    for host in sorted(doi_module.ALLOWED_HOSTS):
+        found = resolver({"/10.1234/z": redirect(f"https://{host.upper()}/abs/1")}, []).resolve(
+            "doi:10.1234/z"
+        )
+        assert found == Identifier("arxiv", "2401.00001"), host
+
+
+def _permissive_parse(text: str) -> Identifier:
+    """A parser that finds an arXiv id in any URL, so only the host check can refuse."""
+    from prioris.identifiers import parse_identifier
+
+    if text.startswith(("http://", "https://", "ftp://")):
+        return Identifier("arxiv", "2401.00001")
+    return parse_identifier(text)
