@@ -59,25 +59,28 @@ def test_each_mode_finds_the_obvious_work(filled, mode: str) -> None:  # type: i
 
 
 @pytest.mark.parametrize(
-    "query",
+    ("query", "expected"),
     [
-        '"unbalanced',
-        "(cats",
-        "cats AND",
-        "NEAR(cats dogs",
-        "cat*",
-        "-dogs",
-        "a:b",
-        "^",
-        '""',
-        "cats OR OR dogs",
-        "NOT",
-        "'; DROP TABLE works; --",
+        ('"unbalanced', set()),
+        ("(cats", {"cats"}),
+        ("cats AND", {"cats"}),
+        ("NEAR(cats dogs", {"cats", "dogs"}),
+        ("cat*", {"cats"}),
+        ("-dogs", {"dogs"}),
+        ("a:b", set()),
+        ("^", set()),
+        ('""', set()),
+        ("cats OR OR dogs", {"cats", "dogs"}),
+        ("NOT", set()),
+        ("'; DROP TABLE works; --", set()),
     ],
 )
-def test_plain_text_never_raises_in_fts(filled, query: str) -> None:  # type: ignore[no-untyped-def]
+def test_plain_text_never_raises_in_fts(filled, query: str, expected: set[str]) -> None:  # type: ignore[no-untyped-def]
+    """Operators and punctuation in plain text are words, not FTS5 syntax."""
     response = filled.search(query, mode="fts", k=5)
-    assert isinstance(response.hits, list)
+    assert (response.query, response.mode) == (query, "fts")
+    assert {h.id for h in response.hits} == expected
+    assert filled.status()["works"] == len(RECORDS)
 
 
 def test_fts5_syntax_passes_expressions_and_rejects_malformed(filled) -> None:  # type: ignore[no-untyped-def]
@@ -233,3 +236,26 @@ def test_work_results_look_past_one_work_with_many_chunks(library, mode: str) ->
     assert library.status()["chunks"] > 12
     hits = library.search("glacier melt rates", mode=mode, k=3).hits
     assert hits[0].id == "big" and len({h.id for h in hits}) == 3
+
+
+def test_rrf_defaults_and_weights() -> None:
+    plain = rrf({"fts": ["a", "b"], "vector": ["b"]})  # k defaults to 60, weights to 1
+    assert plain == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61})
+    weighted = rrf({"fts": ["a"], "vector": ["b"]}, k=10, weights={"fts": 2.0, "vector": 0.5})
+    assert weighted == pytest.approx({"a": 2 / 11, "b": 0.5 / 11})
+    partial = rrf({"fts": ["a"], "vector": ["b"]}, k=10, weights={"fts": 3.0})
+    assert partial == pytest.approx({"a": 3 / 11, "b": 1 / 11})  # a list not named weighs 1
+
+
+def test_weighted_sum_edge_cases() -> None:
+    # an empty list adds nothing and does not stop the lists after it
+    scores = weighted_sum({"fts": [], "vector": [("a", 0.2), ("b", 0.6)]}, weights={"vector": 0.5})
+    assert scores == pytest.approx({"a": 0.0, "b": 0.5})
+    # equal scores normalise to 1; a list not named in the weights weighs 1
+    flat = weighted_sum({"fts": [("a", 3.0), ("b", 3.0)], "other": [("a", 1.0)]}, weights={})
+    assert flat == pytest.approx({"a": 2.0, "b": 1.0})
+
+
+def test_ranked_breaks_ties_by_item() -> None:
+    assert ranked({"b": 1.0, "c": 2.0, "a": 1.0}) == [("c", 2.0), ("a", 1.0), ("b", 1.0)]
+    assert [item for item, _ in ranked({"z": 0.5, "y": 0.5, "x": 0.5})] == ["x", "y", "z"]
