@@ -165,7 +165,7 @@ class ProviderHttp:
             raise ProviderUnavailableError(
                 f"{self.provider}: could not reach {where} ({type(exc).__name__}: {exc})"
             ) from exc
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL: a bad Location
             raise ProviderUnavailableError(
                 f"{self.provider}: request to {where} failed ({type(exc).__name__}: {exc})"
             ) from exc
