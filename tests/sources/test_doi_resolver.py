@@ -176,12 +176,12 @@ def test_messages_name_the_doi_the_host_and_what_to_do() -> None:
         "PubMed Central; Prioris does not fetch from other sites (download the PDF yourself "
         "and ingest it)"
     )
-    with pytest.raises(UnsupportedProviderError, match="resolves to 'doi.test'"):
+    with pytest.raises(UnsupportedProviderError, match=r"resolves to 'doi\.test'"):
         doi.resolve("10.1234/rel")  # a relative Location is read against the resolver
     with pytest.raises(UnsupportedProviderError, match="resolves to 'file:///etc/passwd'"):
         doi.resolve("10.1234/file")  # no host: the whole target is named
     for name in ("mail", "junk", "ipv6"):  # an unreadable Location: an error, no traceback
-        with pytest.raises(ProviderUnavailableError, match="InvalidURL|not a URL"):
+        with pytest.raises(ProviderUnavailableError, match=r"InvalidURL|not a URL"):
             doi.resolve(f"10.1234/{name}")
     with pytest.raises(UnsupportedProviderError) as info:
         doi.resolve("10.1234/noid")
