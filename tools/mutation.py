@@ -78,12 +78,40 @@ def report(modules: list[str]) -> bool:
     return ok
 
 
+def _functions(path: Path) -> dict[str, str]:
+    """Source of every (method) function in a mutated file, by its mutmut name."""
+    import ast
+
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "__mutmut_" in node.name:
+            found[node.name] = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+    return found
+
+
 def survivors(module: str) -> None:
+    """The diff of each surviving mutant (read from mutants/, faster than ``mutmut show``)."""
+    import difflib
+
     out = _mutmut("results").stdout
+    path = ROOT / "mutants" / "src" / "prioris" / (module.replace(".", "/") + ".py")
+    functions = _functions(path)
     for line in out.splitlines():
-        name = line.strip().rpartition(": ")[0]
-        if name.startswith(f"prioris.{module}.") and "__mutmut_" in name:
-            print(_mutmut("show", name).stdout)
+        name, _, status = line.strip().rpartition(": ")
+        if not name.startswith(f"prioris.{module}.") or "__mutmut_" not in name:
+            continue
+        function = name.removeprefix(f"prioris.{module}.")
+        original = functions.get(function.rsplit("__mutmut_", 1)[0] + "__mutmut_orig", "")
+        mutant = functions.get(function, "")
+        diff = [
+            d
+            for d in difflib.unified_diff(original.splitlines(), mutant.splitlines(), lineterm="")
+            if d[:1] in "+-" and d[:3] not in ("+++", "---") and "def " not in d
+        ]
+        print(f"# {name}: {status}")
+        print("\n".join(diff))
 
 
 def main(argv: list[str]) -> int:
