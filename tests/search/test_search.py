@@ -259,3 +259,37 @@ def test_weighted_sum_edge_cases() -> None:
 def test_ranked_breaks_ties_by_item() -> None:
     assert ranked({"b": 1.0, "c": 2.0, "a": 1.0}) == [("c", 2.0), ("a", 1.0), ("b", 1.0)]
     assert [item for item, _ in ranked({"z": 0.5, "y": 0.5, "x": 0.5})] == ["x", "y", "z"]
+
+
+def test_request_validation_messages(filled) -> None:  # type: ignore[no-untyped-def]
+    cases = [
+        ({"mode": "semantic"}, "mode 'semantic' is not one of fts, vector, hybrid"),
+        ({"syntax": "regex"}, "syntax 'regex' is not one of plain, fts5"),
+        ({"k": 0}, "k must be between 1 and 1000, got 0"),
+        ({"k": 1001}, "k must be between 1 and 1000, got 1001"),
+        ({"syntax": "fts5", "mode": "hybrid"}, "syntax 'fts5' is only for mode 'fts'"),
+        ({"syntax": "fts5", "mode": "vector"}, "syntax 'fts5' is only for mode 'fts'"),
+        ({"from_year": 2021, "to_year": 2020}, "from_year 2021 is after to_year 2020"),
+    ]
+    for options, message in cases:
+        with pytest.raises(InvalidRequestError) as info:
+            filled.search("cats", **options)
+        assert info.value.message == message, options
+    with pytest.raises(InvalidRequestError, match="^the query is empty$"):
+        filled.search(" \t")
+    assert len(filled.search("cats dogs hadron reef", mode="fts", k=1000).hits) == 4
+    assert [h.id for h in filled.search("cats", k=1, from_year=2018, to_year=2018).hits] == ["cats"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_k_limits_the_hits_and_scores_descend(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    query = "cats wolves hadron corals"
+    everything = filled.search(query, mode=mode, k=10).hits
+    assert len(everything) == 4
+    scores = [h.score for h in everything]
+    assert scores == sorted(scores, reverse=True)
+    top2 = filled.search(query, mode=mode, k=2).hits
+    assert [h.id for h in top2] == [h.id for h in everything[:2]]
+    response = filled.search(query, mode=mode, k=2)
+    assert response.to_dict()["mode"] == mode and response.took_ms >= 0
+    assert [h["id"] for h in response.to_dict()["hits"]] == [h.id for h in top2]
