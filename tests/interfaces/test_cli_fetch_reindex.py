@@ -25,13 +25,13 @@ from pdf_factory import make_text_pdf
 pytestmark = pytest.mark.slow  # the real embedding model
 
 FEED = (
-    '<feed xmlns="http://www.w3.org/2005/Atom" '
-    'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">'
-    "<opensearch:totalResults>1</opensearch:totalResults>"
-    "<entry><id>http://arxiv.org/abs/2402.05555v2</id><title>Glacier surges</title>"
-    "<published>2024-02-09T00:00:00Z</published><summary>Why glaciers surge.</summary>"
-    "<author><name>Ida Berg</name></author></entry></feed>"
-).encode()
+    b'<feed xmlns="http://www.w3.org/2005/Atom" '
+    b'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">'
+    b"<opensearch:totalResults>1</opensearch:totalResults>"
+    b"<entry><id>http://arxiv.org/abs/2402.05555v2</id><title>Glacier surges</title>"
+    b"<published>2024-02-09T00:00:00Z</published><summary>Why glaciers surge.</summary>"
+    b"<author><name>Ida Berg</name></author></entry></feed>"
+)
 
 
 class Arxiv:
