@@ -163,10 +163,10 @@ def test_base64_bounds_and_messages() -> None:
         with pytest.raises(InvalidRequestError, match="content is empty; send the bytes as base64"):
             decode_base64_checked(empty, 10)  # type: ignore[arg-type]
     # 8 characters estimate 6 bytes: over a 3-byte limit (+2 for padding) before decoding
-    with pytest.raises(FileTooLargeError, match="^chunk 3 decodes to about 6 bytes, over the 3"):
+    with pytest.raises(FileTooLargeError, match=r"^chunk 3 decodes to about 6 bytes, over the 3"):
         decode_base64_checked("AAAAAAAA", 3, what="chunk 3")
     # within the estimate's slack, the decoded length decides
-    with pytest.raises(FileTooLargeError, match="^content is 6 bytes, over the 5-byte limit$"):
+    with pytest.raises(FileTooLargeError, match=r"^content is 6 bytes, over the 5-byte limit$"):
         decode_base64_checked("AAAAAAAA", 5)
     assert decode_base64_checked("AAAAAA==", 4) == b"\0\0\0\0"
 
@@ -178,7 +178,7 @@ def test_limits_must_be_positive_and_one_is_enough(tmp_path: Path) -> None:
         {"max_sessions": 0},
         {"idle_timeout": 0.0},
     ):
-        with pytest.raises(ValueError, match="^upload limits must be positive$"):
+        with pytest.raises(ValueError, match=r"^upload limits must be positive$"):
             make(tmp_path, **bad)
     tiny = make(tmp_path, max_total_bytes=1, max_chunk_bytes=1, max_sessions=1, idle_timeout=0.5)
     sid = tiny.begin(expected_bytes=1).session_id
@@ -193,7 +193,7 @@ def test_edges_of_the_size_limits_and_their_messages(tmp_path: Path) -> None:
     with pytest.raises(FileTooLargeError, match=r"limit \(PRIORIS_MCP_MAX_FILE_BYTES\)$"):
         sessions.begin(expected_bytes=21)
     with pytest.raises(
-        FileTooLargeError, match="^chunk 0 is 11 bytes, over the 10-byte chunk limit$"
+        FileTooLargeError, match=r"^chunk 0 is 11 bytes, over the 10-byte chunk limit$"
     ):
         sessions.append(info.session_id, 0, b"x" * 11)
     sessions.append(info.session_id, 0, b"x" * 10)

@@ -275,7 +275,7 @@ def test_request_validation_messages(filled) -> None:  # type: ignore[no-untyped
         with pytest.raises(InvalidRequestError) as info:
             filled.search("cats", **options)
         assert info.value.message == message, options
-    with pytest.raises(InvalidRequestError, match="^the query is empty$"):
+    with pytest.raises(InvalidRequestError, match=r"^the query is empty$"):
         filled.search(" \t")
     assert len(filled.search("cats dogs hadron reef", mode="fts", k=1000).hits) == 4
     assert [h.id for h in filled.search("cats", k=1, from_year=2018, to_year=2018).hits] == ["cats"]
