@@ -307,3 +307,21 @@ def test_kill_minus_nine_after_the_commit_leaves_the_whole_document(
         assert library.search("waterlogged", mode="vector", k=1).hits[0].title.startswith("Blue")
     finally:
         library.close()
+
+
+def test_a_failed_model_switch_leaves_the_old_vector_index(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recreating the vector index for a new model is one transaction too."""
+    before = snapshot(db)
+    with monkeypatch.context() as patch:
+        patch.setattr(chunk_store, "set_state", _after(chunk_store, "set_state", _raise))
+        with pytest.raises(InjectedFault):
+            Library.open(load_settings(), embedder=FakeEmbedder(dim=32, model_id="fake/other"))
+    assert snapshot(db) == before
+    library = open_library()  # the old model still finds its vectors
+    try:
+        assert library.stale_on_open == 0 and library.status()["stale_chunks"] == 0
+        assert library.search("unrelated words", mode="vector").hits[0].id == "other"
+    finally:
+        library.close()
