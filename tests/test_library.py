@@ -260,3 +260,32 @@ def test_an_alias_never_moves_to_another_work(library: Library) -> None:
     assert library.resolve_work_id("10.1234/dup") == "arxiv:2401.00001v1"
     owners = conn.execute("SELECT count(*) FROM aliases WHERE alias = 'doi:10.1234/dup'").fetchone()
     assert owners[0] == 1
+
+
+def test_summaries_and_responses_as_json(library: Library) -> None:
+    """The dictionaries the CLI and MCP print: exact keys, a reason only when skipped."""
+    first = library.import_records([{"_id": "j1", "title": "Json", "text": "json words"}])
+    again = library.import_records([{"_id": "j1", "title": "Json", "text": "json words"}, {}])
+    assert first.to_dict() == {
+        "ingested": [{"id": "j1", "path": None, "pages": 1, "ocr_pages": 0, "chunks": 1}],
+        "skipped": [],
+        "failed": [],
+    }
+    data = again.to_dict()
+    assert data["ingested"] == [] and [f["path"] for f in data["failed"]] == ["line 2"]
+    assert data["skipped"] == [
+        {
+            "id": "j1",
+            "path": None,
+            "pages": 0,
+            "ocr_pages": 0,
+            "chunks": 0,
+            "reason": "identical bytes already stored",
+        }
+    ]
+    response = library.search("json", mode="fts", k=1)
+    response.took_ms = 1.23456
+    out = response.to_dict()
+    assert (out["query"], out["mode"], out["took_ms"]) == ("json", "fts", 1.23)
+    assert [h["id"] for h in out["hits"]] == ["j1"] and out["hits"][0]["ranks"] == {"fts": 1}
+    assert set(out) == {"query", "mode", "took_ms", "hits"}
