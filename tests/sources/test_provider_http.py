@@ -290,3 +290,48 @@ def test_connection_refused_over_loopback() -> None:
     http = ProviderHttp("arxiv", make_client(load_settings()), min_interval=0, backoff_budget=1)
     with pytest.raises(ProviderUnavailableError, match="could not reach"):
         http.get(f"http://127.0.0.1:{port}/q")
+
+
+def test_retry_after_edges() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2024, 1, 1, 12, 0, 0, tzinfo=UTC)
+    assert _parse_retry_after("0", now) == 0.0  # no extra wait is invented
+    assert _parse_retry_after(" 2.5 ", now) == 2.5
+    assert _parse_retry_after("-3", now) == 0.0
+    assert _parse_retry_after("Mon, 01 Jan 2024 11:59:00 GMT", now) == 0.0  # in the past
+    # a date without a zone ("-0000") is read as UTC
+    assert _parse_retry_after("Mon, 01 Jan 2024 12:00:10 -0000", now) == 10.0
+    assert _parse_retry_after("", now) is None
+    later = _parse_retry_after("Fri, 01 Jan 2100 00:00:00 GMT")  # against the real clock
+    assert later is not None and later > 10**9
+
+
+def test_client_settings_and_user_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from prioris.sources import http as http_module
+
+    client = make_client(load_settings())
+    assert client.trust_env is True and client.follow_redirects is False
+    assert client.headers["User-Agent"] == USER_AGENT
+    assert USER_AGENT == f"Prioris/{metadata.version('prioris')} (+https://github.com/prioris)"
+
+    def missing(name: str) -> str:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(http_module.metadata, "version", missing)
+    assert http_module._version() == "0.0.0"
+
+
+def test_system_clock_sleeps_only_for_positive_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prioris.sources import http as http_module
+
+    slept: list[float] = []
+    monkeypatch.setattr(http_module.time, "sleep", slept.append)
+    clock = http_module.SystemClock()
+    clock.sleep(0)
+    clock.sleep(-1)
+    clock.sleep(0.5)
+    assert slept == [0.5]
+    assert abs(clock.monotonic() - http_module.time.monotonic()) < 1
