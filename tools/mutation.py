@@ -127,6 +127,8 @@ def survivors(module: str) -> None:
         name, _, status = line.strip().rpartition(": ")
         if not name.startswith(f"prioris.{module}.") or "__mutmut_" not in name:
             continue
+        if status.strip() not in ("survived", "no tests"):
+            continue
         function = name.removeprefix(f"prioris.{module}.")
         original = functions.get(function.rsplit("__mutmut_", 1)[0] + "__mutmut_orig", "")
         mutant = functions.get(function, "")

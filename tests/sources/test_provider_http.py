@@ -315,7 +315,7 @@ def test_client_settings_and_user_agent(monkeypatch: pytest.MonkeyPatch) -> None
     client = make_client(load_settings())
     assert client.trust_env is True and client.follow_redirects is False
     assert client.headers["User-Agent"] == USER_AGENT
-    assert USER_AGENT == f"Prioris/{metadata.version('prioris')} (+https://github.com/prioris)"
+    assert f"Prioris/{metadata.version('prioris')} (+https://github.com/prioris)" == USER_AGENT
 
     def missing(name: str) -> str:
         raise metadata.PackageNotFoundError(name)
