@@ -289,3 +289,28 @@ def test_summaries_and_responses_as_json(library: Library) -> None:
     assert (out["query"], out["mode"], out["took_ms"]) == ("json", "fts", 1.23)
     assert [h["id"] for h in out["hits"]] == ["j1"] and out["hits"][0]["ranks"] == {"fts": 1}
     assert set(out) == {"query", "mode", "took_ms", "hits"}
+
+
+def test_original_lists_every_field_of_a_stored_document(library: Library, tmp_path: Path) -> None:
+    pdf = make_text_pdf(tmp_path / "doc.pdf", "Stored fields", ["Body text here. " * 30])
+    result = library.ingest_file(pdf)
+    work, documents = library.original(result.id)
+    assert work.id == result.id
+    (document,) = documents
+    data = pdf.read_bytes()
+    import hashlib
+
+    assert document == {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "work_id": result.id,
+        "format": "pdf",
+        "size_bytes": len(data),
+        "page_count": 1,
+        "ocr_pages": 0,
+        "parser_version": document["parser_version"],
+        "path": str(pdf),
+        "url": None,
+        "created_at": document["created_at"],
+    }
+    assert document["parser_version"] and document["created_at"].endswith("+00:00")
+    assert library.document_bytes(document["sha256"]) == data

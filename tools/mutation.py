@@ -11,6 +11,7 @@ table of killed / total per module for docs/testing.md.
     .venv/bin/python tools/mutation.py --report             # only the table of results
     .venv/bin/python tools/mutation.py --survivors search.fusion  # the diffs that survived
     .venv/bin/python tools/mutation.py --sample 40          # a seeded sample per module
+    .venv/bin/python tools/mutation.py --retry-survivors    # after adding tests
 
 A full run is thousands of mutants (hours on two shared cores); ``--sample N`` tests a
 fixed random sample of N mutants per module (the same sample every time) for a quicker
@@ -48,6 +49,7 @@ CORE = [
 ]
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
+_ROW_KEY = re.compile(r"\b(r|row)\[\"")
 _SQL = re.compile(r"\b(select|insert|update|delete|create|from|where)\b", re.IGNORECASE)
 
 
@@ -107,9 +109,33 @@ def equivalent(diff: list[str]) -> str | None:
     if not removed or len(removed) != len(added):
         return None
     pairs = list(zip(removed, added, strict=True))
-    if all(a != b and a.lower() == b.lower() and _SQL.search(a) for a, b in pairs):
+    if not all(a != b and a.lower() == b.lower() for a, b in pairs):
+        return None
+    if all(_SQL.search(a) for a, _ in pairs):
         return "SQL keywords and names are case-insensitive"
+    if all(_ROW_KEY.search(a) for a, _ in pairs):
+        return "sqlite3.Row looks columns up case-insensitively"
     return None
+
+
+def forget_survivors(modules: list[str]) -> int:
+    """Clear the stored result of surviving mutants so the next run tests them again
+    (mutmut keeps a result until the function's code changes, not when tests change)."""
+    import json
+
+    cleared = 0
+    for module in modules:
+        meta = ROOT / "mutants" / "src" / "prioris" / (module.replace(".", "/") + ".py.meta")
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        codes = data["exit_code_by_key"]
+        for name, code in codes.items():
+            if code in (0, 5, 33):  # survived, no tests: mutmut's exit codes
+                codes[name] = None
+                cleared += 1
+        meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return cleared
 
 
 def report(modules: list[str], chosen: set[str] | None = None) -> bool:
@@ -180,6 +206,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--survivors"]:
         for module in argv[1:]:
             survivors(module)
+        return 0
+    if argv[:1] == ["--retry-survivors"]:
+        print(f"{forget_survivors(argv[1:] or CORE)} survivors will be tested again")
         return 0
     if argv[:1] == ["--sample"]:
         modules = argv[2:] or CORE

@@ -141,3 +141,19 @@ def test_rrf_when_chosen_sums_reciprocal_ranks() -> None:
     }
     assert [h.id for h in hits] == ["keyword", "between", "vector"]
     assert [h.score for h in hits] == pytest.approx([expected[h.id] for h in hits], rel=1e-5)
+
+
+def test_rrf_uses_the_weights_too() -> None:
+    library = _open({"PRIORIS_MCP_HYBRID_METHOD": "rrf", "PRIORIS_MCP_HYBRID_WEIGHTS": "0.2,0.8"})
+    try:
+        hits = library.search("zebra", mode="hybrid").hits
+    finally:
+        library.close()
+    # each list weighs twice its share: fts 0.4, vector 1.6
+    expected = {
+        "keyword": 0.4 / 61 + 1.6 / 63,
+        "between": 0.4 / 62 + 1.6 / 62,
+        "vector": 1.6 / 61,
+    }
+    assert [h.id for h in hits] == ["between", "keyword", "vector"]
+    assert [h.score for h in hits] == pytest.approx([expected[h.id] for h in hits], rel=1e-5)
