@@ -50,7 +50,10 @@ CORE = [
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
 _ROW_KEY = re.compile(r"\b(r|row)\[\"")
-_SQL = re.compile(r"\b(select|insert|update|delete|create|from|where)\b", re.IGNORECASE)
+_SQL = re.compile(
+    r"\b(select|insert|update|delete|create|from|where|values|order by|limit|join)\b",
+    re.IGNORECASE,
+)
 
 
 def _mutmut(*args: str) -> subprocess.CompletedProcess[str]:

@@ -100,6 +100,11 @@ def test_the_two_lists_disagree(disagreeing: Library) -> None:
     vector = [h.id for h in disagreeing.search("zebra", mode="vector").hits]
     assert fts == ["keyword", "between"]
     assert vector == ["vector", "between", "keyword"]
+    # vector mode reports the cosine similarity itself, not a fused or normalised score
+    scores = [h.score for h in disagreeing.search("zebra", mode="vector").hits]
+    assert scores == pytest.approx([1.0, 1 / math.sqrt(2), 0.0], abs=1e-5)
+    bm25 = [h.score for h in disagreeing.search("zebra", mode="fts").hits]
+    assert bm25[0] > bm25[1] > 0
 
 
 @pytest.mark.parametrize("chunks", [False, True])

@@ -173,6 +173,7 @@ def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) 
 
 def test_hit_offsets_point_into_the_markdown(filled) -> None:  # type: ignore[no-untyped-def]
     hit = filled.search("wolves", mode="fts", k=1).hits[0]
+    assert (hit.page_start, hit.page_end, hit.offset) == (1, 1, 0)
     view = filled.show(hit.id, offset=hit.offset, limit=200)
     assert "wolves" in view["markdown"]
 
@@ -293,3 +294,44 @@ def test_k_limits_the_hits_and_scores_descend(filled, mode: str) -> None:  # typ
     response = filled.search(query, mode=mode, k=2)
     assert response.to_dict()["mode"] == mode and response.took_ms >= 0
     assert [h["id"] for h in response.to_dict()["hits"]] == [h.id for h in top2]
+
+
+class _FailingConn:
+    """A connection whose every query fails with ``message`` (a fault at the SQLite edge)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def execute(self, *args: object) -> object:
+        from prioris.storage.db import sqlite3
+
+        raise sqlite3.OperationalError(self.message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["database is locked", "database table is busy", "disk I/O error", "out of memory"],
+)
+def test_storage_faults_in_fts_are_not_blamed_on_the_query(message: str) -> None:
+    from prioris.search.backends import SearchFilters, fts_search
+    from prioris.storage.db import sqlite3
+
+    with pytest.raises(sqlite3.OperationalError, match=message):
+        fts_search(_FailingConn(message), '"cats"', SearchFilters(), 5)
+    with pytest.raises(InvalidRequestError, match="malformed FTS5 query"):
+        fts_search(_FailingConn("fts5: syntax error near x"), '"cats"', SearchFilters(), 5)
+
+
+def test_vector_search_k_and_query_dtype(filled) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from prioris.search.backends import SearchFilters, vector_search
+
+    conn = filled.searcher.conn
+    query = filled.embedder.embed_query("cats hunt rodents")
+    assert [c.work_id for c in vector_search(conn, query, SearchFilters(), 1)] == ["cats"]
+    assert len(vector_search(conn, query, SearchFilters(), 0)) == 1  # at least one
+    as_float64 = vector_search(conn, query.astype(np.float64), SearchFilters(), 4)
+    assert [c.score for c in as_float64] == pytest.approx(
+        [c.score for c in vector_search(conn, query, SearchFilters(), 4)]
+    )
