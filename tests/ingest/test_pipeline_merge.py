@@ -189,3 +189,37 @@ def test_upsert_fills_gaps_refreshes_counts_and_merges_extra(library: Library) -
     upsert_work(conn, Work(id="w1", title="x", source="x", cited_by_count=None), "2027")
     after = get_work(conn, "w1")
     assert after is not None and after.cited_by_count == 9 and after.updated_at != "2027"
+
+
+def test_the_model_sees_each_passage_with_its_work_title(settings) -> None:  # type: ignore[no-untyped-def]
+    from prioris.embedding.fake import FakeEmbedder
+
+    from conftest import FakeOcr
+
+    class Recording(FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.texts: list[str] = []
+
+        def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            self.texts.extend(texts)
+            return super().embed_passages(texts)
+
+    embedder = Recording()
+    library = Library.open(settings, embedder=embedder, ocr=FakeOcr())
+    try:
+        text = "\n\n".join(f"## Part {i}\n\n" + "Sediment accumulates. " * 80 for i in range(3))
+        library.import_records(
+            [
+                {"_id": "a", "title": "Fjords", "text": text},
+                {"_id": "b", "title": "Karst", "text": "Caves dissolve."},
+            ]
+        )
+        chunks = library.status()["chunks"]
+    finally:
+        library.close()
+    assert len(embedder.texts) == chunks >= 3
+    # a later passage does not start with the title: it is put in front of it
+    assert embedder.texts[1].startswith("Fjords\nPart 1\n\nSediment")
+    assert all(t.startswith("Fjords") for t in embedder.texts[:-1])
+    assert embedder.texts[-1] == "Karst\n\nCaves dissolve."

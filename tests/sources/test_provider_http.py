@@ -335,3 +335,41 @@ def test_system_clock_sleeps_only_for_positive_waits(monkeypatch: pytest.MonkeyP
     clock.sleep(0.5)
     assert slept == [0.5]
     assert abs(clock.monotonic() - http_module.time.monotonic()) < 1
+
+
+def test_a_bounded_get_sends_what_a_plain_get_sends_and_checks_the_size() -> None:
+    seen: list[httpx.Request] = []
+    bodies = {
+        "/small": httpx.Response(200, content=b"%PDF-ok"),
+        "/declared": httpx.Response(200, content=b"tiny", headers={"Content-Length": "999"}),
+        "/streamed": None,  # no Content-Length: counted while streaming
+        "/gone": httpx.Response(404, content=b"no"),
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = bodies[request.url.path]
+        return answer or httpx.Response(200, content=iter([b"x" * 25, b"x" * 25]))
+
+    http = _http(handler)
+    response = http.get(
+        "https://files.test/small?key=secret",
+        params={"page": "2"},
+        headers={"X-Probe": "yes"},
+        max_bytes=10,
+    )
+    assert response.content == b"%PDF-ok" and response.status_code == 200
+    request = seen[-1]
+    assert request.method == "GET" and request.url.params["page"] == "2"
+    assert request.headers["X-Probe"] == "yes" and request.headers["User-Agent"] == USER_AGENT
+    with pytest.raises(FileTooLargeError) as info:
+        http.get("https://files.test/declared?key=secret", max_bytes=10)
+    assert info.value.message == (
+        "arxiv: https://files.test/declared is 999 bytes, more than the limit of 10"
+    )
+    with pytest.raises(FileTooLargeError) as info:
+        http.get("https://files.test/streamed", max_bytes=10)
+    assert info.value.message == "arxiv: https://files.test/streamed exceeds the limit of 10 bytes"
+    assert http.get("https://files.test/streamed", max_bytes=50).content == b"x" * 50
+    with pytest.raises(NotFoundError):
+        http.get("https://files.test/gone", max_bytes=10)
