@@ -239,3 +239,16 @@ def test_discard_and_expiry_edges(tmp_path: Path) -> None:
 )
 def test_only_a_base_name_is_kept(tmp_path: Path, given: str | None, kept: str | None) -> None:
     assert make(tmp_path).begin(given).filename == kept
+
+
+def test_base64_is_strict_and_close_leaves_foreign_files(tmp_path: Path) -> None:
+    sessions = make(tmp_path)
+    sid = sessions.begin().session_id
+    with pytest.raises(InvalidRequestError, match="not valid base64"):
+        sessions.append_base64(sid, 0, "QUJD*")  # a stray character is an error, not dropped
+    assert sessions.append_base64(sid, 0, "QUJD").received_bytes == 3
+    foreign = tmp_path / "uploads" / "someone-elses.txt"
+    foreign.write_text("keep me")
+    sessions.close()  # the folder is not empty: it stays, and no error is raised
+    assert foreign.read_text() == "keep me"
+    assert [p.name for p in (tmp_path / "uploads").iterdir()] == ["someone-elses.txt"]
