@@ -82,10 +82,14 @@ DEFECTS = [
     Defect(
         "write: no transaction at all (BEGIN, COMMIT, ROLLBACK removed)",
         "src/prioris/ingest/pipeline.py",
-        'conn.execute("BEGIN IMMEDIATE")',
-        "pass",
+        '\n        conn.execute("BEGIN IMMEDIATE")',
+        "\n        pass",
         ATOMIC,
-        more=(('conn.execute("COMMIT")', "pass", 2), ('conn.execute("ROLLBACK")', "pass", 1)),
+        more=(
+            ('\n                    conn.execute("COMMIT")', "\n                    pass", 1),
+            ('\n            conn.execute("COMMIT")', "\n            pass", 1),
+            ('\n            conn.execute("ROLLBACK")', "\n            pass", 1),
+        ),
     ),
     Defect(
         "doi: host allowlist check removed",
