@@ -188,6 +188,7 @@ def test_europepmc_xml_is_stored_as_its_markdown_and_indexed(setup) -> None:  # 
     assert "Kinetic constants matched" in markdown and "<sec>" not in markdown
     _, documents = library.original("PMC3339582")
     assert [(d["format"], d["size_bytes"]) for d in documents] == [("xml", len(JATS))]
+    assert documents[0]["url"] == "https://epmc.test/rest/PMC3339582/fullTextXML"
     assert library.document_bytes(documents[0]["sha256"]) == JATS
     hits = library.search("tetrameric", mode="fts").hits
     assert [h.id for h in hits] == ["europepmc:PMC3339582"]

@@ -314,3 +314,39 @@ def test_original_lists_every_field_of_a_stored_document(library: Library, tmp_p
     }
     assert document["parser_version"] and document["created_at"].endswith("+00:00")
     assert library.document_bytes(document["sha256"]) == data
+
+
+def test_storage_reads_of_what_is_not_there(library: Library) -> None:
+    from prioris.storage.works import get_work, upsert_work
+
+    assert get_work(library.conn, "no-such-work") is None
+    now = "2026-01-01T00:00:00+00:00"
+    upsert_work(library.conn, Work(id="oa", title="t", source="openalex", is_oa=False), now)
+    upsert_work(library.conn, Work(id="oa", title="t", source="openalex", is_oa=True), now)
+    stored = get_work(library.conn, "oa")
+    assert stored is not None and stored.is_oa is True  # open-access status is refreshed
+
+
+def test_a_model_switch_on_an_empty_library_reports_nothing_stale(settings) -> None:  # type: ignore[no-untyped-def]
+    Library.open(settings, embedder=FakeEmbedder(dim=64, model_id="fake/a")).close()
+    lib = Library.open(settings, embedder=FakeEmbedder(dim=32, model_id="fake/b"))
+    try:
+        assert lib.stale_on_open == 0 and lib.status()["dim"] == 32
+    finally:
+        lib.close()
+
+
+def test_chunks_keep_their_token_counts_and_a_second_copy_keeps_the_first_text(
+    library: Library, tmp_path: Path
+) -> None:
+    from prioris.models import FullText
+
+    library.import_records([{"_id": "t", "title": "T", "text": "one two three four"}])
+    counts = [r[0] for r in library.conn.execute("SELECT token_count FROM chunks")]
+    assert counts and all(c > 0 for c in counts)
+    work = library.get_work("t")
+    html = FullText(format="html", content=b"<p>other copy</p>", markdown="# T\n\nother copy")
+    result = library.pipeline.store(library.pipeline.prepare_fulltext(work, html))
+    assert result.status == "ingested" and result.chunks == 0  # stored, not indexed again
+    assert library.show("t")["markdown"] == "# T\n\none two three four"
+    assert len(library.original("t")[1]) == 2

@@ -51,7 +51,7 @@ DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
 _ROW_KEY = re.compile(r"\b(r|row)\[\"")
 _SQL = re.compile(
-    r"\b(select|insert|update|delete|create|from|where|values|order by|limit|join)\b",
+    r"\b(select|insert|update|delete|create|from|where|values|order by|limit|join|begin|commit|rollback)\b",
     re.IGNORECASE,
 )
 

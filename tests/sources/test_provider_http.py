@@ -373,3 +373,41 @@ def test_a_bounded_get_sends_what_a_plain_get_sends_and_checks_the_size() -> Non
     assert http.get("https://files.test/streamed", max_bytes=50).content == b"x" * 50
     with pytest.raises(NotFoundError):
         http.get("https://files.test/gone", max_bytes=10)
+
+
+def test_error_messages_name_the_url_and_the_body() -> None:
+    answers = {
+        "/bad": httpx.Response(400, text="  query syntax: unexpected ')'  "),
+        "/empty": httpx.Response(403),
+        "/boom": httpx.Response(503),
+        "/moved": httpx.Response(301, headers={"Location": "https://elsewhere.test/"}),
+        "/pdf": httpx.Response(200, content=b"%PDF-1", headers={"Content-Type": "application/pdf"}),
+        "/json": httpx.Response(200, json={"ok": True}),
+    }
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return answers[request.url.path]
+
+    http = _http(handler)
+    with pytest.raises(InvalidRequestError) as info:
+        http.get("https://api.test/bad?api_key=secret")
+    assert info.value.message == (
+        "arxiv: request rejected (HTTP 400) by https://api.test/bad: query syntax: unexpected ')'"
+    )
+    with pytest.raises(InvalidRequestError) as info:
+        http.get("https://api.test/empty")
+    assert info.value.message == "arxiv: request rejected (HTTP 403) by https://api.test/empty"
+    with pytest.raises(ProviderUnavailableError) as info:
+        http.get("https://api.test/boom")
+    assert info.value.message == "arxiv: server error (HTTP 503) from https://api.test/boom"
+    with pytest.raises(ProviderUnavailableError) as info:
+        http.get("https://api.test/moved")
+    assert info.value.message == (
+        "arxiv: unexpected redirect (HTTP 301) from https://api.test/moved"
+    )
+    bounded = http.get("https://api.test/pdf", max_bytes=100)
+    assert bounded.headers["Content-Type"] == "application/pdf"  # headers kept
+    assert http.get_json("https://api.test/json", headers={"X-Key": "k"}) == {"ok": True}
+    assert seen[-1].headers["X-Key"] == "k"
