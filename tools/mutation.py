@@ -51,7 +51,8 @@ DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
 _ROW_KEY = re.compile(r"\b(r|row)\[\"")
 _SQL = re.compile(
-    r"\b(select|insert|update|delete|create|from|where|values|order by|limit|join|begin|commit|rollback)\b",
+    r"\b(select|insert|update|delete|create|from|where|values|order by|limit|join"
+    r"|begin|commit|rollback)\b",
     re.IGNORECASE,
 )
 
