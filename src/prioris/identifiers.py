@@ -217,6 +217,10 @@ def parse_identifier(text: str) -> Identifier:
         elif prefix == "file" and _FILE_RE.match(rest.lower()):
             return Identifier("file", rest.lower())
         raise _invalid(raw, f"not a valid {prefix} identifier")
+    if sep and prefix.upper() in EUROPEPMC_SOURCES:
+        found = _europepmc(raw)  # MED:123, PPR:PPR1: what the Europe PMC tools document
+        if found:
+            return found
     value = normalise_arxiv(raw)
     if value:
         return Identifier("arxiv", value)

@@ -364,18 +364,27 @@ def test_one_page_failing_ocr_does_not_sink_the_others() -> None:
 class CountingOcr(FakeOcr):
     """A slow fake that records how many pages it was reading at the same time.
 
-    Slower than rendering a page at 300 dpi on a loaded machine, or pages never overlap."""
+    After the first page, a call waits (up to ``join_wait`` seconds) for a second one to
+    start beside it, so a parallel run shows overlap however slowly pages render (under
+    coverage tracing rendering can outlast any fixed delay) and a serial run still ends.
+    """
 
-    def __init__(self) -> None:
-        super().__init__(delay=1.5)
-        self.lock = threading.Lock()
+    def __init__(self, join_wait: float = 0.0) -> None:
+        super().__init__(delay=0.05)
+        self.join_wait = join_wait
+        self.lock = threading.Condition()
         self.active = 0
+        self.calls = 0
         self.peaks: list[int] = []
 
     def ocr_page(self, image_png: bytes) -> str:
         with self.lock:
             self.active += 1
+            self.calls += 1
             self.peaks.append(self.active)
+            self.lock.notify_all()
+            if self.calls > 1 and self.join_wait:
+                self.lock.wait_for(lambda: self.active >= 2, timeout=self.join_wait)
         try:
             return super().ocr_page(image_png)
         finally:
@@ -384,7 +393,7 @@ class CountingOcr(FakeOcr):
 
 
 def test_pages_are_ocrd_in_parallel_after_the_first_succeeds() -> None:
-    fake = CountingOcr()
+    fake = CountingOcr(join_wait=10.0)
     content = extract_pdf(image_pdf(3), ocr=fake, ocr_workers=2)
     assert content.ocr_pages == 3
     assert fake.peaks[0] == 1  # the first page runs alone: a broken engine is asked once
@@ -415,10 +424,12 @@ def test_time_limit_is_checked_between_pages() -> None:
 
 
 def test_time_limit_also_bounds_a_page_still_being_ocrd() -> None:
+    pdf = image_pdf(1)  # made before the clock starts: only the parse is timed
     started = time.monotonic()
     with pytest.raises(ParseError, match=r"parse time limit \(stopped after 0 of 1 pages;"):
-        extract_pdf(image_pdf(1), ocr=FakeOcr(delay=1.0), time_limit_seconds=0.2)
-    assert time.monotonic() - started < 0.9
+        extract_pdf(pdf, ocr=FakeOcr(delay=10.0), time_limit_seconds=0.2)
+    # well before the 10 s page would finish, parser process start included
+    assert time.monotonic() - started < 6.0
 
 
 def test_an_engine_bug_on_one_page_is_a_parse_error_not_a_crash() -> None:

@@ -93,3 +93,23 @@ def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) 
     after = filled.search("topic 4 theme 1", mode="vector", k=10)
     assert filled.searcher.vector_cache._snapshot is not None
     assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
+
+
+def test_unknown_years_are_out_of_a_to_year_filter_in_memory_too(filled: Library) -> None:
+    filled.import_records(
+        [{"_id": f"undated{i}", "title": f"Undated {i}", "text": "topic 3 theme 2"} for i in (1, 2)]
+    )
+    cache = _cache(filled)
+    conn = filled.searcher.conn
+    query = filled.embedder.embed_query("topic 3 theme 2")
+    cache.knn(conn, query, SearchFilters(), 5)
+    cache.knn(conn, query, SearchFilters(), 5)
+    unfiltered = cache.knn(conn, query, SearchFilters(), 200)
+    assert unfiltered is not None and {"undated1", "undated2"} <= {c.work_id for c in unfiltered}
+    for filters in (SearchFilters(to_year=2030), SearchFilters(to_year=2030, source="import")):
+        from_memory = cache.knn(conn, query, filters, 200)
+        from_vec0 = vector_search(conn, query, filters, 200)
+        assert from_memory is not None
+        assert {c.work_id for c in from_memory} == {c.work_id for c in from_vec0}
+        assert not {c.work_id for c in from_memory} & {"undated1", "undated2"}
+        assert len({c.work_id for c in from_memory}) == 120 - (40 if filters.source else 0)
