@@ -93,3 +93,35 @@ def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) 
     after = filled.search("topic 4 theme 1", mode="vector", k=10)
     assert filled.searcher.vector_cache._snapshot is not None
     assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [SearchFilters(), SearchFilters(source="arxiv", from_year=2000), SearchFilters(to_year=1995)],
+)
+def test_compact_copy_near_exact_with_filters(
+    filled: Library, filters: SearchFilters, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the float budget the copy is binary codes plus int8 rows: same filters, k hits,
+    scores within quantisation error of vec0's."""
+    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
+    cache = _cache(filled)
+    conn = filled.searcher.conn
+    query = filled.embedder.embed_query("topic 3 theme 2 item")
+    cache.knn(conn, query, filters, 15)
+    cache.knn(conn, query, filters, 15)
+    assert cache._snapshot is not None and cache._snapshot.quantized is not None
+    assert cache._snapshot.matrix is None
+    from_memory = cache.knn(conn, query, filters, 15)
+    from_vec0 = vector_search(conn, query, filters, 15)
+    assert from_memory is not None and len(from_memory) == len(from_vec0) == 15
+    assert [c.score for c in from_memory] == pytest.approx([c.score for c in from_vec0], abs=0.02)
+    allowed = {c.chunk_id for c in vector_search(conn, query, filters, 4096)}
+    assert {c.chunk_id for c in from_memory} <= allowed
+
+
+def test_copy_sizes() -> None:
+    assert vector_cache.copy_bytes(1000, 384) == 0  # small: vec0
+    assert vector_cache.copy_bytes(100_000, 384) == 100_000 * 384 * 4  # exact floats
+    assert vector_cache.copy_bytes(1_000_000, 384) == 1_000_000 * (384 + 48)  # compact
+    assert vector_cache.copy_bytes(10_000_000, 384) == 0  # too large for memory: vec0
