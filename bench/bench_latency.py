@@ -134,7 +134,7 @@ def measure(library: Any, queries: list[str], *, warmup: int = 5) -> list[tuple[
     """p50/p95/mean per mode of wall-clock time around Library.search (k=10)."""
     for query in queries[:2]:  # the second query of a process starts the in-memory copy
         library.search(query, mode="vector", k=10)
-    cache = getattr(library.searcher, "vector_cache", None)
+    cache = getattr(library.searcher.backend, "vector_cache", None)
     if cache is not None and hasattr(cache, "wait_until_loaded"):
         cache.wait_until_loaded()  # the in-memory vector copy loads in the background
         snapshot = getattr(cache, "_snapshot", None)

@@ -46,7 +46,7 @@ def _cache(library: Library) -> VectorCache:
 )
 def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> None:
     cache = _cache(filled)
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("topic 3 theme 2 item")
     assert cache.knn(conn, query, filters, 15) is None  # a first query never starts a load
     assert cache._snapshot is None
@@ -63,7 +63,7 @@ def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> 
 
 def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
     cache = _cache(filled)
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("brand new subject")
     cache.knn(conn, query, SearchFilters(), 5)
     cache.knn(conn, query, SearchFilters(), 5)
@@ -79,7 +79,7 @@ def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
 def test_small_libraries_keep_no_copy(library: Library) -> None:
     library.import_records([{"_id": "only", "title": "One", "text": "a single record"}])
     cache = _cache(library)
-    conn = library.searcher.conn
+    conn = library.searcher.backend.conn
     query = library.embedder.embed_query("single")
     assert cache.knn(conn, query, SearchFilters(), 5) is None
     assert cache.knn(conn, query, SearchFilters(), 5) is None
@@ -89,9 +89,9 @@ def test_small_libraries_keep_no_copy(library: Library) -> None:
 def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) -> None:
     before = filled.search("topic 4 theme 1", mode="vector", k=10)
     filled.search("topic 4 theme 1", mode="vector", k=10)
-    assert filled.searcher.vector_cache.wait_until_loaded(30)
+    assert filled.searcher.backend.vector_cache.wait_until_loaded(30)
     after = filled.search("topic 4 theme 1", mode="vector", k=10)
-    assert filled.searcher.vector_cache._snapshot is not None
+    assert filled.searcher.backend.vector_cache._snapshot is not None
     assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
 
 
@@ -106,7 +106,7 @@ def test_compact_copy_near_exact_with_filters(
     scores within quantisation error of vec0's."""
     monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
     cache = _cache(filled)
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("topic 3 theme 2 item")
     cache.knn(conn, query, filters, 15)
     cache.knn(conn, query, filters, 15)

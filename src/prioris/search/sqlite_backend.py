@@ -1,0 +1,84 @@
+"""The SQLite search backend: FTS5 BM25, KNN from the vector copy or ``vec0``, hit rows.
+
+Each thread reads through its own connection (WAL lets readers run beside the one
+writer), so a search never waits for an ingest and hybrid's two halves run in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vector_search
+from prioris.search.protocols import Passage, WorkSummary
+from prioris.search.vector_cache import VectorCache
+
+BATCH = 500  # ids per IN (...) list
+
+
+class SqliteSearchBackend:
+    def __init__(self, connect_reader: Callable[[], Any]) -> None:
+        self._connect_reader = connect_reader
+        self._local = threading.local()
+        self._opened: list[Any] = []
+        self._opened_lock = threading.Lock()
+        self.vector_cache = VectorCache(connect_reader)
+
+    @property
+    def conn(self) -> Any:
+        """This thread's read connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect_reader()
+            self._local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
+        return conn
+
+    def close(self) -> None:
+        with self._opened_lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
+
+    def fts(
+        self, expression: str, filters: SearchFilters, limit: int, *, title_weight: float
+    ) -> list[ChunkScore]:
+        return fts_search(self.conn, expression, filters, limit, title_weight=title_weight)
+
+    def knn(self, vector: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:
+        """From the in-memory copy when it is fresh, else from ``vec0``."""
+        rows = self.vector_cache.knn(self.conn, vector, filters, k)
+        return vector_search(self.conn, vector, filters, k) if rows is None else rows
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+        found: dict[int, Passage] = {}
+        for batch in _batches(list(chunk_ids)):
+            marks = ", ".join("?" for _ in batch)
+            for row in self.conn.execute(
+                "SELECT id, text, page_start, page_end, char_start FROM chunks "
+                f"WHERE id IN ({marks})",
+                batch,
+            ):
+                found[row[0]] = Passage(row[0], row[1], row[2], row[3], row[4])
+        return found
+
+    def works(self, work_ids: Sequence[str]) -> dict[str, WorkSummary]:
+        found: dict[str, WorkSummary] = {}
+        for batch in _batches(list(work_ids)):
+            marks = ", ".join("?" for _ in batch)
+            for row in self.conn.execute(
+                f"SELECT id, title, authors, year, source FROM works WHERE id IN ({marks})",
+                batch,
+            ):
+                authors = json.loads(row[2] or "[]")
+                found[row[0]] = WorkSummary(row[0], row[1], authors, row[3], row[4])
+        return found
+
+
+def _batches(items: list[Any]) -> list[list[Any]]:
+    return [items[i : i + BATCH] for i in range(0, len(items), BATCH)]
