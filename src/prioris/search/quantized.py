@@ -24,7 +24,7 @@ import numpy as np
 
 WORD_BITS = 64
 MIN_CANDIDATES = 2000  # rows kept by the binary pass before int8 rescoring
-CANDIDATES_PER_HIT = 20  # ... or this many per hit asked for, when more
+CANDIDATES_PER_HIT = 8  # ... or this many per hit asked for, when more
 BLOCK = 1 << 16  # rows per step of the binary scan
 
 
