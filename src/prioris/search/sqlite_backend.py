@@ -5,8 +5,10 @@ writer), so a search never waits for an ingest and hybrid's two halves run in pa
 
 FTS5 has no top-k pruning: a query costs about a microsecond per chunk matching any of
 its words, which at a million chunks is the tail of every mode. Past ``FTS_SPLIT_ROWS``
-chunks the backend ranks the lower and upper halves of the chunk ids in two threads and
-merges them; BM25's statistics are those of the whole index in both, so the merged list
+chunks the backend ranks a plain query over the chunks holding its rare words only when
+that provably gives the full query's list (:mod:`prioris.search.fts_plan`), and
+otherwise ranks the lower and upper halves of the chunk ids in two threads and merges
+them; BM25's statistics are those of the whole index in every part, so each merged list
 is the one a single query gives.
 """
 
@@ -20,13 +22,16 @@ from typing import Any
 
 import numpy as np
 
+from prioris.search import fts_plan
 from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vector_search
 from prioris.search.protocols import Passage, WorkSummary
 from prioris.search.vector_cache import VectorCache
+from prioris.storage.chunks import vectors_version
 
 BATCH = 500  # ids per IN (...) list
 FTS_SPLIT_ROWS = 100_000  # rank FTS in two halves past this many chunk ids
 LAST_ROWID = (1 << 63) - 1
+COUNT_CACHE = 20_000  # words whose chunk counts are remembered (per index version)
 
 
 class SqliteSearchBackend:
@@ -37,6 +42,9 @@ class SqliteSearchBackend:
         self._opened_lock = threading.Lock()
         self.vector_cache = VectorCache(connect_reader)
         self._fts_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-fts")
+        self._counts: dict[str, int] = {}
+        self._counts_version = -1
+        self.pruned_queries = 0  # how often the rare-word plan answered (benchmarks read it)
 
     @property
     def conn(self) -> Any:
@@ -62,24 +70,64 @@ class SqliteSearchBackend:
         last = self.conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
         if last < FTS_SPLIT_ROWS:
             return fts_search(self.conn, expression, filters, limit, title_weight=title_weight)
+        words = fts_plan.words_of(expression)
+        counts = None if words is None else self._match_counts(words)
+        plan = None if counts is None else fts_plan.plan(counts, last)
+        for _ in range(2):  # a failed first split gives the score that makes a second one hold
+            if plan is None or counts is None:
+                break
+            found = self._in_parallel(
+                (plan.rare_only, None), (plan.rare_and_common, None), filters, limit, title_weight
+            )
+            if len(found) < limit:
+                break  # chunks with only common words are needed to fill the list
+            if found[-1].score >= plan.bound:
+                self.pruned_queries += 1
+                return found
+            plan = fts_plan.plan(counts, last, below=found[-1].score)
         middle = last // 2
+        return self._in_parallel(
+            (expression, (0, middle)),
+            (expression, (middle + 1, LAST_ROWID)),  # rows added meanwhile too
+            filters,
+            limit,
+            title_weight,
+        )
 
-        def upper() -> list[ChunkScore]:
+    def _in_parallel(
+        self,
+        first: tuple[str, tuple[int, int] | None],
+        second: tuple[str, tuple[int, int] | None],
+        filters: SearchFilters,
+        limit: int,
+        title_weight: float,
+    ) -> list[ChunkScore]:
+        """Two FTS queries over disjoint chunk sets, one in the pool, merged by score."""
+
+        def run(part: tuple[str, tuple[int, int] | None]) -> list[ChunkScore]:
+            expression, rowids = part
             return fts_search(
-                self.conn,
-                expression,
-                filters,
-                limit,
-                title_weight=title_weight,
-                rowids=(middle + 1, LAST_ROWID),  # rows added meanwhile too
+                self.conn, expression, filters, limit, title_weight=title_weight, rowids=rowids
             )
 
-        pending = self._fts_pool.submit(upper)
-        lower = fts_search(
-            self.conn, expression, filters, limit, title_weight=title_weight, rowids=(0, middle)
-        )
-        merged = sorted([*lower, *pending.result()], key=lambda c: -c.score)
+        pending = self._fts_pool.submit(run, second)
+        merged = sorted([*run(first), *pending.result()], key=lambda c: -c.score)
         return merged[:limit]
+
+    def _match_counts(self, words: list[str]) -> dict[str, int]:
+        """How many chunks each quoted word matches, remembered until the index changes."""
+        version = vectors_version(self.conn)
+        if version != self._counts_version or len(self._counts) > COUNT_CACHE:
+            self._counts, self._counts_version = {}, version
+        counts = {}
+        for word in words:
+            if word not in self._counts:
+                row = self.conn.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (word,)
+                ).fetchone()
+                self._counts[word] = int(row[0])
+            counts[word] = self._counts[word]
+        return counts
 
     def knn(self, vector: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:
         """From the in-memory copy when it is fresh, else from ``vec0``."""
