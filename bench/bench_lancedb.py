@@ -4,7 +4,8 @@ LanceDB is the embedded hybrid engine a user would pick instead. It is not a dep
 of Prioris: install it into a scratch environment to run this (the script prints
 SKIPPED and exits 0 without it, or without the SciFact library of ``bench_scifact.py``):
 
-    python -m venv /tmp/lance && /tmp/lance/bin/pip install lancedb==0.40.0
+    .venv/bin/python -m venv --system-site-packages /tmp/lance
+    /tmp/lance/bin/pip install lancedb==0.40.0
     PYTHONPATH=/tmp/lance/lib/python3.11/site-packages .venv/bin/python bench/bench_lancedb.py
 
 Both sides get the chunk texts and the vectors stored in ``bench/out/scifact`` (LanceDB
@@ -88,18 +89,21 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def search_tables_bytes(db_path: Path) -> int:
-    """Bytes of the tables search reads: chunks, FTS5 and vec0 (dbstat, page-level)."""
-    from prioris.storage.db import connect
+def search_tables_bytes(db_path: Path) -> int | None:
+    """Bytes of the tables search reads (chunks, FTS5, vec0 and their indexes), from the
+    ``sqlite3`` shell's dbstat (pysqlite3 is built without it); None without the shell."""
+    import shutil
+    import subprocess
 
-    conn = connect(db_path, migrate=False)
-    try:
-        rows = conn.execute(
-            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'chunks%' OR name LIKE 'sqlite_auto%'"
-        ).fetchone()
-        return int(rows[0] or 0)
-    finally:
-        conn.close()
+    shell = shutil.which("sqlite3")
+    if shell is None:
+        return None
+    query = (
+        "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'chunks%' OR name LIKE 'chunk_%' "
+        "OR name LIKE 'sqlite_autoindex_chunks%'"
+    )
+    out = subprocess.run([shell, str(db_path), query], capture_output=True, text=True)
+    return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
 def timed_runs(search: Any, queries: dict[str, str], ids: list[str]) -> tuple[dict, list[float]]:
@@ -115,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=300, help="train queries timed")
     parser.add_argument("-k", type=int, default=100)
+    parser.add_argument("--library", type=Path, default=common.OUT / "scifact")
     args = parser.parse_args(argv)
     lancedb = _lancedb()
     common.require_scifact()
-    library_dir = common.OUT / "scifact"
-    if not (library_dir / "complete.json").is_file():
+    library_dir = args.library
+    if not (library_dir / "library.sqlite").is_file():
         print("SKIPPED: build the SciFact library first: .venv/bin/python bench/bench_scifact.py")
         return 0
     queries = common.load_queries()
@@ -159,9 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         prioris_bytes = search_tables_bytes(Path(library.settings.db_path))
     print(f"\nSciFact chunks, {len(ids)} train queries, k={args.k}, query embedding included:")
     common.print_table(["mode", "engine", "p50 ms", "p95 ms", "nDCG@10"], rows)
+    mine = (
+        "n/a (no sqlite3 shell)"
+        if prioris_bytes is None
+        else f"{common.mib(prioris_bytes):.1f} MiB"
+    )
     print(
         f"\non disk: LanceDB {common.mib(folder_bytes(lance_dir)):.1f} MiB (table + FTS index); "
-        f"Prioris search tables {common.mib(prioris_bytes):.1f} MiB (chunks, FTS5, vec0)"
+        f"Prioris search tables {mine} (chunks, FTS5, vec0)"
     )
     return 0
 

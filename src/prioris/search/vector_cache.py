@@ -1,8 +1,9 @@
 """An in-memory copy of the vector index that answers KNN in numpy.
 
 sqlite-vec's ``vec0`` stays the index of record (it persists the vectors and answers
-whenever this copy cannot); its brute-force scan costs tens of milliseconds per query at
-100,000 chunks and about half a second at a million. The copy takes one of two forms:
+whenever this copy cannot); its brute-force scan costs several milliseconds per query at
+10,000 chunks (more for the deep lists hybrid asks for), tens at 100,000 and about half a
+second at a million. The copy takes one of two forms:
 
 - up to ``EXACT_MAX_BYTES`` of float32 (about 170,000 chunks of 384 dimensions), the
   vectors themselves: exact KNN with one matrix-vector product;
@@ -32,7 +33,7 @@ from prioris.search.backends import ChunkScore, SearchFilters
 from prioris.search.quantized import QuantizedVectors
 from prioris.storage.chunks import VEC_TABLE, vectors_version
 
-MIN_VECTORS = 20_000  # below this vec0 is already fast: no copy kept
+MIN_VECTORS = 1_000  # below this vec0 answers in a few milliseconds: no copy kept
 EXACT_MAX_BYTES = 256 << 20  # float32 copy up to this size, quantised copy above
 MAX_BYTES = 1 << 30  # a copy (of either form) larger than this is not kept: vec0 only
 SAMPLE_ROWS = 20_000  # rows that set the quantiser's mean and scales
