@@ -65,3 +65,21 @@ def test_title_changes_and_deletes_keep_the_index_consistent(library: Library) -
     _check(conn)
     assert library.search("quantum lattice", mode="fts").hits == []
     assert library.search("bees dance", mode="fts").hits[0].id == "b"
+
+
+def test_enrichment_retitle_keeps_the_index_consistent(library: Library) -> None:
+    """The enrichment path: replace_fields, then update_work_fields (vec0 year only)."""
+    library.import_records([{"_id": "p", "title": "Untitled scan", "text": "Tau tangles."}])
+    conn = library.conn
+    work = work_store.get_work(conn, "p")
+    assert work is not None
+    work.title, work.year = "Tau pathology in ageing brains", 2019
+    conn.execute("BEGIN IMMEDIATE")
+    work_store.replace_fields(conn, work, "now")
+    chunk_store.update_work_fields(conn, "p", work.title, work.year)
+    conn.execute("COMMIT")
+    assert len(_matches(conn, "title:pathology")) == 1
+    assert _matches(conn, "title:untitled") == []
+    _check(conn)
+    hits = library.search("ageing brains", mode="fts", from_year=2019).hits
+    assert [h.id for h in hits] == ["p"]
