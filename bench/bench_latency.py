@@ -136,7 +136,7 @@ def measure(library: Any, queries: list[str], *, warmup: int = 5) -> list[tuple[
         library.search(query, mode="vector", k=10)
     cache = getattr(library.searcher.backend, "vector_cache", None)
     if cache is not None and hasattr(cache, "wait_until_loaded"):
-        cache.wait_until_loaded()  # the in-memory vector copy loads in the background
+        cache.wait_until_loaded(900)  # the in-memory vector copy loads in the background
         snapshot = getattr(cache, "_snapshot", None)
         print(f"vector KNN: {'in-memory copy' if snapshot is not None else 'sqlite-vec vec0'}")
     for query in queries[:warmup]:
@@ -203,7 +203,9 @@ def bench_large(
     print(f"vector recall@10 against exact float search: {recall:.4f}")
     print(
         f"peak RSS of this process from opening the library to the last query: "
-        f"{common.mib(rss.peak):.0f} MiB; library file {common.mib(status['size_bytes']):.0f} MiB"
+        f"{common.mib(rss.peak):.0f} MiB, of which not file-backed (SQLite maps the library "
+        f"file) {common.mib(rss.peak_private):.0f} MiB; library file "
+        f"{common.mib(status['size_bytes']):.0f} MiB"
     )
 
 

@@ -242,6 +242,9 @@ class VectorCache:
         try:
             self._snapshot = None  # stale anyway: free it before its successor loads
             conn = self._connect_reader()
+            # read, not mapped: streaming the whole vector table through this connection's
+            # mmap would leave ~1.5 GB of file pages in the process at a million chunks
+            conn.execute("PRAGMA mmap_size = 0")
             try:
                 snapshot = load_snapshot(conn)
                 if snapshot is None:
