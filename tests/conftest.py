@@ -127,3 +127,13 @@ def library(settings):  # type: ignore[no-untyped-def]
     lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
     yield lib
     lib.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _stop_parser_processes() -> Iterator[None]:
+    """Idle PDF parser processes end with the session (not at interpreter exit), so their
+    coverage data is written before pytest-cov combines it."""
+    yield
+    from prioris.ingest.pdf_process import shutdown_idle
+
+    shutdown_idle()

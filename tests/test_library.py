@@ -272,7 +272,7 @@ def test_summaries_and_responses_as_json(library: Library) -> None:
         "failed": [],
     }
     data = again.to_dict()
-    assert data["ingested"] == [] and [f["path"] for f in data["failed"]] == ["line 2"]
+    assert data["ingested"] == [] and [f["path"] for f in data["failed"]] == ["record 2"]
     assert data["skipped"] == [
         {
             "id": "j1",

@@ -201,8 +201,7 @@ DEFECTS = [
 def _copy(target: Path) -> None:
     for name in ("src", "tests"):
         shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("migrations", "data", "pyproject.toml"):
-        (target / name).symlink_to(ROOT / name)
+    (target / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")  # migrations ship in src
 
 
 def _run(copy: Path, tests: tuple[str, ...]) -> subprocess.CompletedProcess[str]:

@@ -34,6 +34,7 @@ from prioris.ingest.pipeline import IngestPipeline, IngestResult, os_reason, rea
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
+from prioris.search.sqlite_backend import SqliteSearchBackend
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
@@ -101,7 +102,7 @@ class Library:
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
-            lambda: connect(settings.db_path, migrate=False),
+            SqliteSearchBackend(lambda: connect(settings.db_path, migrate=False)),
             embedder,
             FusionConfig(
                 method=settings.fusion_method,

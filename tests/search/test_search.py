@@ -327,7 +327,7 @@ def test_vector_search_k_and_query_dtype(filled) -> None:  # type: ignore[no-unt
 
     from prioris.search.backends import SearchFilters, vector_search
 
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("cats hunt rodents")
     assert [c.work_id for c in vector_search(conn, query, SearchFilters(), 1)] == ["cats"]
     assert len(vector_search(conn, query, SearchFilters(), 0)) == 1  # at least one

@@ -365,11 +365,15 @@ def test_a_bounded_get_sends_what_a_plain_get_sends_and_checks_the_size() -> Non
     with pytest.raises(FileTooLargeError) as info:
         http.get("https://files.test/declared?key=secret", max_bytes=10)
     assert info.value.message == (
-        "arxiv: https://files.test/declared is 999 bytes, more than the limit of 10"
+        "arxiv: https://files.test/declared is 999 bytes, more than the limit of 10 bytes "
+        "(PRIORIS_MCP_MAX_FILE_BYTES)"
     )
     with pytest.raises(FileTooLargeError) as info:
         http.get("https://files.test/streamed", max_bytes=10)
-    assert info.value.message == "arxiv: https://files.test/streamed exceeds the limit of 10 bytes"
+    assert info.value.message == (
+        "arxiv: https://files.test/streamed exceeds the limit of 10 bytes "
+        "(PRIORIS_MCP_MAX_FILE_BYTES)"
+    )
     assert http.get("https://files.test/streamed", max_bytes=50).content == b"x" * 50
     with pytest.raises(NotFoundError):
         http.get("https://files.test/gone", max_bytes=10)

@@ -171,6 +171,16 @@ class PdfProcess:
         how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
         return WorkerFailed(f"the PDF parser process crashed on this file ({how})")
 
+    def stop(self) -> None:
+        """End an idle child by closing its pipe (it exits normally), killing it if it lingers."""
+        if self.proc.poll() is None and not self.dead:
+            with suppress(OSError):
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()
+            with suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=2)
+        self.kill()
+
     def kill(self) -> None:
         """Stop the child at once and reap it."""
         self.dead = True
@@ -229,4 +239,4 @@ def shutdown_idle() -> None:
     with _idle_lock:
         workers, _idle[:] = list(_idle), []
     for worker in workers:
-        worker.kill()
+        worker.stop()

@@ -26,6 +26,7 @@ from prioris.strings import without_surrogates as clean_text
 
 MIN_YEAR, MAX_YEAR = 1, 9999
 _DIGITS = re.compile(r"[0-9]{1,4}")
+NO_DATE = frozenset({"n.d.", "n.d", "nd", "s.d.", "no date", "unknown", "n/a"})
 
 
 def _clean_deep(value: Any) -> Any:
@@ -76,6 +77,8 @@ class ImportRecord(BaseModel):
     def _plausible_year(cls, value: Any) -> int | None:
         if value is None or (isinstance(value, str) and not value.strip()):
             return None
+        if isinstance(value, str) and value.strip().lower() in NO_DATE:
+            return None  # the bibliographic "no date" markers say the year is unknown
         if isinstance(value, bool):
             raise ValueError("must be a year such as 2021")
         if isinstance(value, str):
