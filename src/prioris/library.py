@@ -8,7 +8,9 @@ share it.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
@@ -19,26 +21,44 @@ from typing import Any
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.ingest.batch import FileDone, FileStage, IngestSummary, collect_pdfs, read_jsonl
+from prioris.ingest.batch import (
+    FileDone,
+    FileStage,
+    IngestSummary,
+    JsonlLine,
+    check_path,
+    collect_pdfs,
+    read_jsonl,
+)
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pipeline import (
     IngestPipeline,
     IngestResult,
     StepProgress,
+    os_reason,
     read_file_checked,
 )
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
+from prioris.search.sqlite_backend import SqliteSearchBackend
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
 from prioris.storage.db import connect
 from prioris.storage.markdown import load_markdown, markdown_view
+from prioris.strings import without_surrogates
 
 IMPORT_BATCH = 64
+SQLITE_MAX_INT = 2**63 - 1
 REINDEX_BATCH = 256
 log = logging.getLogger(__name__)
+
+
+def _pdf_limits(settings: Settings) -> Any:
+    from prioris.ingest.pdf import PdfLimits
+
+    return PdfLimits.from_settings(settings)
 
 
 def utc_now() -> str:
@@ -85,11 +105,12 @@ class Library:
             ocr_mode=settings.ocr_mode,
             max_file_bytes=settings.max_file_bytes,
             now=now,
+            pdf_limits=_pdf_limits(settings),
             write_lock=self.lock,
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
-            lambda: connect(settings.db_path, migrate=False),
+            SqliteSearchBackend(lambda: connect(settings.db_path, migrate=False)),
             embedder,
             FusionConfig(
                 method=settings.fusion_method,
@@ -97,6 +118,7 @@ class Library:
                 fts_weight=fts_w,
                 vector_weight=vec_w,
             ),
+            max_query_chars=settings.max_query_chars,
         )
         self._remote: Any = None
         self._artefacts: Any = None
@@ -122,7 +144,11 @@ class Library:
 
     # -- ingest --------------------------------------------------------------------------
     collect_pdfs = staticmethod(collect_pdfs)
-    read_jsonl = staticmethod(read_jsonl)
+
+    def read_jsonl(self, path: Path) -> Iterable[JsonlLine]:
+        """The lines of a JSONL file as records or per-line errors (``file:line`` each),
+        each line bounded by ``PRIORIS_MCP_MAX_RECORD_BYTES``."""
+        return read_jsonl(Path(path), max_line_bytes=self.settings.max_record_bytes)
 
     def ingest_file(
         self,
@@ -138,8 +164,15 @@ class Library:
 
         ``progress(stage, done, total)`` follows pages read (OCR included), chunks embedded
         and the commit, so a caller can show a bar that never sits still."""
+        check_path(path)
         if not path.exists():
             raise NotFoundError(f"no such file: {path}")
+        if path.is_dir():
+            try:
+                os.listdir(path)
+            except OSError as exc:
+                raise InvalidRequestError(f"cannot read folder {path}: {os_reason(exc)}") from None
+            raise InvalidRequestError(f"not a file: {path} is a folder")
         if not path.is_file():
             raise InvalidRequestError(f"not a file: {path}")
         data = read_file_checked(path, self.settings.max_file_bytes)
@@ -253,32 +286,51 @@ class Library:
 
     def import_records(
         self,
-        records: Iterable[dict[str, Any] | PriorisError],
+        records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
         *,
         on_progress: Callable[[int], None] | None = None,
     ) -> IngestSummary:
-        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups."""
+        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups.
+
+        Each record is validated on its own; a bad one fails alone (its ``file:line`` from
+        :meth:`read_jsonl`, else ``record N``) and every good record around it is stored.
+        """
         summary = IngestSummary()
-        batch: list[Any] = []
+        batch: list[tuple[str, Any]] = []
 
         def flush() -> None:
             if not batch:
                 return
-            results = self.pipeline.store_many(batch)
-            for result in results:
-                summary.add(result)
+            results = self.pipeline.store_each([prepared for _, prepared in batch])
+            for (where, _), result in zip(batch, results, strict=True):
+                if isinstance(result, PriorisError):
+                    summary.fail(where, result)
+                else:
+                    summary.add(result)
             if on_progress:
                 on_progress(len(batch))
             batch.clear()
 
-        for number, record in enumerate(records, start=1):
+        items = iter(records)
+        for number in itertools.count(1):
+            try:
+                item = next(items)
+            except StopIteration:
+                break
+            except PriorisError:  # the file itself failed: keep what was read before
+                flush()
+                raise
+            if isinstance(item, JsonlLine):
+                where, record = item.where, item.value
+            else:
+                where, record = f"record {number}", item
             if isinstance(record, PriorisError):
-                summary.fail(f"line {number}", record)
+                summary.fail(where, record)
                 continue
             try:
-                batch.append(self.pipeline.prepare_record(record))
+                batch.append((where, self.pipeline.prepare_record(record)))
             except PriorisError as exc:
-                summary.fail(f"line {number}", exc)
+                summary.fail(where, exc)
                 continue
             if len(batch) >= IMPORT_BATCH:
                 flush()
@@ -414,6 +466,8 @@ class Library:
     ) -> SearchResponse:
         """Search what the library holds; ``ids`` restrict to works (any id form)."""
         work_ids = tuple(self.resolve_work_id(i) for i in ids) if ids else None
+        if isinstance(source, str):
+            source = without_surrogates(source)
         filters = SearchFilters(
             source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
         )
@@ -434,7 +488,7 @@ class Library:
     # -- the library -----------------------------------------------------------------------
     def resolve_work_id(self, text: str) -> str:
         """The stored work an id, alias or pasted identifier refers to (else not_found)."""
-        text = (text or "").strip()
+        text = without_surrogates(text or "").strip()
         if not text:
             raise InvalidRequestError("an id is required")
         with self.lock:
@@ -462,6 +516,14 @@ class Library:
         return work
 
     def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """Works newest first; ``limit`` and ``offset`` must not be negative."""
+        if limit is not None and limit < 0:
+            raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
+        if offset < 0:
+            raise InvalidRequestError(f"offset must be 0 or more, got {offset}")
+        if limit is not None:
+            limit = min(limit, SQLITE_MAX_INT)  # past every row anyway
+        offset = min(offset, SQLITE_MAX_INT)
         with self.lock:
             return work_store.list_works(self.conn, limit=limit, offset=offset)
 

@@ -19,8 +19,8 @@ from difflib import SequenceMatcher
 
 import pymupdf
 
-from prioris.errors import InvalidRequestError
-from prioris.ingest.pdf import _open as open_pdf  # the same checks as ingest
+from prioris.errors import InvalidRequestError, ParseError
+from prioris.ingest.pdf import _header_offset
 
 MIN_RUN_WORDS = 3  # shorter shared runs are coincidences ("of the")
 MAX_RENDER_PX = 2400  # the longest side of a rendered page, whatever the zoom
@@ -62,6 +62,23 @@ def passage_rects(page: pymupdf.Page, passage: str) -> list[pymupdf.Rect]:
     if current is not None:
         rects.append(current)
     return rects
+
+
+def open_pdf(data: bytes) -> pymupdf.Document:
+    """Open stored PDF bytes in this process.
+
+    Only bytes that ingest already accepted reach this module (their page costs were
+    bounded in the parser process then), so one page is rendered here directly; a damaged
+    or encrypted file still fails as ParseError rather than a MuPDF exception.
+    """
+    try:
+        doc = pymupdf.open(stream=data[_header_offset(data) :], filetype="pdf")
+    except Exception as exc:  # MuPDF raises FileDataError, RuntimeError, mupdf.FzError...
+        raise ParseError(f"could not open the PDF: {exc}") from exc
+    if doc.needs_pass or doc.page_count < 1:
+        doc.close()
+        raise ParseError("the PDF is encrypted or has no readable pages")
+    return doc
 
 
 def render_page_png(

@@ -86,6 +86,12 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidRequestError(f"{self.prog}: {message}")
 
 
+def _database_errors() -> type[Exception]:
+    from prioris.storage.db import sqlite3
+
+    return sqlite3.Error  # type: ignore[no-any-return]
+
+
 def _command_modules() -> list[Callable[[Any], None]]:
     from prioris.interfaces.cli import library_cmds
 
@@ -211,6 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str], logs: CliLogging) -> int:
     ctx: CliContext | None = None
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 must not crash
+        if hasattr(stream, "reconfigure"):  # the printing of its line
+            stream.reconfigure(errors="backslashreplace")
     try:
         parser = build_parser()
         if not argv:
@@ -234,6 +243,10 @@ def _run(argv: list[str], logs: CliLogging) -> int:
     except PriorisError as exc:
         log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_ITEM_FAILED
+    except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
+        db = ctx.settings.db_path if ctx is not None else "the library file"
+        sys.stderr.write(f"error [configuration_error]: {db}: {exc}\n")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         log.error("interrupted")
         return 130
