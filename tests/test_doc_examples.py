@@ -17,26 +17,35 @@ import argparse
 import io
 import json
 import re
-import shlex
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from prioris.config import load_settings
 from prioris.interfaces.cli import main
 from prioris.interfaces.cli.app import build_parser, iter_parsers
 
+from doc_blocks import (
+    DOCS,
+    RUN_HERE,
+    blocks,
+    commands,
+    is_synopsis,
+    program,
+    resource_uris,
+    shell_lines,
+    split_words,
+    strip_comment,
+)
 from doc_providers import ARXIV_ID, Providers
 from pdf_factory import make_scanned_pdf, make_text_pdf
 
-ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
 SKIPPED = {
-    "make demo": "the set-up command itself; its main job is `prioris demo` (tests/test_demo.py)",
-    "make test": "runs this very suite",
     "prioris demo": "ingests with the real model and tesseract: tests/test_demo.py runs it",
     "prioris serve": "an MCP stdio server: tests/interfaces/test_mcp_stdio.py runs it with a "
     "real MCP client",
@@ -52,70 +61,9 @@ SKIPPED = {
 }
 
 
-@dataclass
-class Block:
-    where: str  # file:line
-    lang: str
-    lines: list[str]
-
-
-def blocks(path: Path) -> Iterator[Block]:
-    """Fenced code blocks with their language and first line number."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    start, lang, body = None, "", []
-    for number, line in enumerate(lines, start=1):
-        fence = re.match(r"^```(\w*)", line)
-        if fence and start is None:
-            start, lang, body = number + 1, fence.group(1), []
-        elif line.startswith("```") and start is not None:
-            yield Block(f"{path.relative_to(ROOT)}:{start}", lang, body)
-            start = None
-        elif start is not None:
-            body.append(line)
-
-
-def commands(block: Block) -> Iterator[tuple[str, str]]:
-    """``(where, command)`` for each shell line; indented lines continue the previous one."""
-    current: list[str] = []
-    first = 0
-    for offset, line in enumerate(block.lines):
-        if line.startswith((" ", "\t")) and current:
-            current.append(line.strip())
-            continue
-        if current:
-            yield f"{block.where.rsplit(':', 1)[0]}:{first}", " ".join(current)
-        current, first = (
-            ([line.strip()] if line.strip() else []),
-            int(block.where.rsplit(":", 1)[1]) + offset,
-        )
-    if current:
-        yield f"{block.where.rsplit(':', 1)[0]}:{first}", " ".join(current)
-
-
 def shell_examples() -> list[tuple[str, str]]:
-    found = []
-    for path in DOCS:
-        for block in blocks(path):
-            if block.lang not in ("", "sh", "bash", "console"):
-                continue
-            for where, command in commands(block):
-                words = _words(command)
-                if re.search(r"\[-", command):
-                    continue  # a synopsis, checked against the parser, not run
-                if words and (Path(words[0]).name in ("prioris", "make", "claude", "cat")):
-                    found.append((where, command))
-    return found
-
-
-def _words(command: str) -> list[str]:
-    lexer = shlex.shlex(command, posix=True, punctuation_chars="|>")
-    lexer.commenters = "#"
-    lexer.whitespace_split = True
-    return list(lexer)
-
-
-def _strip_comment(command: str) -> str:
-    return shlex.join(_words(command))
+    """The shell lines this module runs: prioris (also piped) and the sqlite3 upkeep."""
+    return [(where, c) for where, c in shell_lines() if program(c) in RUN_HERE]
 
 
 # -- checks against the parser ------------------------------------------------------------
@@ -164,7 +112,7 @@ def test_synopses_and_inline_commands_match_the_parser() -> None:
             checked += 1
         for block in blocks(path):
             for where, command in commands(block):
-                if re.search(r"\[-", command):  # a synopsis: [--option ...]
+                if is_synopsis(command):  # [--option ...]
                     _check_options(where, command.replace("[", " [").split())
                     checked += 1
     assert checked >= 10
@@ -184,8 +132,11 @@ def _build_home(home: Path) -> None:
     )
     make_text_pdf(
         home / "paper.pdf",
-        "Coral reefs and heatwaves",
-        ["Marine heatwaves bleach coral reefs across the tropics. " * 12],
+        "Coral reefs and heatwaves",  # past 12,000 characters: docs/mcp.md reads from there
+        [
+            f"Marine heatwaves bleach coral reefs across the tropics, part {n}. " * 45
+            for n in range(6)
+        ],
     )
     make_scanned_pdf(home / "scans" / "scan.pdf", "Volcanic aerosols cool the stratosphere.")
     records = [
@@ -246,6 +197,9 @@ CHECKS: dict[str, Callable[[str, str, Path, Providers], None]] = {
     "prioris export --format bibtex > library.bib": lambda out, err, home, p: (
         "@misc{" in (home / "library.bib").read_text() or pytest.fail("no BibTeX")
     ),
+    "sqlite3 library.sqlite \"INSERT INTO chunks_fts(chunks_fts) VALUES('optimize'); VACUUM;\"": (
+        lambda out, err, home, p: _upkeep_kept_the_library(home)
+    ),
     "cat abstract.txt | prioris discover -": lambda out, err, home, p: (
         any(
             q.get("search.semantic", [""])[0].startswith("CRISPR screens")
@@ -266,7 +220,7 @@ def _run(
     command: str, home: Path, capsys: pytest.CaptureFixture[str], monkeypatch
 ) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     """Run ``[cat FILE |] prioris ARGS [> FILE]`` as a shell would, through ``main``."""
-    words = [str(home) + w[1:] if w.startswith("~") else w for w in _words(command)]
+    words = [str(home) + w[1:] if w.startswith("~") else w for w in split_words(command)]
     stdin_text = None
     if "|" in words:
         bar = words.index("|")
@@ -279,6 +233,8 @@ def _run(
         assert arrow == len(words) - 2, f"unsupported shell syntax: {command}"
         target = home / words[-1]
         words = words[:arrow]
+    if Path(words[0]).name == "sqlite3":
+        return _sqlite3(words, command), ""
     assert Path(words[0]).name == "prioris", f"unsupported command: {command}"
     if stdin_text is not None:
         monkeypatch.setattr(sys, "stdin", io.StringIO(stdin_text))
@@ -290,6 +246,72 @@ def _run(
         assert target.parent.is_dir(), f"`{command}`: no folder {target.parent}"
         target.write_text(out)
     return out, err
+
+
+def _sqlite3(words: list[str], command: str) -> str:
+    """``sqlite3 library.sqlite "SQL"`` in the library's folder, by the sqlite3 shell (or,
+    without one, the same SQL through the SQLite Prioris uses)."""
+    assert len(words) == 3, f"unsupported sqlite3 call: {command}"
+    database = load_settings().db_path.parent / words[1]
+    assert database.is_file(), f"`{command}`: no {database}"
+    shell = shutil.which("sqlite3")
+    if shell is not None:
+        done = subprocess.run(
+            [shell, words[1], words[2]], cwd=database.parent, capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"`{command}`: {done.stderr}"
+        return done.stdout
+    from prioris.storage.db import sqlite3
+
+    conn = sqlite3.connect(database, isolation_level=None)
+    try:
+        conn.executescript(words[2])
+    finally:
+        conn.close()
+    return ""
+
+
+def _upkeep_kept_the_library(home: Path) -> None:
+    """After the docs' optimize + VACUUM: no free pages left, and the FTS index (external
+    content over chunks since schema 4) still finds the passages."""
+    from prioris.storage.db import sqlite3
+
+    conn = sqlite3.connect(load_settings().db_path)
+    try:
+        assert conn.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    finally:
+        conn.close()
+    from prioris.library import Library
+
+    with Library.open() as library:
+        assert library.search("heatwaves", mode="fts").hits
+
+
+def _read_resources(examples: list[tuple[str, str]], local_id: str) -> None:
+    """Each ``research://`` example of docs/mcp.md read through an MCP client; the local
+    file's placeholder id stands for a real ingested PDF's."""
+    from interfaces.mcp_helpers import with_client
+    from prioris.library import Library
+
+    async def body(client: Any) -> list[tuple[str, Any]]:
+        results = []
+        for where, uri in examples:
+            uri = uri.replace("file:0123456789abcdef", local_id)
+            results.append((f"{where} {uri}", await client.read_resource(uri)))
+        return results
+
+    library = Library.open()
+    try:
+        read = with_client(library, body)
+    finally:
+        library.close()
+    for where, result in read:
+        content = result.contents[0]
+        if content.mime_type == "application/json":
+            page = json.loads(content.text)
+            assert page["markdown"].strip(), where
+        else:
+            assert getattr(content, "text", "") or getattr(content, "blob", ""), where
 
 
 @pytest.fixture
@@ -317,12 +339,12 @@ def test_every_shell_example_runs(home, capsys, monkeypatch) -> None:  # type: i
     assert main(["import", "extra.jsonl"]) == 0
     capsys.readouterr()
 
-    skips = {_strip_comment(k) for k in SKIPPED}
-    checks = {_strip_comment(k): check for k, check in CHECKS.items()}
+    skips = {strip_comment(k) for k in SKIPPED}
+    checks = {strip_comment(k): check for k, check in CHECKS.items()}
     ran, skipped = set(), set()
     for where, command in examples:
-        bare = _strip_comment(command)
-        words = _words(command)
+        bare = strip_comment(command)
+        words = split_words(command)
         if bare in skips:
             skipped.add(bare)
             names = [Path(w).name for w in words]
@@ -338,6 +360,17 @@ def test_every_shell_example_runs(home, capsys, monkeypatch) -> None:  # type: i
         ran.add(bare)
     assert skipped == skips, f"SKIPPED lists examples no doc has: {skips - skipped}"
     assert set(checks) <= ran, f"checks for examples no doc has: {set(checks) - ran}"
+
+    uris = resource_uris()
+    assert len(uris) >= 3, uris
+    local = json.loads(_cli_out(capsys, "list", "--json"))["works"]
+    local_id = next(w["id"] for w in local if w["title"] == "Coral reefs and heatwaves")
+    _read_resources(uris, local_id)
+
+
+def _cli_out(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
 
 
 def test_python_examples_run(home, capsys) -> None:  # type: ignore[no-untyped-def]

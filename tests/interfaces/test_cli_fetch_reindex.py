@@ -174,5 +174,5 @@ def test_demo_runs_the_main_job_offline(tmp_path: Path, capsys: pytest.CaptureFi
     results = out.split("$ prioris search")[1:]
     assert "CRISPR" in results[0] and "Coral bleaching" in results[1]
     assert "Sparse attention" in results[2]
-    assert "3 works," in out and "1 OCR page(s)" in out
+    assert "3 works," in out and "1 OCR page," in out  # plural(): "1 OCR page", not "page(s)"
     assert (keep / "library.sqlite").exists()
