@@ -89,3 +89,20 @@ def test_verbose_and_quiet_go_through_logging(capsys, tmp_path: Path) -> None:  
         assert step in verbose, verbose
     code, _, err = run(capsys, "show", "nope", "-q")
     assert code == 1 and err.startswith("error [not_found]")  # errors survive -q
+
+
+def test_a_database_failure_is_an_error_line_through_logging(
+    capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from prioris.library import Library
+    from prioris.storage.db import sqlite3
+
+    def failing(self: Library) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Library, "status", failing)
+    code, out, err = run(capsys, "status", "-q")  # shown with -q: it is an error
+    assert code == 2 and out == ""
+    assert err.startswith("error [configuration_error]: ") and err.endswith(
+        "library.sqlite: disk I/O error\n"
+    )

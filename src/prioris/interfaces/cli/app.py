@@ -245,7 +245,7 @@ def _run(argv: list[str], logs: CliLogging) -> int:
         return EXIT_ITEM_FAILED
     except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
         db = ctx.settings.db_path if ctx is not None else "the library file"
-        sys.stderr.write(f"error [configuration_error]: {db}: {exc}\n")
+        log.error(f"error [configuration_error]: {db}: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         log.error("interrupted")
