@@ -27,9 +27,9 @@ _session_options_lock = threading.Lock()
 
 # ONNX Runtime's memory pattern planner keeps a pre-planned allocation per input shape it
 # has seen. Our batches are sorted by length, so almost every batch has a new shape and
-# the plans pile up: embedding one 14-page PDF (98 chunks) peaked at 907 MiB with it,
-# 627 MiB without it (docs/benchmarks.md). The plans are never reused on such shapes, so
-# turning the planner off costs no speed; the arena (on) still recycles buffers.
+# the plans pile up: one 14-page PDF ingest (98 chunks) peaked at 1,028 MiB with it,
+# 736 MiB without (docs/benchmarks.md, section 3 (d)). The arena (on) still recycles
+# buffers; bulk embedding measured 11-13% more CPU without the planner under heavy load.
 SESSION_OPTIONS = {"enable_mem_pattern": False}
 
 
