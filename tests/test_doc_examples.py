@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -302,7 +303,9 @@ def _read_resources(examples: list[tuple[str, str]], local_id: str) -> None:
 
     library = Library.open()
     try:
-        read = with_client(library, body)
+        # a thread of its own: the browser tests' Playwright loop may hold this one
+        with ThreadPoolExecutor(1) as pool:
+            read = pool.submit(with_client, library, body).result()
     finally:
         library.close()
     for where, result in read:
