@@ -85,11 +85,16 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     ]
     db = tmp_path / "prioris-data" / "library.sqlite"
     main(["import", str(files / "corpus.jsonl")])  # something to search, list and show
-    return {"paths": paths, "db": db}
+    # --db / --data-dir (accepted after the command too) create a library where they
+    # point: relative values land here, and drawn values stay inside this folder
+    monkeypatch.chdir(tmp_path)
+    return {"paths": paths, "db": db, "home": tmp_path}
 
 
-def _value(action: argparse.Action, paths: list[str]) -> st.SearchStrategy[str]:
+def _value(action: argparse.Action, paths: list[str], home: Path) -> st.SearchStrategy[str]:
     type_name = getattr(action.type, "__name__", "")
+    if action.dest in ("db", "data_dir"):  # a library location: inside the test's folder
+        return TEXT.map(lambda text: str(home / ("lib-" + text.replace("/", "_"))))
     if action.choices:
         return st.one_of(st.sampled_from(sorted(action.choices)), TEXT)
     if type_name in ("int", "_year", "_positive"):
@@ -101,7 +106,7 @@ def _value(action: argparse.Action, paths: list[str]) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def argv(draw: st.DrawFn, paths: list[str]) -> list[str]:
+def argv(draw: st.DrawFn, paths: list[str], home: Path) -> list[str]:
     path = draw(st.sampled_from(sorted(COMMANDS)))
     sub = COMMANDS[path]
     args = list(path)
@@ -114,11 +119,11 @@ def argv(draw: st.DrawFn, paths: list[str]) -> list[str]:
                 "*": draw(st.integers(0, 2)),
                 "?": draw(st.integers(0, 1)),
             }.get(action.nargs, 1)  # type: ignore[arg-type]
-            args += [draw(_value(action, paths)) for _ in range(count)]
+            args += [draw(_value(action, paths, home)) for _ in range(count)]
         elif draw(st.booleans()):
             args.append(draw(st.sampled_from(action.option_strings)))
             if action.nargs != 0:
-                args.append(draw(_value(action, paths)))
+                args.append(draw(_value(action, paths, home)))
     if draw(st.integers(0, 9)) == 0:  # now and then something no command expects
         args.insert(draw(st.integers(0, len(args))), draw(TEXT))
     return args
@@ -128,7 +133,7 @@ def argv(draw: st.DrawFn, paths: list[str]) -> list[str]:
 def test_every_command_exits_with_a_code_and_at_most_one_error_line(  # type: ignore[no-untyped-def]
     world, capsys, data
 ) -> None:
-    args = data.draw(argv(world["paths"]))
+    args = data.draw(argv(world["paths"], world["home"]))
     code = main(args)
     out, err = capsys.readouterr()
     assert code in (0, 1, 2), (args, code, err)
