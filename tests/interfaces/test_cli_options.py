@@ -106,3 +106,14 @@ def test_a_database_failure_is_an_error_line_through_logging(
     assert err.startswith("error [configuration_error]: ") and err.endswith(
         "library.sqlite: disk I/O error\n"
     )
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+@pytest.mark.parametrize(("option", "value"), [("--data-dir", "lib\x00x"), ("--db", "lib\ud800")])
+def test_a_library_path_the_system_cannot_take_is_a_usage_error(
+    capsys, where: str, option: str, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    argv = [option, value, "status"] if where == "before" else ["status", option, value]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.startswith("error [invalid_request]: not a file path: ") and err.count("\n") == 1

@@ -199,6 +199,12 @@ def _settings_for(args: argparse.Namespace) -> Settings:
     settings = load_settings()
     data_dir = getattr(args, "data_dir", None)
     db = getattr(args, "db", None)
+    if data_dir or db:  # a NUL or unencodable character: invalid_request, not a traceback
+        from prioris.ingest.batch import check_path
+
+        for path in (data_dir, db):
+            if path:
+                check_path(path)
     if data_dir:
         settings = settings.with_overrides(
             data_dir=data_dir, db_path=db or data_dir / "library.sqlite"
