@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import beir_data
 import common
+import fts_variants
 
 MODES = ("fts", "vector", "hybrid")
 K = 100
@@ -102,6 +103,7 @@ class Memo:
 
 
 MEMO = Memo()
+CURRENT: dict[str, Any] = {}  # bench-only variant of the configuration being run
 
 
 class Bench:
@@ -132,6 +134,19 @@ class Bench:
         owner = self
 
         def fts_search(conn: Any, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
+            """The product's FTS call, or a bench-only variant of it (``_``-keys)."""
+            if CURRENT.get("_stopwords") == "extended":
+                expression = fts_variants.drop_stopwords(
+                    expression, fts_variants.EXTENDED_STOPWORDS
+                )
+            variant = CURRENT.get("_fts_variant")
+            if variant:
+                table, stem = CURRENT["_table"], CURRENT["_stem"]
+                expression = fts_variants.rewrite_expression(expression, stem)
+                key = ("fts", id(conn), table, expression, tuple(sorted(kw.items())))
+                return MEMO.get(
+                    key, limit, lambda n: fts_variants.variant_fts(conn, table, expression, n, **kw)
+                )
             key = ("fts", id(conn), expression, filters, tuple(sorted(kw.items())))
             return MEMO.get(key, limit, lambda n: original_fts(conn, expression, filters, n, **kw))
 
@@ -148,8 +163,17 @@ class Bench:
         self.knn = knn
 
     def service(self, overrides: dict[str, Any]) -> Any:
+        """A copy of the library's service with the configuration replaced; keys starting
+        with ``_`` select bench-only FTS variants (see :mod:`fts_variants`)."""
+        CURRENT.clear()
+        CURRENT.update({k: v for k, v in overrides.items() if k.startswith("_")})
+        variant = CURRENT.get("_fts_variant")
+        if variant:
+            CURRENT["_table"] = fts_variants.ensure_table(self.library.conn, variant)
+            CURRENT["_stem"] = fts_variants.VARIANTS[variant][1]()
+        product = {k: v for k, v in overrides.items() if not k.startswith("_")}
         service = copy.copy(self.base)
-        service.config = dataclasses.replace(self.base.config, **overrides)
+        service.config = dataclasses.replace(self.base.config, **product)
         service._knn = self.knn
         service._hits = _light_hits  # the ranking is settled before snippets and work rows
         return service
@@ -198,13 +222,46 @@ class QueryMemo:
 
 
 # -- configurations ---------------------------------------------------------------------------
+EQUAL = {"fts_weight": 0.5, "vector_weight": 0.5}
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
-        ("rrf k=60", {"method": "rrf", "fts_weight": 0.5, "vector_weight": 0.5}),
-        ("weighted 0.5/0.5", {"fts_weight": 0.5, "vector_weight": 0.5}),
+        ("rrf k=60", {"method": "rrf", **EQUAL}),
+        ("rrf k=10", {"method": "rrf", "rrf_k": 10, **EQUAL}),
+        ("weighted 0.5/0.5", EQUAL),
         ("weighted 0.6/0.4 (landed)", {}),
         ("weighted 0.7/0.3", {"fts_weight": 0.7, "vector_weight": 0.3}),
+    ],
+    "passages": [
+        ("fts decay 0.25", {"fts_decay": 0.25}),
+        ("fts decay 0.5", {"fts_decay": 0.5}),
+        ("vector decay 0.25", {"vector_decay": 0.25}),
+        ("vector decay 0.5", {"vector_decay": 0.5}),
+        ("both decay 0.25", {"fts_decay": 0.25, "vector_decay": 0.25}),
+    ],
+    "bm25": [
+        ("title weight 0.5", {"title_weight": 0.5}),
+        ("title weight 2", {"title_weight": 2.0}),
+        ("title weight 4", {"title_weight": 4.0}),
+        ("bigram phrases", {"fts_bigrams": True}),
+        ("extended stop words (query)", {"_stopwords": "extended"}),
+        ("porter, pre-tokenised (control)", {"_fts_variant": "porter-control"}),
+        ("snowball (py-rust-stemmers)", {"_fts_variant": "snowball"}),
+        ("no stemming", {"_fts_variant": "unstemmed"}),
+    ],
+    "prf": [
+        ("rocchio 3 docs b=0.5", {"prf_docs": 3, "prf_vector_weight": 0.5}),
+        ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0}),
+        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5}),
+        ("rocchio 10 docs b=0.5", {"prf_docs": 10, "prf_vector_weight": 0.5}),
+        ("rm3 3 docs 10 terms qw=2", {"prf_docs": 3, "prf_terms": 10}),
+        ("rm3 5 docs 10 terms qw=2", {"prf_docs": 5, "prf_terms": 10}),
+        ("rm3 5 docs 10 terms qw=3", {"prf_docs": 5, "prf_terms": 10, "prf_query_weight": 3}),
+        ("rm3 5 docs 20 terms qw=3", {"prf_docs": 5, "prf_terms": 20, "prf_query_weight": 3}),
+        (
+            "rocchio+rm3 5 docs",
+            {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3},
+        ),
     ],
 }
 

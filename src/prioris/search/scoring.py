@@ -2,11 +2,13 @@
 
 A work is found through its passages. ``decay = 0`` scores a work by its best passage
 alone (the order of the passage list, as before); ``decay > 0`` adds the work's next
-passages with geometrically falling weights, ``best + decay * second + decay**2 * third
-...``, so a work that matches in several places outranks one with a single lucky passage
-of the same strength, while a long work can never more than ``1 / (1 - decay)`` times its
-best passage. Only the passages present in the list count (the list is a prefix of the
-index's ranking), which is what a search can afford.
+passages with geometrically falling weights, ``best + decay * (second - floor) +
+decay**2 * (third - floor) ...``, so a work that matches in several places outranks one
+with a single lucky passage of the same strength. ``floor`` is the lowest score in the
+list: a further passage counts by how far it stands above what merely made the list, so
+cosine scores (which sit in a narrow band well above zero) and BM25 scores are treated
+alike, and a passage at the floor adds nothing. Only the passages present in the list
+count (it is a prefix of the index's ranking), which is what a search can afford.
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ def collapse(scores: Sequence[ChunkScore], decay: float = 0.0) -> list[ChunkScor
     best: dict[str, ChunkScore] = {}
     total: dict[str, float] = {}
     weight: dict[str, float] = {}
+    floor = min(item.score for item in scores) if scores else 0.0
     for item in scores:  # best first, so each work's passages arrive in falling order
         if item.work_id not in best:
             best[item.work_id] = item
             total[item.work_id] = item.score
             weight[item.work_id] = decay
         else:
-            total[item.work_id] += weight[item.work_id] * item.score
+            total[item.work_id] += weight[item.work_id] * (item.score - floor)
             weight[item.work_id] *= decay
     order = sorted(best, key=lambda w: -total[w])  # stable: ties keep the list's order
     return [ChunkScore(best[w].chunk_id, w, total[w]) for w in order]

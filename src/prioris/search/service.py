@@ -166,8 +166,9 @@ class SearchService:
 
         ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
         if self.config.prf_docs > 0 and ordered:
+            expand = syntax == "plain" and mode != "vector"
             second = self._feedback_pass(
-                ordered, vector, terms if syntax == "plain" else [], filters, depth, chunks
+                ordered, vector, terms if expand else [], filters, depth, chunks
             )
             if second is not None:
                 fts_list = second[0] if second[0] is not None else fts_list
