@@ -134,9 +134,9 @@ def measure(library: Any, queries: list[str], *, warmup: int = 5) -> list[tuple[
     """p50/p95/mean per mode of wall-clock time around Library.search (k=10)."""
     for query in queries[:2]:  # the second query of a process starts the in-memory copy
         library.search(query, mode="vector", k=10)
-    cache = getattr(library.searcher, "vector_cache", None)
+    cache = getattr(library.searcher.backend, "vector_cache", None)
     if cache is not None and hasattr(cache, "wait_until_loaded"):
-        cache.wait_until_loaded()  # the in-memory vector copy loads in the background
+        cache.wait_until_loaded(900)  # the in-memory vector copy loads in the background
         snapshot = getattr(cache, "_snapshot", None)
         print(f"vector KNN: {'in-memory copy' if snapshot is not None else 'sqlite-vec vec0'}")
     for query in queries[:warmup]:
@@ -180,6 +180,46 @@ def bench_scifact(count: int, pragmas: list[str], depth: int | None) -> None:
     common.print_table(["mode", "queries", "p50", "p95", "mean"], rows)
 
 
+def bench_large(
+    name: str,
+    data_dir: Path,
+    queries: list[str],
+    embedder: Any,
+    pragmas: list[str],
+    depth: int | None,
+) -> None:
+    """Latency per mode, recall@10 of the KNN against exact float search, and memory."""
+    import vector_truth
+
+    with common.open_library(data_dir, embedder=embedder) as library:
+        truth = vector_truth.cached_truth(data_dir, library, queries)
+    with common.RssSampler() as rss, common.open_library(data_dir, embedder=embedder) as library:
+        apply_pragmas(library, pragmas, depth)
+        rows = measure(library, queries)
+        recall = vector_truth.recall_at_10(library, queries, truth)
+        status = library.status()
+    print(f"{name} library ({status['chunks']} chunks), {len(queries)} queries, k=10, ms:")
+    common.print_table(["mode", "queries", "p50", "p95", "mean"], rows)
+    print(f"vector recall@10 against exact float search: {recall:.4f}")
+    print(
+        f"peak RSS of this process from opening the library to the last query: "
+        f"{common.mib(rss.peak):.0f} MiB, of which not file-backed (SQLite maps the library "
+        f"file) {common.mib(rss.peak_private):.0f} MiB; library file "
+        f"{common.mib(status['size_bytes']):.0f} MiB"
+    )
+
+
+def synthetic_queries(words: list[str], count: int) -> list[str]:
+    """2-5 words. Ranks 0-19 occur in most chunks, like the English stopwords the query
+    parser drops, so query words come from ranks 20-200 (in ~10-60% of chunks each) or
+    20-2000 (down to ~1%)."""
+    rng = random.Random(5)
+    return [
+        " ".join(rng.choice(words[20 : rng.choice((200, 2000))]) for _ in range(rng.randint(2, 5)))
+        for _ in range(count)
+    ]
+
+
 def bench_synthetic(chunks: int, count: int, pragmas: list[str], depth: int | None) -> None:
     data_dir = common.OUT / f"synthetic-{chunks // 1000}k"
     settings = common.settings_for(data_dir)
@@ -192,27 +232,38 @@ def bench_synthetic(chunks: int, count: int, pragmas: list[str], depth: int | No
         f"\nsynthetic library: {chunks} chunks (built in {info['seconds']} s through the "
         f"storage layer; this run waited {t['seconds']:.1f} s for it)"
     )
-    rng = random.Random(5)
-    words = info["vocabulary"]  # by frequency rank, most frequent first
-    # 2-5 words. Ranks 0-19 occur in most chunks, like the English stopwords the query
-    # parser drops, so query words come from ranks 20-200 (in ~10-60% of chunks each) or
-    # 20-2000 (down to ~1%).
-    queries = [
-        " ".join(rng.choice(words[20 : rng.choice((200, 2000))]) for _ in range(rng.randint(2, 5)))
-        for _ in range(count)
-    ]
-    with common.open_library(data_dir, embedder=embedder) as library:
-        apply_pragmas(library, pragmas, depth)
-        rows = measure(library, queries)
-    print(f"synthetic library ({chunks} chunks), {len(queries)} queries, k=10, ms:")
-    common.print_table(["mode", "queries", "p50", "p95", "mean"], rows)
+    queries = synthetic_queries(info["vocabulary"], count)  # vocabulary: most frequent first
+    bench_large("synthetic", data_dir, queries, embedder, pragmas, depth)
+
+
+def bench_realistic(chunks: int, count: int, pragmas: list[str], depth: int | None) -> None:
+    if not (common.SCIFACT / "corpus.jsonl").is_file():
+        print(f"realistic: SKIPPED, SciFact data not found at {common.SCIFACT}")
+        return
+    import realistic_corpus
+
+    data_dir = common.OUT / f"realistic-{chunks // 1000}k"
+    settings = common.settings_for(data_dir)
+    from prioris.embedding import build_embedder
+
+    embedder = build_embedder(settings)
+    with common.timed() as t:
+        info = realistic_corpus.build_realistic(data_dir, chunks, embedder=embedder)
+    print(
+        f"\nrealistic library: {chunks} recombined SciFact passages (built in "
+        f"{info['seconds']} s through the storage layer; this run waited {t['seconds']:.1f} s)"
+    )
+    queries = list(common.load_queries().values())[:count]
+    bench_large("realistic", data_dir, queries, embedder, pragmas, depth)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--which", choices=("scifact", "synthetic"), action="append")
+    parser.add_argument("--which", choices=("scifact", "synthetic", "realistic"), action="append")
     parser.add_argument("--queries", type=int, default=200, help="queries per mode")
-    parser.add_argument("--chunks", type=int, default=100_000, help="synthetic library size")
+    parser.add_argument(
+        "--chunks", type=int, default=100_000, help="synthetic / realistic library size"
+    )
     parser.add_argument(
         "--pragma",
         action="append",
@@ -227,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         bench_scifact(args.queries, args.pragma, args.depth)
     if "synthetic" in which:
         bench_synthetic(args.chunks, args.queries, args.pragma, args.depth)
+    if "realistic" in which:
+        bench_realistic(args.chunks, args.queries, args.pragma, args.depth)
     return 0
 
 

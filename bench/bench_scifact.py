@@ -58,7 +58,6 @@ class CachedQueries:
 
 def build_library(data_dir: Path, *, rebuild: bool) -> dict[str, Any]:
     """Import the corpus (resumable: stored records are skipped) and mark it complete."""
-    from prioris.library import Library
 
     marker = data_dir / "complete.json"
     if rebuild and data_dir.exists():
@@ -79,7 +78,7 @@ def build_library(data_dir: Path, *, rebuild: bool) -> dict[str, Any]:
 
     print(f"building the SciFact library in {data_dir} (real model; minutes)", file=sys.stderr)
     with common.open_library(data_dir) as library, common.timed() as t:
-        summary = library.import_records(Library.read_jsonl(corpus), on_progress=progress)
+        summary = library.import_records(library.read_jsonl(corpus), on_progress=progress)
         status = library.status()
     info = {
         "docs": total,

@@ -158,6 +158,7 @@ class RssSampler:
         self.process = psutil.Process(pid or os.getpid())
         self.interval = interval
         self.peak = 0
+        self.peak_private = 0  # RSS less file-backed pages (SQLite's mmap of the library)
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -175,9 +176,19 @@ class RssSampler:
             pass
         return total
 
+    def _private(self) -> int:
+        import psutil
+
+        try:
+            info = self.process.memory_info()
+            return int(info.rss - getattr(info, "shared", 0))
+        except psutil.Error:
+            return 0
+
     def _run(self) -> None:
         while not self._stop.is_set():
             self.peak = max(self.peak, self._rss())
+            self.peak_private = max(self.peak_private, self._private())
             self.samples += 1
             self._stop.wait(self.interval)
 

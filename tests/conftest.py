@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the clone
+# ../shared beside the clone; PRIORIS_TEST_SHARED points elsewhere (a copy of the repo,
+# such as the one `make mutation` runs in, is not beside it)
+SHARED = Path(
+    os.environ.get("PRIORIS_TEST_SHARED") or Path(__file__).resolve().parents[2] / "shared"
+)
+# CI sets this: missing shared material is then a failure, not thirty quiet skips
+REQUIRE_SHARED = os.environ.get("PRIORIS_REQUIRE_SHARED", "") not in ("", "0")
 
 
 FAKE_PROVIDER_ENV = {
@@ -27,10 +34,21 @@ FAKE_PROVIDER_ENV = {
 
 
 def shared_path(*parts: str) -> Path:
-    """A path under ../shared, skipping the test when that material is absent."""
+    """A path under ../shared, skipping the test when that material is absent.
+
+    Call it in the test body or a fixture, never inside a callback that runs in another
+    task or thread (an MCP handler, an httpx transport): the skip would surface there as
+    an unrelated error instead of a skip.
+    """
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"shared material not available: {path}")
+        message = (
+            f"needs the shared test material {path}, which is absent "
+            "(it lives in ../shared beside the clone)"
+        )
+        if REQUIRE_SHARED:
+            pytest.fail(f"PRIORIS_REQUIRE_SHARED is set but the test {message}", pytrace=False)
+        pytest.skip(message)
     return path
 
 
@@ -70,8 +88,6 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own library folder and no inherited Prioris settings."""
-    import os
-
     for name in list(os.environ):
         if name.startswith("PRIORIS_MCP_"):
             monkeypatch.delenv(name)
@@ -111,3 +127,13 @@ def library(settings):  # type: ignore[no-untyped-def]
     lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
     yield lib
     lib.close()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _stop_parser_processes() -> Iterator[None]:
+    """Idle PDF parser processes end with the session (not at interpreter exit), so their
+    coverage data is written before pytest-cov combines it."""
+    yield
+    from prioris.ingest.pdf_process import shutdown_idle
+
+    shutdown_idle()

@@ -69,3 +69,36 @@ def test_invalid_values_name_the_variable(name: str, value: str, accepted: str) 
     with pytest.raises(ConfigurationError) as err:
         load_settings({name: value})
     assert name in err.value.message and accepted in err.value.message
+
+
+def test_input_limits_have_defaults_and_variables() -> None:
+    settings = load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x"})
+    assert settings.pdf_max_pages == 2000 and settings.pdf_time_limit_seconds == 300
+    assert settings.max_query_chars == 4096 and settings.max_record_bytes == 4 << 20
+    tuned = load_settings(
+        {
+            "PRIORIS_MCP_DATA_DIR": "/tmp/x",
+            "PRIORIS_MCP_PDF_MAX_PAGES": "10",
+            "PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES": str(64 << 20),
+            "PRIORIS_MCP_MAX_QUERY_CHARS": "100",
+            "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS": "5",
+        }
+    )
+    assert (tuned.pdf_max_pages, tuned.max_query_chars) == (10, 100)
+    assert tuned.ocr_page_timeout_seconds == 5 and tuned.pdf_memory_limit_bytes == 64 << 20
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("PRIORIS_MCP_PDF_MAX_PAGES", "0"),
+        ("PRIORIS_MCP_PDF_MAX_PAGE_TEXT_RUNS", "many"),
+        ("PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS", "-1"),
+        ("PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", "1000"),
+        ("PRIORIS_MCP_MAX_RECORD_BYTES", "1.5"),
+        ("PRIORIS_MCP_MAX_QUERY_CHARS", "0"),
+    ],
+)
+def test_an_invalid_limit_names_its_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigurationError, match=name):
+        load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x", name: value})

@@ -39,6 +39,9 @@ from prioris.identifiers import (
         ("pmc3339582", "europepmc:PMC3339582"),
         ("europepmc:PMC123", "europepmc:PMC123"),
         ("europepmc:MED:123", "europepmc:MED:123"),
+        ("MED:123", "europepmc:MED:123"),
+        ("med:31000002", "europepmc:MED:31000002"),
+        ("PPR:ppr9", "europepmc:PPR:PPR9"),
         ("europepmc:PMC:PMC77", "europepmc:PMC77"),
         ("europepmc:PPR:ppr12", "europepmc:PPR:PPR12"),
         ("PMC:3339582", "europepmc:PMC3339582"),  # PriorisMCP's canonical form
@@ -84,6 +87,7 @@ def test_parse_accepts_every_documented_form(text: str, canonical: str) -> None:
         "arxiv:notanid",
         "europepmc:XYZ:1",
         "europepmc:MED:abc",
+        "MED:abc",
         "PMID:12a",
         "pmc",
         "PMC:12a",
@@ -172,3 +176,9 @@ def test_works_are_named_as_priorismcp_names_them(work_id: str, reference: str) 
 def test_provider_names() -> None:
     assert provider_of_source("file") == "localfile" and source_of_provider("localfile") == "file"
     assert provider_of_source("arxiv") == "arxiv" and source_of_provider("europepmc") == "europepmc"
+
+
+@pytest.mark.parametrize("text", ["HTTP://[", "https://[::1", "http://arxiv.org:99999999/abs/1"])
+def test_urls_urllib_cannot_split_are_invalid_requests(text: str) -> None:
+    with pytest.raises(InvalidRequestError):
+        parse_identifier(text)

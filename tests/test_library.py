@@ -100,14 +100,36 @@ def test_delete_removes_the_work_from_every_table(library: Library) -> None:
             {"_id": "kept", "title": "To keep", "text": "durable words"},
         ]
     )
+    q = library.conn.execute
+    library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('doi:10.1/gone', 'gone')")
+    _, docs = library.original("gone")
+    gone_sha = docs[0]["sha256"]
+    kept_sha = library.original("kept")[1][0]["sha256"]
+    assert library.document_bytes(gone_sha).startswith(b"# To delete")
+    per_work = (
+        "SELECT (SELECT count(*) FROM documents WHERE work_id = :w), "
+        "(SELECT count(*) FROM pages WHERE work_id = :w), "
+        "(SELECT count(*) FROM aliases WHERE work_id = :w), "
+        "(SELECT count(*) FROM chunks WHERE work_id = :w), "
+        "(SELECT count(*) FROM chunks_vec WHERE work_id = :w)"
+    )
+    assert q(per_work, {"w": "gone"}).fetchone()[:] == (1, 1, 1, 1, 1)
     before = _counts(library)
     assert library.delete(["gone"]) == ["gone"]
     after = _counts(library)
     assert after == (before[0] - 1, before[1] - 1, before[2] - 1, before[3] - 1)
-    for table in ("documents", "pages", "aliases", "blobs"):
-        rows = library.conn.execute(f"SELECT * FROM {table}").fetchall()
-        assert all("gone" not in [str(v) for v in tuple(r)] for r in rows)
+    assert q(per_work, {"w": "gone"}).fetchone()[:] == (0, 0, 0, 0, 0)
+    assert q(per_work, {"w": "kept"}).fetchone()[:] == (1, 1, 0, 1, 1)
+    blobs = [r[0] for r in q("SELECT sha256 FROM blobs").fetchall()]
+    assert blobs == [kept_sha]  # the deleted work's bytes are gone, the other's stay
+    with pytest.raises(NotFoundError):
+        library.document_bytes(gone_sha)
+    assert library.document_bytes(kept_sha).startswith(b"# To keep")
+    assert q("SELECT markdown FROM works").fetchall()[0][0].startswith("# To keep")
     assert not library.search("ephemeral", mode="fts").hits
+    assert [h.id for h in library.search("ephemeral words", mode="vector").hits] == ["kept"]
+    with pytest.raises(NotFoundError):
+        library.resolve_work_id("doi:10.1/gone")
     with pytest.raises(NotFoundError):
         library.delete(["gone"])
 
@@ -216,3 +238,115 @@ def test_searches_keep_answering_while_a_writer_ingests(library: Library) -> Non
     assert not errors
     assert seen == sorted(seen)  # committed documents only ever appear, whole
     assert len(library.search("shared topic", mode="fts", k=500).hits) == 300
+
+
+def test_an_alias_never_moves_to_another_work(library: Library) -> None:
+    """Two works claim one DOI: the first owner keeps it (no silent re-pointing)."""
+    from prioris.storage.works import add_aliases, aliases_of, upsert_work
+
+    now = "2026-01-01T00:00:00+00:00"
+    conn = library.conn
+    upsert_work(
+        conn, Work(id="arxiv:2401.00001v1", title="First", aliases=["doi:10.1234/dup"]), now
+    )
+    upsert_work(conn, Work(id="europepmc:PMC1", title="Second", aliases=["pmid:1"]), now)
+    # the second work, met again with the first one's DOI among its aliases
+    again = Work(id="europepmc:PMC1", title="Second", aliases=["doi:10.1234/dup", "pmid:2"])
+    assert upsert_work(conn, again, now) == "europepmc:PMC1"
+    add_aliases(conn, "europepmc:PMC1", ["doi:10.1234/dup", "pmid:1"])
+    assert aliases_of(conn, "arxiv:2401.00001v1") == ["doi:10.1234/dup"]
+    assert aliases_of(conn, "europepmc:PMC1") == ["pmid:1", "pmid:2"]
+    assert library.resolve_work_id("doi:10.1234/dup") == "arxiv:2401.00001v1"
+    assert library.resolve_work_id("10.1234/dup") == "arxiv:2401.00001v1"
+    owners = conn.execute("SELECT count(*) FROM aliases WHERE alias = 'doi:10.1234/dup'").fetchone()
+    assert owners[0] == 1
+
+
+def test_summaries_and_responses_as_json(library: Library) -> None:
+    """The dictionaries the CLI and MCP print: exact keys, a reason only when skipped."""
+    first = library.import_records([{"_id": "j1", "title": "Json", "text": "json words"}])
+    again = library.import_records([{"_id": "j1", "title": "Json", "text": "json words"}, {}])
+    assert first.to_dict() == {
+        "ingested": [{"id": "j1", "path": None, "pages": 1, "ocr_pages": 0, "chunks": 1}],
+        "skipped": [],
+        "failed": [],
+    }
+    data = again.to_dict()
+    assert data["ingested"] == [] and [f["path"] for f in data["failed"]] == ["record 2"]
+    assert data["skipped"] == [
+        {
+            "id": "j1",
+            "path": None,
+            "pages": 0,
+            "ocr_pages": 0,
+            "chunks": 0,
+            "reason": "identical bytes already stored",
+        }
+    ]
+    response = library.search("json", mode="fts", k=1)
+    response.took_ms = 1.23456
+    out = response.to_dict()
+    assert (out["query"], out["mode"], out["took_ms"]) == ("json", "fts", 1.23)
+    assert [h["id"] for h in out["hits"]] == ["j1"] and out["hits"][0]["ranks"] == {"fts": 1}
+    assert set(out) == {"query", "mode", "took_ms", "hits"}
+
+
+def test_original_lists_every_field_of_a_stored_document(library: Library, tmp_path: Path) -> None:
+    pdf = make_text_pdf(tmp_path / "doc.pdf", "Stored fields", ["Body text here. " * 30])
+    result = library.ingest_file(pdf)
+    work, documents = library.original(result.id)
+    assert work.id == result.id
+    (document,) = documents
+    data = pdf.read_bytes()
+    import hashlib
+
+    assert document == {
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "work_id": result.id,
+        "format": "pdf",
+        "size_bytes": len(data),
+        "page_count": 1,
+        "ocr_pages": 0,
+        "parser_version": document["parser_version"],
+        "path": str(pdf),
+        "url": None,
+        "created_at": document["created_at"],
+    }
+    assert document["parser_version"] and document["created_at"].endswith("+00:00")
+    assert library.document_bytes(document["sha256"]) == data
+
+
+def test_storage_reads_of_what_is_not_there(library: Library) -> None:
+    from prioris.storage.works import get_work, upsert_work
+
+    assert get_work(library.conn, "no-such-work") is None
+    now = "2026-01-01T00:00:00+00:00"
+    upsert_work(library.conn, Work(id="oa", title="t", source="openalex", is_oa=False), now)
+    upsert_work(library.conn, Work(id="oa", title="t", source="openalex", is_oa=True), now)
+    stored = get_work(library.conn, "oa")
+    assert stored is not None and stored.is_oa is True  # open-access status is refreshed
+
+
+def test_a_model_switch_on_an_empty_library_reports_nothing_stale(settings) -> None:  # type: ignore[no-untyped-def]
+    Library.open(settings, embedder=FakeEmbedder(dim=64, model_id="fake/a")).close()
+    lib = Library.open(settings, embedder=FakeEmbedder(dim=32, model_id="fake/b"))
+    try:
+        assert lib.stale_on_open == 0 and lib.status()["dim"] == 32
+    finally:
+        lib.close()
+
+
+def test_chunks_keep_their_token_counts_and_a_second_copy_keeps_the_first_text(
+    library: Library, tmp_path: Path
+) -> None:
+    from prioris.models import FullText
+
+    library.import_records([{"_id": "t", "title": "T", "text": "one two three four"}])
+    counts = [r[0] for r in library.conn.execute("SELECT token_count FROM chunks")]
+    assert counts and all(c > 0 for c in counts)
+    work = library.get_work("t")
+    html = FullText(format="html", content=b"<p>other copy</p>", markdown="# T\n\nother copy")
+    result = library.pipeline.store(library.pipeline.prepare_fulltext(work, html))
+    assert result.status == "ingested" and result.chunks == 0  # stored, not indexed again
+    assert library.show("t")["markdown"] == "# T\n\none two three four"
+    assert len(library.original("t")[1]) == 2

@@ -59,6 +59,18 @@ class Settings:
     fusion_weights: tuple[float, float] = (0.6, 0.4)
     embedding_batch_size: int = 16
     enrich: str = "auto"
+    ui_port: int = 8765
+    # limits on local input: PDFs, OCR, JSONL records, queries (docs/security.md, "Limits")
+    pdf_time_limit_seconds: float = 300.0
+    pdf_memory_limit_bytes: int = 805_306_368
+    pdf_max_pages: int = 2000
+    pdf_max_page_operations: int = 1_000_000
+    pdf_max_page_text_runs: int = 100_000
+    pdf_max_page_chars: int = 200_000
+    pdf_max_text_chars: int = 5_000_000
+    ocr_page_timeout_seconds: float = 120.0
+    max_record_bytes: int = 4_194_304
+    max_query_chars: int = 4096
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with some fields replaced (CLI options win over the environment)."""
@@ -193,4 +205,41 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         fusion_weights=(fts_w, vec_w),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
+        ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),
+        **_input_limits(env),
     )
+
+
+def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
+    """The limits on local input (PDFs, OCR, JSONL records, queries), each with a variable."""
+    d = Settings
+    return {
+        "pdf_time_limit_seconds": _number(
+            env, "PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS", d.pdf_time_limit_seconds, minimum=0.1
+        ),
+        "pdf_memory_limit_bytes": _integer(
+            env, "PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", d.pdf_memory_limit_bytes, minimum=1 << 24
+        ),
+        "pdf_max_pages": _integer(env, "PRIORIS_MCP_PDF_MAX_PAGES", d.pdf_max_pages, minimum=1),
+        "pdf_max_page_operations": _integer(
+            env, "PRIORIS_MCP_PDF_MAX_PAGE_OPERATIONS", d.pdf_max_page_operations, minimum=1
+        ),
+        "pdf_max_page_text_runs": _integer(
+            env, "PRIORIS_MCP_PDF_MAX_PAGE_TEXT_RUNS", d.pdf_max_page_text_runs, minimum=1
+        ),
+        "pdf_max_page_chars": _integer(
+            env, "PRIORIS_MCP_PDF_MAX_PAGE_CHARS", d.pdf_max_page_chars, minimum=1
+        ),
+        "pdf_max_text_chars": _integer(
+            env, "PRIORIS_MCP_PDF_MAX_TEXT_CHARS", d.pdf_max_text_chars, minimum=1
+        ),
+        "ocr_page_timeout_seconds": _number(
+            env, "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS", d.ocr_page_timeout_seconds, minimum=0.1
+        ),
+        "max_record_bytes": _integer(
+            env, "PRIORIS_MCP_MAX_RECORD_BYTES", d.max_record_bytes, minimum=64
+        ),
+        "max_query_chars": _integer(
+            env, "PRIORIS_MCP_MAX_QUERY_CHARS", d.max_query_chars, minimum=1
+        ),
+    }

@@ -60,7 +60,7 @@ class EnrichmentService:
                 "SELECT w.id FROM works w WHERE w.id LIKE 'doi:%' OR w.id LIKE 'arxiv:%' "
                 "OR EXISTS (SELECT 1 FROM aliases a WHERE a.work_id = w.id "
                 "AND (a.alias LIKE 'doi:%' OR a.alias LIKE 'arxiv:%')) "
-                "ORDER BY w.created_at, w.id"
+                "ORDER BY w.created_at, w.rowid"  # insertion order within a second
             ).fetchall()
         return [row[0] for row in rows]
 

@@ -141,8 +141,11 @@ def _europepmc(value: str) -> Identifier | None:
 
 def _from_url(text: str) -> Identifier | None:
     """An Identifier from a provider URL (arXiv, doi.org, OpenAlex, PMC, PubMed, Europe PMC)."""
-    parts = urlsplit(text)
-    host = (parts.hostname or "").lower()
+    try:
+        parts = urlsplit(text)
+        host = (parts.hostname or "").lower()
+    except ValueError:  # "http://[" and other URLs urllib cannot split: no provider's
+        return None
     path = unquote(parts.path).strip("/")
     segments = [s for s in path.split("/") if s]
     if host in _ARXIV_HOSTS and len(segments) >= 2 and segments[0] in ("abs", "pdf", "html"):
@@ -214,6 +217,10 @@ def parse_identifier(text: str) -> Identifier:
         elif prefix == "file" and _FILE_RE.match(rest.lower()):
             return Identifier("file", rest.lower())
         raise _invalid(raw, f"not a valid {prefix} identifier")
+    if sep and prefix.upper() in EUROPEPMC_SOURCES:
+        found = _europepmc(raw)  # MED:123, PPR:PPR1: what the Europe PMC tools document
+        if found:
+            return found
     value = normalise_arxiv(raw)
     if value:
         return Identifier("arxiv", value)

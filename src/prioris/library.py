@@ -8,6 +8,8 @@ share it.
 
 from __future__ import annotations
 
+import itertools
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict
@@ -18,20 +20,37 @@ from typing import Any
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.ingest.batch import FileDone, FileProgress, IngestSummary, collect_pdfs, read_jsonl
+from prioris.ingest.batch import (
+    FileDone,
+    FileProgress,
+    IngestSummary,
+    JsonlLine,
+    check_path,
+    collect_pdfs,
+    read_jsonl,
+)
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.pipeline import IngestPipeline, IngestResult, read_file_checked
+from prioris.ingest.pipeline import IngestPipeline, IngestResult, os_reason, read_file_checked
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
+from prioris.search.sqlite_backend import SqliteSearchBackend
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
 from prioris.storage.db import connect
 from prioris.storage.markdown import load_markdown, markdown_view
+from prioris.strings import without_surrogates
 
 IMPORT_BATCH = 64
+SQLITE_MAX_INT = 2**63 - 1
 REINDEX_BATCH = 256
+
+
+def _pdf_limits(settings: Settings) -> Any:
+    from prioris.ingest.pdf import PdfLimits
+
+    return PdfLimits.from_settings(settings)
 
 
 def utc_now() -> str:
@@ -78,11 +97,12 @@ class Library:
             ocr_mode=settings.ocr_mode,
             max_file_bytes=settings.max_file_bytes,
             now=now,
+            pdf_limits=_pdf_limits(settings),
             write_lock=self.lock,
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
-            lambda: connect(settings.db_path, migrate=False),
+            SqliteSearchBackend(lambda: connect(settings.db_path, migrate=False)),
             embedder,
             FusionConfig(
                 method=settings.fusion_method,
@@ -90,6 +110,7 @@ class Library:
                 fts_weight=fts_w,
                 vector_weight=vec_w,
             ),
+            max_query_chars=settings.max_query_chars,
         )
         self._remote: Any = None
         self._artefacts: Any = None
@@ -115,7 +136,11 @@ class Library:
 
     # -- ingest --------------------------------------------------------------------------
     collect_pdfs = staticmethod(collect_pdfs)
-    read_jsonl = staticmethod(read_jsonl)
+
+    def read_jsonl(self, path: Path) -> Iterable[JsonlLine]:
+        """The lines of a JSONL file as records or per-line errors (``file:line`` each),
+        each line bounded by ``PRIORIS_MCP_MAX_RECORD_BYTES``."""
+        return read_jsonl(Path(path), max_line_bytes=self.settings.max_record_bytes)
 
     def ingest_file(
         self,
@@ -123,14 +148,24 @@ class Library:
         *,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        on_stage: Callable[[str, int, int], None] | None = None,
     ) -> IngestResult:
         """Ingest one PDF from disk (identical bytes already stored: skipped)."""
+        check_path(path)
         if not path.exists():
             raise NotFoundError(f"no such file: {path}")
+        if path.is_dir():
+            try:
+                os.listdir(path)
+            except OSError as exc:
+                raise InvalidRequestError(f"cannot read folder {path}: {os_reason(exc)}") from None
+            raise InvalidRequestError(f"not a file: {path} is a folder")
         if not path.is_file():
             raise InvalidRequestError(f"not a file: {path}")
         data = read_file_checked(path, self.settings.max_file_bytes)
-        return self.ingest_pdf_bytes(data, path=str(path), ocr_mode=ocr_mode, progress=progress)
+        return self.ingest_pdf_bytes(
+            data, path=str(path), ocr_mode=ocr_mode, progress=progress, on_stage=on_stage
+        )
 
     def ingest_pdf_bytes(
         self,
@@ -141,8 +176,14 @@ class Library:
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         work: Work | None = None,
+        on_stage: Callable[[str, int, int], None] | None = None,
     ) -> IngestResult:
-        """Ingest PDF bytes (a file, an upload or a download)."""
+        """Ingest PDF bytes (a file, an upload or a download).
+
+        ``on_stage(stage, done, total)`` follows the stages a person waits through:
+        ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
+        providers), ``embed`` (chunks), for a live view.
+        """
         from prioris.ingest.pdf import check_pdf_bytes
         from prioris.ingest.pipeline import sha256_bytes
 
@@ -155,11 +196,28 @@ class Library:
                 status="skipped",
                 reason="identical bytes already stored",
             )
+        on_pages = progress
+        if on_stage is not None:
+
+            def on_pages(done: int, total: int) -> None:
+                on_stage("parse", done, total)
+                if progress is not None:
+                    progress(done, total)
+
         prepared = self.pipeline.prepare_pdf(
-            data, path=path or filename, work=work, ocr_mode=ocr_mode, progress=progress
+            data,
+            path=path or filename,
+            work=work,
+            ocr_mode=ocr_mode,
+            progress=on_pages,
+            on_ocr=(lambda done, total: on_stage("ocr", done, total)) if on_stage else None,
         )
         if work is None and self.settings.enrich != "off":
+            if on_stage is not None:
+                on_stage("enrich", 0, 0)
             self.enrichment.complete(prepared)  # offline: nothing changes
+        if on_stage is not None:
+            on_stage("embed", 0, len(prepared.chunks))
         return self.pipeline.store(prepared)
 
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
@@ -204,32 +262,51 @@ class Library:
 
     def import_records(
         self,
-        records: Iterable[dict[str, Any] | PriorisError],
+        records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
         *,
         on_progress: Callable[[int], None] | None = None,
     ) -> IngestSummary:
-        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups."""
+        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups.
+
+        Each record is validated on its own; a bad one fails alone (its ``file:line`` from
+        :meth:`read_jsonl`, else ``record N``) and every good record around it is stored.
+        """
         summary = IngestSummary()
-        batch: list[Any] = []
+        batch: list[tuple[str, Any]] = []
 
         def flush() -> None:
             if not batch:
                 return
-            results = self.pipeline.store_many(batch)
-            for result in results:
-                summary.add(result)
+            results = self.pipeline.store_each([prepared for _, prepared in batch])
+            for (where, _), result in zip(batch, results, strict=True):
+                if isinstance(result, PriorisError):
+                    summary.fail(where, result)
+                else:
+                    summary.add(result)
             if on_progress:
                 on_progress(len(batch))
             batch.clear()
 
-        for number, record in enumerate(records, start=1):
+        items = iter(records)
+        for number in itertools.count(1):
+            try:
+                item = next(items)
+            except StopIteration:
+                break
+            except PriorisError:  # the file itself failed: keep what was read before
+                flush()
+                raise
+            if isinstance(item, JsonlLine):
+                where, record = item.where, item.value
+            else:
+                where, record = f"record {number}", item
             if isinstance(record, PriorisError):
-                summary.fail(f"line {number}", record)
+                summary.fail(where, record)
                 continue
             try:
-                batch.append(self.pipeline.prepare_record(record))
+                batch.append((where, self.pipeline.prepare_record(record)))
             except PriorisError as exc:
-                summary.fail(f"line {number}", exc)
+                summary.fail(where, exc)
                 continue
             if len(batch) >= IMPORT_BATCH:
                 flush()
@@ -365,6 +442,8 @@ class Library:
     ) -> SearchResponse:
         """Search what the library holds; ``ids`` restrict to works (any id form)."""
         work_ids = tuple(self.resolve_work_id(i) for i in ids) if ids else None
+        if isinstance(source, str):
+            source = without_surrogates(source)
         filters = SearchFilters(
             source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
         )
@@ -376,7 +455,7 @@ class Library:
     # -- the library -----------------------------------------------------------------------
     def resolve_work_id(self, text: str) -> str:
         """The stored work an id, alias or pasted identifier refers to (else not_found)."""
-        text = (text or "").strip()
+        text = without_surrogates(text or "").strip()
         if not text:
             raise InvalidRequestError("an id is required")
         with self.lock:
@@ -404,6 +483,14 @@ class Library:
         return work
 
     def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """Works newest first; ``limit`` and ``offset`` must not be negative."""
+        if limit is not None and limit < 0:
+            raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
+        if offset < 0:
+            raise InvalidRequestError(f"offset must be 0 or more, got {offset}")
+        if limit is not None:
+            limit = min(limit, SQLITE_MAX_INT)  # past every row anyway
+        offset = min(offset, SQLITE_MAX_INT)
         with self.lock:
             return work_store.list_works(self.conn, limit=limit, offset=offset)
 
@@ -568,3 +655,81 @@ class Library:
                 listed = [row["id"] for row in work_store.list_works(self.conn)]
                 works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
         return render(works, fmt)
+
+    # -- browsing and reading (the web app; usable from the CLI, MCP and Python too) ------
+    def browse(
+        self,
+        *,
+        sort: str = "added",
+        descending: bool = True,
+        text: str | None = None,
+        source: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """One page of works sorted (added, year, title) and filtered, with their counts."""
+        from prioris.storage.browse import browse_works
+
+        with self.lock:
+            return browse_works(
+                self.conn,
+                sort=sort,
+                descending=descending,
+                text=text,
+                source=source,
+                limit=limit,
+                offset=offset,
+            )
+
+    def pages(self, text: str) -> list[dict[str, Any]]:
+        """A work's pages: number, span in its Markdown and whether OCR produced the text."""
+        from prioris.storage.browse import page_spans
+
+        with self.lock:
+            return page_spans(self.conn, self.resolve_work_id(text))
+
+    def chunk(self, chunk_id: int) -> dict[str, Any]:
+        """The passage a search hit points at (``chunk_id``), with its offsets and pages."""
+        from prioris.storage.browse import get_chunk
+
+        with self.lock:
+            found = get_chunk(self.conn, int(chunk_id))
+        if found is None:
+            raise NotFoundError(f"no passage {chunk_id} in the library (re-run the search)")
+        return found
+
+    def year_source_counts(self) -> list[dict[str, Any]]:
+        """Works per (year, source): what the status plot draws."""
+        from prioris.storage.browse import year_source_counts
+
+        with self.lock:
+            return year_source_counts(self.conn)
+
+    def page_image(
+        self, text: str, page: int, *, chunk_id: int | None = None, zoom: float = 1.6
+    ) -> tuple[bytes, bool]:
+        """``(png, marked)``: page ``page`` of the work's stored PDF, the passage of
+        ``chunk_id`` (when it lies on that page) marked on it.
+
+        Raises not_found for a work without a stored PDF, invalid_request for a page it
+        does not have.
+        """
+        from prioris.ingest.pdf_render import render_page_png
+
+        work_id = self.resolve_work_id(text)
+        with self.lock:
+            docs = document_store.documents_of(self.conn, work_id)
+        pdf = next((d for d in docs if d.format == "pdf"), None)
+        if pdf is None:
+            raise NotFoundError(f"{work_id} has no stored PDF")
+        passage = None
+        if chunk_id is not None:
+            found = self.chunk(chunk_id)
+            spans = {p["number"]: p for p in self.pages(work_id)}
+            span = spans.get(page)
+            if found["work_id"] == work_id and span is not None:
+                start = max(found["char_start"], span["char_start"])
+                end = min(found["char_end"], span["char_end"])
+                if start < end:
+                    passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
+        return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)

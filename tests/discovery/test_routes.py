@@ -142,3 +142,33 @@ def test_recorded_fixtures_route() -> None:
             route = fetch_route(parse_openalex_work(obj))
             # none of the recorded works has an arXiv id, a PMCID or an OA pdf_url
             assert route == {"manual_upload": True}, path.name
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "https://example.org/" + "a" * 2100,  # too long
+        "https://user@example.org/p.pdf",  # a user name alone
+        "https://:secret@example.org/p.pdf",  # a password alone
+        "https://.example.org/p.pdf",
+        "https://example.org./p.pdf",
+        "https:///p.pdf",
+    ],
+)
+def test_more_junk_urls(bad: str) -> None:
+    assert is_https_url(bad) is False
+
+
+def test_url_shape_edges() -> None:
+    exact = "https://example.org/" + "a" * (2048 - len("https://example.org/"))
+    assert len(exact) == 2048 and is_https_url(exact) is True
+    assert is_https_url(exact + "a") is False
+    for value in (None, 123, b"https://example.org/p.pdf", ""):
+        assert is_https_url(value) is False
+
+
+def test_an_empty_provider_id_is_no_route() -> None:
+    from prioris.models import Work
+
+    bare = Work(id="openalex:W1", title="t", aliases=["arxiv:", "europepmc:PMC7"])
+    assert fetch_route(bare) == {"provider": "europepmc", "identifier": "europepmc:PMC7"}

@@ -196,6 +196,7 @@ def test_no_request_ever_goes_to_a_pdf_url() -> None:
 def test_invalid_requests_fail_before_any_request(kwargs: dict[str, Any]) -> None:
     api = Api(RESULTS)
     known = FakeKnown(set())
+    kwargs = dict(kwargs)  # the parameter is shared by every run of the test: never mutate it
     text = kwargs.pop("text")
     with pytest.raises(InvalidRequestError) as info:
         service(api, known).discover(text, **kwargs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import stat
+import time
 from pathlib import Path
 
 import pymupdf
@@ -10,7 +12,7 @@ import pytest
 
 from prioris.config import load_settings
 from prioris.errors import OcrUnavailableError, ParseError
-from prioris.ingest.ocr import OcrEngine, TesseractOcr
+from prioris.ingest.ocr import OcrEngine, TesseractOcr, ocr_until
 
 
 def _text_png(lines: list[str], fontsize: float = 20) -> bytes:
@@ -24,7 +26,10 @@ def _text_png(lines: list[str], fontsize: float = 20) -> bytes:
 
 
 def _fake_tesseract(tmp_path: Path, body: str) -> str:
-    """A stand-in ``tesseract`` program (shell script) that lists eng and then runs ``body``."""
+    """A stand-in ``tesseract`` program (shell script) that lists eng and then runs ``body``.
+
+    pytesseract calls it as ``tesseract IMAGE OUTBASE -l LANG --psm N txt`` and reads the
+    text from ``OUTBASE.txt``."""
     script = tmp_path / "fake-tesseract"
     script.write_text(
         "#!/bin/sh\n"
@@ -49,11 +54,16 @@ def test_tesseract_satisfies_the_protocol() -> None:
     assert isinstance(TesseractOcr(), OcrEngine)
 
 
-def test_languages_come_from_settings() -> None:
+def test_languages_and_page_timeout_come_from_settings() -> None:
     settings = load_settings(
-        {"PRIORIS_MCP_DATA_DIR": "/tmp/x", "PRIORIS_MCP_OCR_LANGUAGES": "eng+deu"}
+        {
+            "PRIORIS_MCP_DATA_DIR": "/tmp/x",
+            "PRIORIS_MCP_OCR_LANGUAGES": "eng+deu",
+            "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS": "7.5",
+        }
     )
-    assert TesseractOcr.from_settings(settings).languages == "eng+deu"
+    engine = TesseractOcr.from_settings(settings)
+    assert engine.languages == "eng+deu" and engine.timeout_seconds == 7.5
 
 
 def test_missing_language_data_names_the_package() -> None:
@@ -72,15 +82,43 @@ def test_missing_binary_is_reported_lazily_with_an_install_hint() -> None:
     assert "apt-get install tesseract-ocr" in info.value.message
 
 
-def test_child_gets_omp_thread_limit_1_and_the_image_on_stdin(
+def test_child_gets_omp_thread_limit_1_and_the_image(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OMP_THREAD_LIMIT", "8")
-    binary = _fake_tesseract(tmp_path, 'echo "limit=$OMP_THREAD_LIMIT args=$*"; wc -c | tr -d " "')
-    out = TesseractOcr("eng", binary=binary).ocr_page(b"12345")
+    binary = _fake_tesseract(
+        tmp_path,
+        'echo "limit=$OMP_THREAD_LIMIT args=$*" > "$2.txt"; wc -c < "$1" | tr -d " " >> "$2.txt"',
+    )
+    engine = TesseractOcr("eng", binary=binary)
+    assert os.environ["OMP_THREAD_LIMIT"] == "1"  # set for the process: pytesseract passes it on
+    out = engine.ocr_page(b"12345")
     assert "limit=1" in out
-    assert "args=stdin stdout -l eng --psm 3" in out
-    assert out.strip().endswith("5")  # the five image bytes arrived on stdin
+    assert "-l eng --psm 3" in out
+    assert out.strip().endswith("5")  # the five image bytes arrived as the image file
+
+
+def test_a_deadline_kills_the_tesseract_child(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    binary = _fake_tesseract(tmp_path, f'echo $$ > "{pid_file}"; exec sleep 30')
+    engine = TesseractOcr("eng", binary=binary, timeout_seconds=60)
+    started = time.monotonic()
+    with pytest.raises(ParseError, match="stopped at the parse time limit"):
+        ocr_until(engine, b"png", time.monotonic() + 0.5)
+    assert time.monotonic() - started < 5
+    _assert_gone(int(pid_file.read_text()))
+
+
+def _assert_gone(pid: int, within: float = 5.0) -> None:
+    """The process ``pid`` has ended (killed and reaped) within ``within`` seconds."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} is still running")
 
 
 def test_a_page_over_the_timeout_fails_with_parse_error(tmp_path: Path) -> None:
@@ -94,3 +132,24 @@ def test_a_failing_tesseract_run_is_a_parse_error(tmp_path: Path) -> None:
     binary = _fake_tesseract(tmp_path, 'echo "Error: image file cannot be read" >&2; exit 1')
     with pytest.raises(ParseError, match="image file cannot be read"):
         TesseractOcr("eng", binary=binary).ocr_page(b"not an image")
+
+
+def _image_only_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    page.insert_image(page.rect, stream=_text_png(["a scanned page"]))
+    return doc.tobytes()
+
+
+def test_the_parse_time_limit_stops_a_running_tesseract(tmp_path: Path) -> None:
+    """The file's deadline reaches the tesseract child: nothing runs on after the refusal."""
+    from prioris.ingest.pdf import extract_pdf
+
+    pid_file = tmp_path / "pid"
+    binary = _fake_tesseract(tmp_path, f'echo $$ > "{pid_file}"; exec sleep 30')
+    engine = TesseractOcr("eng", binary=binary, timeout_seconds=60)
+    started = time.monotonic()
+    with pytest.raises(ParseError, match="parse time limit"):
+        extract_pdf(_image_only_pdf(), ocr=engine, time_limit_seconds=2.0)
+    assert time.monotonic() - started < 10
+    _assert_gone(int(pid_file.read_text()))

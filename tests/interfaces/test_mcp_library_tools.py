@@ -397,3 +397,19 @@ def test_blocking_work_runs_off_the_event_loop(tmp_path: Path) -> None:
     # answered during the 1.5 s OCR wait, not queued behind the ingest (an absolute bound
     # fails on a loaded machine: page rendering before the OCR holds the GIL)
     assert listed_at + 0.75 < ingest_done
+
+
+def test_a_repaired_pdf_is_stored_with_its_warning(library: Any) -> None:
+    from hostile_pdfs import bad_xref
+
+    async def body(client: Client) -> Any:
+        return data(
+            await client.call_tool(
+                "research_localfile_fetch_full_text",
+                {"content_base64": b64(bad_xref()), "filename": "repaired.pdf"},
+            )
+        )
+
+    out = with_client(library, body)
+    assert out["status"] == "ingested"
+    assert out["warnings"] and "damaged" in out["warnings"][0]

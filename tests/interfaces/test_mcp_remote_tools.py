@@ -47,12 +47,28 @@ OPENALEX_HIT = {
 }
 
 
+FIXTURES = (
+    ("arxiv", "id_1605.08386_s0_m100_199195aa31ad.atom.xml"),
+    ("arxiv", "id_0000.0000_s0_m100_8b51d9633a68.atom.xml"),
+    ("arxiv", "q_testing_s0_m10_bc5a6c384fe9.atom.xml"),
+    ("europepmc", "pyeuropepmc_search_cancer_core.json"),
+)
+
+
 class Api:
-    """A MockTransport handler serving fixtures; records every request."""
+    """A MockTransport handler serving fixtures; records every request.
+
+    The recorded files are read here, in the test's own thread: a missing ../shared then
+    skips the test cleanly instead of failing inside the server's task group.
+    """
 
     def __init__(self, pdf: bytes) -> None:
         self.pdf = pdf
         self.requests: list[httpx.Request] = []
+        self.files = {
+            name: shared_path("fixtures", "api", folder, name).read_bytes()
+            for folder, name in FIXTURES
+        }
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
@@ -96,9 +112,8 @@ class Api:
             )
         raise AssertionError(f"unexpected request {url}")
 
-    @staticmethod
-    def _file(*parts: str) -> httpx.Response:
-        return httpx.Response(200, content=shared_path("fixtures", "api", *parts).read_bytes())
+    def _file(self, folder: str, name: str) -> httpx.Response:
+        return httpx.Response(200, content=self.files[name])
 
 
 @pytest.fixture
@@ -230,7 +245,8 @@ def test_europepmc_openalex_discovery_and_doi(api: Api) -> None:
     assert out["epmc"]["next"]
     assert out["openalex"]["results"][0]["id"] == "openalex:W2741809807"
     hit = out["discovery"]["results"][0]
-    assert hit["in_library"] is False and hit["fetch_route"]
+    # a DOI only, no arXiv id, PMCID or open-access PDF link: the user uploads the PDF
+    assert hit["in_library"] is False and hit["fetch_route"] == {"manual_upload": True}
     semantic = [r for r in api.requests if "search.semantic" in dict(r.url.params)]
     assert dict(semantic[0].url.params)["per_page"] == "10"
     assert out["types"][0]["display_name"] == "article"

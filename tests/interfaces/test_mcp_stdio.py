@@ -118,8 +118,12 @@ def test_stdio_server_end_to_end(tmp_path: Path, data_dir: Path) -> None:
     stored = out["stored"]
     assert stored["status"] == "ingested" and stored["pages"] == 2
     for mode in ("fts", "vector", "hybrid"):
-        hits = out[mode]["hits"] if mode != "fts" else out["fts_words"]["hits"]
-        assert hits and hits[0]["id"] == stored["id"], mode
+        hits = out[mode]["hits"]
+        assert [h["id"] for h in hits] == [stored["id"]], mode  # the only work there is
+        assert out[mode]["mode"] == mode
+        assert set(hits[0]["ranks"]) == ({"fts", "vector"} if mode == "hybrid" else {mode})
+    assert out["fts"]["hits"][0]["ranks"] == {"fts": 1}
+    assert [h["id"] for h in out["fts_words"]["hits"]] == [stored["id"]]
     assert out["vector"]["hits"][0]["ranks"]["vector"] == 1
     assert "waggle" in out["fts_words"]["hits"][0]["snippet"].lower()
     assert "Colony collapse" in text_of(out["page"])

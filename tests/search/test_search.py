@@ -59,25 +59,28 @@ def test_each_mode_finds_the_obvious_work(filled, mode: str) -> None:  # type: i
 
 
 @pytest.mark.parametrize(
-    "query",
+    ("query", "expected"),
     [
-        '"unbalanced',
-        "(cats",
-        "cats AND",
-        "NEAR(cats dogs",
-        "cat*",
-        "-dogs",
-        "a:b",
-        "^",
-        '""',
-        "cats OR OR dogs",
-        "NOT",
-        "'; DROP TABLE works; --",
+        ('"unbalanced', set()),
+        ("(cats", {"cats"}),
+        ("cats AND", {"cats"}),
+        ("NEAR(cats dogs", {"cats", "dogs"}),
+        ("cat*", {"cats"}),
+        ("-dogs", {"dogs"}),
+        ("a:b", set()),
+        ("^", set()),
+        ('""', set()),
+        ("cats OR OR dogs", {"cats", "dogs"}),
+        ("NOT", set()),
+        ("'; DROP TABLE works; --", set()),
     ],
 )
-def test_plain_text_never_raises_in_fts(filled, query: str) -> None:  # type: ignore[no-untyped-def]
+def test_plain_text_never_raises_in_fts(filled, query: str, expected: set[str]) -> None:  # type: ignore[no-untyped-def]
+    """Operators and punctuation in plain text are words, not FTS5 syntax."""
     response = filled.search(query, mode="fts", k=5)
-    assert isinstance(response.hits, list)
+    assert (response.query, response.mode) == (query, "fts")
+    assert {h.id for h in response.hits} == expected
+    assert filled.status()["works"] == len(RECORDS)
 
 
 def test_fts5_syntax_passes_expressions_and_rejects_malformed(filled) -> None:  # type: ignore[no-untyped-def]
@@ -114,12 +117,37 @@ def test_filtered_vector_search_still_returns_k_hits(library) -> None:  # type: 
     assert len(hits) == 5 and all(h.year == 1990 for h in hits)
 
 
-def test_source_and_id_filters(filled) -> None:  # type: ignore[no-untyped-def]
-    for mode in ("fts", "vector", "hybrid"):
-        hits = filled.search("hadron corals cats", mode=mode, k=10, source="arxiv").hits
-        assert [h.id for h in hits] == ["qcd"]
-        hits = filled.search("animals", mode=mode, k=10, ids=["dogs", "reef"]).hits
-        assert {h.id for h in hits} <= {"dogs", "reef"}
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_source_and_id_filters(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    hits = filled.search("hadron corals cats", mode=mode, k=10, source="arxiv").hits
+    assert [h.id for h in hits] == ["qcd"]
+    # every work matches these words; the filter keeps exactly the two asked for
+    query = "cats wolves hadron corals"
+    assert {h.id for h in filled.search(query, mode=mode, k=10).hits} == {
+        "cats",
+        "dogs",
+        "qcd",
+        "reef",
+    }
+    hits = filled.search(query, mode=mode, k=10, ids=["dogs", "reef"]).hits
+    assert sorted(h.id for h in hits) == ["dogs", "reef"]
+    hits = filled.search(query, mode=mode, k=10, ids=["qcd"]).hits
+    assert [h.id for h in hits] == ["qcd"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_year_filters_leave_out_works_of_unknown_year(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    filled.import_records(
+        [{"_id": "undated", "title": "Cats of unknown date", "text": "cats hunt rodents"}]
+    )
+    everything = {h.id for h in filled.search("cats rodents", mode=mode, k=10).hits}
+    assert "undated" in everything
+    up_to = {h.id for h in filled.search("cats rodents", mode=mode, k=10, to_year=2020).hits}
+    assert "undated" not in up_to and "cats" in up_to
+    since = {h.id for h in filled.search("cats rodents", mode=mode, k=10, from_year=2017).hits}
+    assert "undated" not in since and "cats" in since
+    between = filled.search("cats rodents", mode=mode, k=10, from_year=2017, to_year=2019)
+    assert "undated" not in {h.id for h in between.hits}
 
 
 def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) -> None:  # type: ignore[no-untyped-def]
@@ -145,6 +173,7 @@ def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) 
 
 def test_hit_offsets_point_into_the_markdown(filled) -> None:  # type: ignore[no-untyped-def]
     hit = filled.search("wolves", mode="fts", k=1).hits[0]
+    assert (hit.page_start, hit.page_end, hit.offset) == (1, 1, 0)
     view = filled.show(hit.id, offset=hit.offset, limit=200)
     assert "wolves" in view["markdown"]
 
@@ -208,3 +237,101 @@ def test_work_results_look_past_one_work_with_many_chunks(library, mode: str) ->
     assert library.status()["chunks"] > 12
     hits = library.search("glacier melt rates", mode=mode, k=3).hits
     assert hits[0].id == "big" and len({h.id for h in hits}) == 3
+
+
+def test_rrf_defaults_and_weights() -> None:
+    plain = rrf({"fts": ["a", "b"], "vector": ["b"]})  # k defaults to 60, weights to 1
+    assert plain == pytest.approx({"a": 1 / 61, "b": 1 / 62 + 1 / 61})
+    weighted = rrf({"fts": ["a"], "vector": ["b"]}, k=10, weights={"fts": 2.0, "vector": 0.5})
+    assert weighted == pytest.approx({"a": 2 / 11, "b": 0.5 / 11})
+    partial = rrf({"fts": ["a"], "vector": ["b"]}, k=10, weights={"fts": 3.0})
+    assert partial == pytest.approx({"a": 3 / 11, "b": 1 / 11})  # a list not named weighs 1
+
+
+def test_weighted_sum_edge_cases() -> None:
+    # an empty list adds nothing and does not stop the lists after it
+    scores = weighted_sum({"fts": [], "vector": [("a", 0.2), ("b", 0.6)]}, weights={"vector": 0.5})
+    assert scores == pytest.approx({"a": 0.0, "b": 0.5})
+    # equal scores normalise to 1; a list not named in the weights weighs 1
+    flat = weighted_sum({"fts": [("a", 3.0), ("b", 3.0)], "other": [("a", 1.0)]}, weights={})
+    assert flat == pytest.approx({"a": 2.0, "b": 1.0})
+
+
+def test_ranked_breaks_ties_by_item() -> None:
+    assert ranked({"b": 1.0, "c": 2.0, "a": 1.0}) == [("c", 2.0), ("a", 1.0), ("b", 1.0)]
+    assert [item for item, _ in ranked({"z": 0.5, "y": 0.5, "x": 0.5})] == ["x", "y", "z"]
+
+
+def test_request_validation_messages(filled) -> None:  # type: ignore[no-untyped-def]
+    cases = [
+        ({"mode": "semantic"}, "mode 'semantic' is not one of fts, vector, hybrid"),
+        ({"syntax": "regex"}, "syntax 'regex' is not one of plain, fts5"),
+        ({"k": 0}, "k must be between 1 and 1000, got 0"),
+        ({"k": 1001}, "k must be between 1 and 1000, got 1001"),
+        ({"syntax": "fts5", "mode": "hybrid"}, "syntax 'fts5' is only for mode 'fts'"),
+        ({"syntax": "fts5", "mode": "vector"}, "syntax 'fts5' is only for mode 'fts'"),
+        ({"from_year": 2021, "to_year": 2020}, "from_year 2021 is after to_year 2020"),
+    ]
+    for options, message in cases:
+        with pytest.raises(InvalidRequestError) as info:
+            filled.search("cats", **options)
+        assert info.value.message == message, options
+    with pytest.raises(InvalidRequestError, match=r"^the query is empty$"):
+        filled.search(" \t")
+    assert len(filled.search("cats dogs hadron reef", mode="fts", k=1000).hits) == 4
+    assert [h.id for h in filled.search("cats", k=1, from_year=2018, to_year=2018).hits] == ["cats"]
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_k_limits_the_hits_and_scores_descend(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    query = "cats wolves hadron corals"
+    everything = filled.search(query, mode=mode, k=10).hits
+    assert len(everything) == 4
+    scores = [h.score for h in everything]
+    assert scores == sorted(scores, reverse=True)
+    top2 = filled.search(query, mode=mode, k=2).hits
+    assert [h.id for h in top2] == [h.id for h in everything[:2]]
+    response = filled.search(query, mode=mode, k=2)
+    assert response.to_dict()["mode"] == mode and response.took_ms >= 0
+    assert [h["id"] for h in response.to_dict()["hits"]] == [h.id for h in top2]
+
+
+class _FailingConn:
+    """A connection whose every query fails with ``message`` (a fault at the SQLite edge)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def execute(self, *args: object) -> object:
+        from prioris.storage.db import sqlite3
+
+        raise sqlite3.OperationalError(self.message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["database is locked", "database table is busy", "disk I/O error", "out of memory"],
+)
+def test_storage_faults_in_fts_are_not_blamed_on_the_query(message: str) -> None:
+    from prioris.search.backends import SearchFilters, fts_search
+    from prioris.storage.db import sqlite3
+
+    with pytest.raises(sqlite3.OperationalError, match=message):
+        fts_search(_FailingConn(message), '"cats"', SearchFilters(), 5)
+    with pytest.raises(InvalidRequestError, match="malformed FTS5 query"):
+        fts_search(_FailingConn("fts5: syntax error near x"), '"cats"', SearchFilters(), 5)
+
+
+def test_vector_search_k_and_query_dtype(filled) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from prioris.search.backends import SearchFilters, vector_search
+
+    conn = filled.searcher.backend.conn
+    query = filled.embedder.embed_query("cats hunt rodents")
+    assert [c.work_id for c in vector_search(conn, query, SearchFilters(), 1)] == ["cats"]
+    assert len(vector_search(conn, query, SearchFilters(), 0)) == 1  # at least one
+    as_float64 = vector_search(conn, query.astype(np.float64), SearchFilters(), 4)
+    assert [c.score for c in as_float64] == pytest.approx(
+        [c.score for c in vector_search(conn, query, SearchFilters(), 4)]
+    )

@@ -46,7 +46,7 @@ def _cache(library: Library) -> VectorCache:
 )
 def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> None:
     cache = _cache(filled)
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("topic 3 theme 2 item")
     assert cache.knn(conn, query, filters, 15) is None  # a first query never starts a load
     assert cache._snapshot is None
@@ -63,7 +63,7 @@ def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> 
 
 def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
     cache = _cache(filled)
-    conn = filled.searcher.conn
+    conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("brand new subject")
     cache.knn(conn, query, SearchFilters(), 5)
     cache.knn(conn, query, SearchFilters(), 5)
@@ -79,7 +79,7 @@ def test_a_write_makes_the_copy_stale_until_reloaded(filled: Library) -> None:
 def test_small_libraries_keep_no_copy(library: Library) -> None:
     library.import_records([{"_id": "only", "title": "One", "text": "a single record"}])
     cache = _cache(library)
-    conn = library.searcher.conn
+    conn = library.searcher.backend.conn
     query = library.embedder.embed_query("single")
     assert cache.knn(conn, query, SearchFilters(), 5) is None
     assert cache.knn(conn, query, SearchFilters(), 5) is None
@@ -89,7 +89,59 @@ def test_small_libraries_keep_no_copy(library: Library) -> None:
 def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) -> None:
     before = filled.search("topic 4 theme 1", mode="vector", k=10)
     filled.search("topic 4 theme 1", mode="vector", k=10)
-    assert filled.searcher.vector_cache.wait_until_loaded(30)
+    assert filled.searcher.backend.vector_cache.wait_until_loaded(30)
     after = filled.search("topic 4 theme 1", mode="vector", k=10)
-    assert filled.searcher.vector_cache._snapshot is not None
+    assert filled.searcher.backend.vector_cache._snapshot is not None
     assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
+
+
+def test_unknown_years_are_out_of_a_to_year_filter_in_memory_too(filled: Library) -> None:
+    filled.import_records(
+        [{"_id": f"undated{i}", "title": f"Undated {i}", "text": "topic 3 theme 2"} for i in (1, 2)]
+    )
+    cache = _cache(filled)
+    conn = filled.searcher.backend.conn
+    query = filled.embedder.embed_query("topic 3 theme 2")
+    cache.knn(conn, query, SearchFilters(), 5)
+    cache.knn(conn, query, SearchFilters(), 5)
+    unfiltered = cache.knn(conn, query, SearchFilters(), 200)
+    assert unfiltered is not None and {"undated1", "undated2"} <= {c.work_id for c in unfiltered}
+    for filters in (SearchFilters(to_year=2030), SearchFilters(to_year=2030, source="import")):
+        from_memory = cache.knn(conn, query, filters, 200)
+        from_vec0 = vector_search(conn, query, filters, 200)
+        assert from_memory is not None
+        assert {c.work_id for c in from_memory} == {c.work_id for c in from_vec0}
+        assert not {c.work_id for c in from_memory} & {"undated1", "undated2"}
+        assert len({c.work_id for c in from_memory}) == 120 - (40 if filters.source else 0)
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [SearchFilters(), SearchFilters(source="arxiv", from_year=2000), SearchFilters(to_year=1995)],
+)
+def test_compact_copy_near_exact_with_filters(
+    filled: Library, filters: SearchFilters, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the float budget the copy is binary codes plus int8 rows: same filters, k hits,
+    scores within quantisation error of vec0's."""
+    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
+    cache = _cache(filled)
+    conn = filled.searcher.backend.conn
+    query = filled.embedder.embed_query("topic 3 theme 2 item")
+    cache.knn(conn, query, filters, 15)
+    cache.knn(conn, query, filters, 15)
+    assert cache._snapshot is not None and cache._snapshot.quantized is not None
+    assert cache._snapshot.matrix is None
+    from_memory = cache.knn(conn, query, filters, 15)
+    from_vec0 = vector_search(conn, query, filters, 15)
+    assert from_memory is not None and len(from_memory) == len(from_vec0) == 15
+    assert [c.score for c in from_memory] == pytest.approx([c.score for c in from_vec0], abs=0.02)
+    allowed = {c.chunk_id for c in vector_search(conn, query, filters, 4096)}
+    assert {c.chunk_id for c in from_memory} <= allowed
+
+
+def test_copy_sizes() -> None:
+    assert vector_cache.copy_bytes(500, 384) == 0  # small: vec0
+    assert vector_cache.copy_bytes(100_000, 384) == 100_000 * 384 * 4  # exact floats
+    assert vector_cache.copy_bytes(1_000_000, 384) == 1_000_000 * (384 + 48)  # compact
+    assert vector_cache.copy_bytes(10_000_000, 384) == 0  # too large for memory: vec0

@@ -107,10 +107,7 @@ def test_parse_every_recorded_feed() -> None:
         for work in result.works:
             assert work.id.startswith("arxiv:") and work.title and work.authors
             assert work.source == "arxiv" and work.is_preprint is True
-            assert (
-                work.extra["primary_category"] in work.extra["categories"]
-                or work.extra["categories"]
-            )
+            assert work.extra["primary_category"] in work.extra["categories"]
             assert work.extra["pdf_url"].startswith("https://arxiv.org/pdf/")
 
 

@@ -105,3 +105,111 @@ def test_special_characters_are_escaped_in_the_request() -> None:
     doi = resolver({"/10.1002/(sici)1097#x": redirect("https://arxiv.org/abs/2401.00001")}, seen)
     assert doi.resolve("10.1002/(SICI)1097#x") == Identifier("arxiv", "2401.00001")
     assert "%23" in seen[0]
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "https://arxiv.org.mirror.example/abs/2401.00001",
+        "https://evil.example/arxiv.org/abs/2401.00001",
+        "https://europepmc.org@evil.example/article/PMC/PMC42",
+        "https://pubmed.ncbi.nlm.nih.gov/123",  # PubMed is not PubMed Central
+        "ftp://arxiv.org/abs/2401.00001",
+        "//evil.example/abs/2401.00001",
+    ],
+)
+def test_the_host_allowlist_alone_refuses_other_sites(
+    location: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even when the target names an arXiv id, a host off the allowlist is refused."""
+    import prioris.sources.doi as doi_module
+
+    monkeypatch.setattr(doi_module, "parse_identifier", _permissive_parse)
+    seen: list[str] = []
+    doi = resolver({"/10.1234/y": redirect(location)}, seen)
+    with pytest.raises(UnsupportedProviderError) as info:
+        doi.resolve("doi:10.1234/y")
+    assert "not arXiv, Europe PMC or PubMed Central" in info.value.message
+    assert seen == [f"{RESOLVER}/10.1234/y"]
+
+
+def test_every_allowlisted_host_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    import prioris.sources.doi as doi_module
+
+    monkeypatch.setattr(doi_module, "parse_identifier", _permissive_parse)
+    for host in sorted(doi_module.ALLOWED_HOSTS):
+        found = resolver({"/10.1234/z": redirect(f"https://{host.upper()}/abs/1")}, []).resolve(
+            "doi:10.1234/z"
+        )
+        assert found == Identifier("arxiv", "2401.00001"), host
+
+
+def _permissive_parse(text: str) -> Identifier:
+    """A parser that finds an arXiv id in any URL, so only the host check can refuse."""
+    from prioris.identifiers import parse_identifier
+
+    if text.startswith(("http://", "https://", "ftp://")):
+        return Identifier("arxiv", "2401.00001")
+    return parse_identifier(text)
+
+
+def test_messages_name_the_doi_the_host_and_what_to_do() -> None:
+    seen: list[str] = []
+    doi = resolver(
+        {
+            "/10.1234/pub": redirect("https://publisher.example/article/1"),
+            "/10.1234/rel": redirect("/relative/elsewhere"),
+            "/10.1234/file": redirect("file:///etc/passwd"),
+            "/10.1234/mail": redirect("mailto:editor@publisher.example"),
+            "/10.1234/junk": redirect("https://[bad"),
+            "/10.1234/ipv6": redirect("https://arxiv.org]/abs/1"),
+            "/10.1234/noid": redirect("https://arxiv.org/list/cs.AI/recent"),
+            "/10.1234/ok": httpx.Response(200, headers={"Location": "https://arxiv.org/abs/1"}),
+            "/10.1234/bare": httpx.Response(302),
+        },
+        seen,
+    )
+    with pytest.raises(UnsupportedProviderError) as info:
+        doi.resolve("10.1234/pub")
+    assert info.value.message == (
+        "doi:10.1234/pub resolves to 'publisher.example', which is not arXiv, Europe PMC or "
+        "PubMed Central; Prioris does not fetch from other sites (download the PDF yourself "
+        "and ingest it)"
+    )
+    with pytest.raises(UnsupportedProviderError, match=r"resolves to 'doi\.test'"):
+        doi.resolve("10.1234/rel")  # a relative Location is read against the resolver
+    with pytest.raises(UnsupportedProviderError, match="resolves to 'file:///etc/passwd'"):
+        doi.resolve("10.1234/file")  # no host: the whole target is named
+    for name in ("mail", "junk", "ipv6"):  # an unreadable Location: an error, no traceback
+        with pytest.raises(ProviderUnavailableError, match=r"InvalidURL|not a URL"):
+            doi.resolve(f"10.1234/{name}")
+    with pytest.raises(UnsupportedProviderError) as info:
+        doi.resolve("10.1234/noid")
+    assert info.value.message == (
+        "doi:10.1234/noid resolves to https://arxiv.org/list/cs.AI/recent, which names no "
+        "arXiv id or PMCID"
+    )
+    for name in ("ok", "bare"):  # a Location without a redirect status, or the reverse
+        with pytest.raises(ProviderUnavailableError, match=f"did not redirect doi:10.1234/{name}"):
+            doi.resolve(f"10.1234/{name}")
+    with pytest.raises(InvalidRequestError, match="'PMC123' is not a DOI"):
+        doi.resolve("PMC123")
+
+
+def test_resolver_url_slashes_and_doi_slashes() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return redirect("https://arxiv.org/abs/2401.00009")
+
+    http = ProviderHttp(
+        "doi",
+        make_client(load_settings(), httpx.MockTransport(handler)),
+        min_interval=0,
+        backoff_budget=0,
+    )
+    doi = DoiResolver(http, "https://doi.test/base/")
+    assert doi.resolver_url == "https://doi.test/base"
+    assert doi.resolve("10.1234/a/b#c") == Identifier("arxiv", "2401.00009")
+    assert seen == ["https://doi.test/base/10.1234/a/b%23c"]

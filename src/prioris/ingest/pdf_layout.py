@@ -16,6 +16,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import pymupdf
 
@@ -96,8 +97,9 @@ class DocumentStyle:
     repeated_margin_lines: set[str] = field(default_factory=set)
 
 
-def read_layout(page: pymupdf.Page) -> PageLayout:
-    """The page's text blocks as :class:`Block` objects (images and empty spans skipped)."""
+def read_layout(page: Any) -> PageLayout:
+    """A ``pymupdf.Page``'s text blocks as :class:`Block` objects (images and empty spans
+    skipped). Only the PDF parser process calls it: the rest of this module is pure."""
     data = page.get_text("dict", flags=TEXT_FLAGS)
     blocks: list[Block] = []
     for raw_block in data.get("blocks", []):

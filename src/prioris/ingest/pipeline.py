@@ -18,14 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from prioris.embedding.base import Embedder
-from prioris.errors import FileTooLargeError, InvalidRequestError
+from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError, PriorisError
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.records import validate_record
 from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import records as record_store
 from prioris.storage import works as work_store
+from prioris.strings import without_surrogates
 
 PAGE_SEPARATOR = "\n\n"
 Now = Callable[[], str]
@@ -43,9 +45,10 @@ class IngestResult:
     status: str = "ingested"  # or "skipped"
     reason: str | None = None
     enriched: str | None = None  # the provider whose record completed the work
+    warnings: list[str] = field(default_factory=list)  # e.g. a PDF MuPDF had to repair
 
     def to_dict(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "id": self.id,
             "path": self.path,
             "pages": self.pages,
@@ -56,6 +59,8 @@ class IngestResult:
             data["reason"] = self.reason
         if self.enriched:
             data["enriched"] = self.enriched
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
 
@@ -127,7 +132,7 @@ class IngestPipeline:
         ocr_mode: str,
         max_file_bytes: int,
         now: Now,
-        pdf_time_limit: float = 300.0,
+        pdf_limits: Any = None,
         write_lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         self.conn = conn
@@ -138,7 +143,7 @@ class IngestPipeline:
         self.ocr_mode = ocr_mode
         self.max_file_bytes = max_file_bytes
         self.now = now
-        self.pdf_time_limit = pdf_time_limit
+        self.pdf_limits = pdf_limits  # a PdfLimits; None: its defaults
 
     # -- preparing ---------------------------------------------------------------------
     def _chunks_for(
@@ -193,18 +198,22 @@ class IngestPipeline:
         url: str | None = None,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        on_ocr: Callable[[int, int], None] | None = None,
     ) -> Prepared:
         """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
         from prioris.ingest.pdf import PARSER_VERSION, check_pdf_bytes, extract_pdf
 
         check_pdf_bytes(data, self.max_file_bytes)
+        if path is not None:  # a file name that is not UTF-8 is stored as readable text
+            path = without_surrogates(path)
         sha = sha256_bytes(data)
         content = extract_pdf(
             data,
             ocr_mode=ocr_mode or self.ocr_mode,
             ocr=self.ocr,
-            time_limit_seconds=self.pdf_time_limit,
             progress=progress,
+            limits=self.pdf_limits,
+            on_ocr=on_ocr,
         )
         meta = content.metadata
         if work is None:
@@ -235,6 +244,7 @@ class IngestPipeline:
             work, content.pages, document=document, content=data, path=path
         )
         prepared.records["printed"] = meta.printed()
+        prepared.result.warnings = list(content.warnings)
         return prepared
 
     def prepare_fulltext(self, work: Work, full_text: FullText) -> Prepared:
@@ -262,35 +272,30 @@ class IngestPipeline:
             text += f"\n\n## Abstract\n\n{work.abstract}"
         return self.prepare_pages(work, [Page(1, text.strip())] if text.strip() else [])
 
-    def prepare_record(self, record: dict[str, Any]) -> Prepared:
-        """A JSONL record (BEIR corpus format works as is) as a work with one text page."""
-        work_id = str(record.get("_id") or record.get("id") or "").strip()
-        if not work_id:
-            raise InvalidRequestError("record has no '_id' or 'id'")
-        title = str(record.get("title") or "").strip()
-        text = str(record.get("text") or record.get("abstract") or "").strip()
-        if not title and not text:
-            raise InvalidRequestError(f"record {work_id!r} has neither title nor text")
-        year = record.get("year")
-        meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-        authors = record.get("authors") or []
-        if isinstance(authors, str):
-            authors = [a.strip() for a in authors.split(";") if a.strip()]
+    def prepare_record(self, record: Any) -> Prepared:
+        """A JSONL record (BEIR corpus format works as is) as a work with one text page.
+
+        The record is validated first (:func:`prioris.ingest.records.validate_record`):
+        a malformed one raises InvalidRequestError naming the field and the reason.
+        """
+        valid = validate_record(record)
+        title = (valid.title or "").strip()
+        text = (valid.text or valid.abstract or "").strip()
         work = Work(
-            id=work_id,
+            id=valid.id,
             title=title,
-            authors=[str(a) for a in authors],
-            year=int(year) if isinstance(year, int | str) and str(year).isdigit() else None,
-            venue=record.get("venue"),
-            abstract=record.get("abstract"),
-            source=str(record.get("source") or "import"),
-            extra=dict(meta or {}),
+            authors=valid.author_list(),
+            year=valid.year,
+            venue=valid.venue,
+            abstract=valid.abstract,
+            source=str(valid.source or "import"),
+            extra=dict(valid.metadata or {}),
         )
         markdown = f"# {title}\n\n{text}" if title else text
         content = markdown.encode("utf-8")
         document = Document(
             sha256=sha256_bytes(content),
-            work_id=work_id,
+            work_id=valid.id,
             format="text",
             size_bytes=len(content),
             page_count=1,
@@ -416,12 +421,61 @@ class IngestPipeline:
             self.embed(new)
         return [self.commit(item) for item in items]
 
+    def store_each(self, items: Sequence[Prepared]) -> list[IngestResult | PriorisError]:
+        """Like :meth:`store_many`, but one document failing is its result, not the batch's.
+
+        Documents are embedded together; if that fails they are embedded one by one, so
+        the failure stays with the document that caused it. Nothing committed is undone.
+        """
+        new = [i for i in items if i.document is None or not self.already_stored(i.document.sha256)]
+        failed: dict[int, PriorisError] = {}
+        try:
+            if new:
+                self.embed(new)
+        except PriorisError:
+            for item in new:
+                try:
+                    self.embed([item])
+                except PriorisError as exc:
+                    failed[id(item)] = exc
+        results: list[IngestResult | PriorisError] = []
+        for item in items:
+            if id(item) in failed:
+                results.append(failed[id(item)])
+                continue
+            try:
+                results.append(self.commit(item))
+            except PriorisError as exc:
+                results.append(exc)
+        return results
+
 
 def read_file_checked(path: Path, max_bytes: int) -> bytes:
-    """Read a file after checking its size against the cap (no huge read for nothing)."""
-    size = path.stat().st_size
-    if size > max_bytes:
+    """Read a file after checking its size against the cap (no huge read for nothing).
+
+    Any OS error (permission denied, a directory, an I/O error) is this file's failure:
+    NotFoundError or InvalidRequestError with the reason, never an OSError.
+    """
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise FileTooLargeError(
+                f"{path} is {size} bytes, over the limit of {max_bytes} "
+                "(PRIORIS_MCP_MAX_FILE_BYTES)"
+            )
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise NotFoundError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InvalidRequestError(f"cannot read {path}: {os_reason(exc)}") from None
+    if len(data) > max_bytes:  # it grew since stat
         raise FileTooLargeError(
-            f"{path} is {size} bytes, over the limit of {max_bytes} (PRIORIS_MCP_MAX_FILE_BYTES)"
+            f"{path} is over the limit of {max_bytes} bytes (PRIORIS_MCP_MAX_FILE_BYTES)"
         )
-    return path.read_bytes()
+    return data
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError as a short reason (``permission denied``), without the path twice."""
+    return (exc.strerror or type(exc).__name__).lower()

@@ -19,6 +19,9 @@ from prioris.storage.db import sqlite3
 VEC_MAX_K = 4096  # sqlite-vec's ceiling for k in one KNN query
 
 
+MIN_YEAR, MAX_YEAR = 1, 9999  # year filters; SQLite cannot bind integers past 64 bits
+
+
 @dataclass(frozen=True)
 class SearchFilters:
     """Restrictions shared by every mode."""
@@ -29,6 +32,12 @@ class SearchFilters:
     work_ids: tuple[str, ...] | None = None
 
     def validate(self) -> None:
+        for name in ("from_year", "to_year"):
+            year = getattr(self, name)
+            if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
+                raise InvalidRequestError(
+                    f"{name} must be a year between {MIN_YEAR} and {MAX_YEAR}, got {year}"
+                )
         if (
             self.from_year is not None
             and self.to_year is not None
@@ -73,23 +82,31 @@ def fts_search(
     *,
     title_weight: float = 1.0,
     heading_weight: float = 0.5,
+    rowids: tuple[int, int] | None = None,
 ) -> list[ChunkScore]:
-    """BM25 over chunk text, title and heading; a malformed expression is invalid_request."""
+    """BM25 over chunk text, title and heading; a malformed expression is invalid_request.
+
+    ``rowids`` (first, last) ranks only that span of chunk ids: FTS5 seeks to it, and its
+    BM25 statistics are those of the whole index, so spans ranked apart and merged give
+    the same list as one query (the SQLite backend uses this to rank on two cores)."""
     where, params = _where(filters, "w")
+    span, span_params = "", []
+    if rowids is not None:
+        span, span_params = " AND f.rowid BETWEEN ? AND ?", list(rowids)
     if where:
         sql = (
             "SELECT f.rowid, c.work_id, bm25(chunks_fts, 1.0, ?, ?) AS score FROM chunks_fts f "
             "JOIN chunks c ON c.id = f.rowid JOIN works w ON w.id = c.work_id "
-            f"WHERE chunks_fts MATCH ?{where} ORDER BY score LIMIT ?"
+            f"WHERE chunks_fts MATCH ?{span}{where} ORDER BY score LIMIT ?"
         )
     else:  # no join per match: rank in FTS5 alone, then look up the few rows kept
         sql = (
-            "SELECT rowid, NULL, bm25(chunks_fts, 1.0, ?, ?) AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?"
+            "SELECT f.rowid, NULL, bm25(chunks_fts, 1.0, ?, ?) AS score FROM chunks_fts f "
+            f"WHERE chunks_fts MATCH ?{span} ORDER BY score LIMIT ?"
         )
     try:
         rows = conn.execute(
-            sql, (title_weight, heading_weight, expression, *params, limit)
+            sql, (title_weight, heading_weight, expression, *span_params, *params, limit)
         ).fetchall()
         if not where and rows:
             marks = ", ".join("?" for _ in rows)

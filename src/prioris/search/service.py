@@ -8,9 +8,7 @@ selectable) on the SciFact train split: nDCG@10 0.735 against 0.709 (docs/benchm
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,14 +19,13 @@ from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError
 from prioris.models import Hit
 from prioris.search import feedback, fusion
-from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters, fts_search, vector_search
+from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters
+from prioris.search.protocols import ChunkVectors, SearchBackend
 from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_terms
 from prioris.search.rerank import Reranker, rerank_head
 from prioris.search.scoring import collapse, top_works
 from prioris.search.snippets import make_snippet
-from prioris.search.vector_cache import VectorCache
-from prioris.storage.chunks import VEC_TABLE
-from prioris.storage.works import get_works
+from prioris.strings import without_surrogates
 
 MODES = ("fts", "vector", "hybrid")
 SYNTAXES = ("plain", "fts5")
@@ -82,48 +79,33 @@ class SearchResponse:
 
 
 class SearchService:
-    """Runs queries with one embedder over read connections of their own.
+    """Runs queries with one embedder over a storage backend's candidate lists.
 
-    Each thread reads through its own connection (WAL lets readers run beside the one
-    writer), so a search never waits for an ingest, and hybrid mode embeds the query and
-    runs the KNN in a worker thread while FTS5 ranks in the caller's thread.
+    Hybrid mode embeds the query and runs the KNN in a worker thread while the backend's
+    FTS ranks in the caller's thread (SQLite, numpy and ONNX Runtime release the GIL, so
+    the halves overlap on two cores). Hits are built only for the k results returned.
+    An optional cross-encoder (``reranker``) re-orders the head of the list.
     """
 
     def __init__(
         self,
-        connect_reader: Callable[[], Any],
+        backend: SearchBackend,
         embedder: Embedder,
         fusion_config: FusionConfig,
         *,
+        max_query_chars: int = 4096,
         reranker: Reranker | None = None,
     ) -> None:
-        self._connect_reader = connect_reader
-        self._local = threading.local()
-        self._opened: list[Any] = []
-        self._opened_lock = threading.Lock()
+        self.max_query_chars = max_query_chars  # PRIORIS_MCP_MAX_QUERY_CHARS
+        self.backend = backend
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-knn")
         self.embedder = embedder
         self.config = fusion_config
         self.reranker = reranker
-        self.vector_cache = VectorCache(connect_reader)
-
-    @property
-    def conn(self) -> Any:
-        """This thread's read connection, opened on first use."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect_reader()
-            self._local.conn = conn
-            with self._opened_lock:
-                self._opened.append(conn)
-        return conn
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        with self._opened_lock:
-            for conn in self._opened:
-                conn.close()
-            self._opened.clear()
+        self.backend.close()
 
     def search(
         self,
@@ -138,7 +120,13 @@ class SearchService:
         """The best ``k`` hits; ``k=None`` (fts mode only) returns every match, best first."""
         started = time.perf_counter()
         filters = filters or SearchFilters()
+        query = without_surrogates(query) if isinstance(query, str) else query
         self._validate(query, mode, k, syntax)
+        if len(query) > self.max_query_chars:
+            raise InvalidRequestError(
+                f"the query is {len(query)} characters long, over the limit of "
+                f"{self.max_query_chars} (PRIORIS_MCP_MAX_QUERY_CHARS)"
+            )
         filters.validate()
         if syntax == "fts5":
             expression: str | None = query
@@ -201,8 +189,8 @@ class SearchService:
         self, expression: str, filters: SearchFilters, k: int | None, chunks: bool
     ) -> list[ChunkScore]:
         def ranked(limit: int) -> list[ChunkScore]:
-            return fts_search(
-                self.conn, expression, filters, limit, title_weight=self.config.title_weight
+            return self.backend.fts(
+                expression, filters, limit, title_weight=self.config.title_weight
             )
 
         decay = self.config.fts_decay
@@ -220,7 +208,7 @@ class SearchService:
         self, vector: np.ndarray, filters: SearchFilters, k: int, chunks: bool
     ) -> list[ChunkScore]:
         def nearest(limit: int) -> list[ChunkScore]:
-            return self._knn(vector, filters, limit)
+            return self.backend.knn(vector, filters, limit)
 
         if chunks:
             return nearest(k)
@@ -286,7 +274,7 @@ class SearchService:
         assert self.reranker is not None
         head = ordered[: self.config.rerank_depth]
         texts = self._chunk_texts([item.chunk_id for item, _ in head])
-        titles = get_works(self.conn, list(dict.fromkeys(item.work_id for item, _ in head)))
+        titles = self.backend.works(list(dict.fromkeys(item.work_id for item, _ in head)))
         passages = []
         for item, _ in head:
             work = titles.get(item.work_id)
@@ -295,29 +283,14 @@ class SearchService:
         return rerank_head(ordered, self.reranker.score(query, passages))
 
     def _chunk_vectors(self, chunk_ids: list[int]) -> np.ndarray:
-        if not chunk_ids:
+        """The stored vectors of the feedback passages; none (no Rocchio move) from a
+        backend that cannot hand them out."""
+        if not chunk_ids or not isinstance(self.backend, ChunkVectors):
             return np.zeros((0, 0), dtype=np.float32)
-        marks = ", ".join("?" for _ in chunk_ids)
-        rows = self.conn.execute(
-            f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", chunk_ids
-        ).fetchall()
-        if not rows:
-            return np.zeros((0, 0), dtype=np.float32)
-        return np.vstack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
+        return self.backend.vectors(chunk_ids)
 
     def _chunk_texts(self, chunk_ids: list[int]) -> dict[int, str]:
-        if not chunk_ids:
-            return {}
-        marks = ", ".join("?" for _ in chunk_ids)
-        rows = self.conn.execute(
-            f"SELECT id, text FROM chunks WHERE id IN ({marks})", chunk_ids
-        ).fetchall()
-        return {int(r[0]): str(r[1]) for r in rows}
-
-    def _knn(self, vector: Any, filters: SearchFilters, k: int) -> list[ChunkScore]:
-        """Exact KNN from the in-memory copy when it is fresh, else from ``vec0``."""
-        rows = self.vector_cache.knn(self.conn, vector, filters, k)
-        return vector_search(self.conn, vector, filters, k) if rows is None else rows
+        return {i: p.text for i, p in self.backend.passages(chunk_ids).items()}
 
     def _fuse(
         self, fts_list: list[ChunkScore], vec_list: list[ChunkScore], k: int, chunks: bool
@@ -363,17 +336,8 @@ class SearchService:
     ) -> list[Hit]:
         if not ordered:
             return []
-        chunk_ids = [c.chunk_id for c, _ in ordered]
-        marks = ", ".join("?" for _ in chunk_ids)
-        rows = {
-            r["id"]: r
-            for r in self.conn.execute(
-                "SELECT id, text, page_start, page_end, char_start FROM chunks "
-                f"WHERE id IN ({marks})",
-                chunk_ids,
-            )
-        }
-        works = get_works(self.conn, list(dict.fromkeys(c.work_id for c, _ in ordered)))
+        rows = self.backend.passages([c.chunk_id for c, _ in ordered])
+        works = self.backend.works(list(dict.fromkeys(c.work_id for c, _ in ordered)))
         hits = []
         for item, score in ordered:
             row, work = rows.get(item.chunk_id), works.get(item.work_id)
@@ -393,10 +357,10 @@ class SearchService:
                     year=work.year,
                     score=float(f"{float(score):.6g}"),
                     ranks=ranks,
-                    snippet=make_snippet(row["text"], terms),
-                    page_start=row["page_start"],
-                    page_end=row["page_end"],
-                    offset=row["char_start"],
+                    snippet=make_snippet(row.text, terms),
+                    page_start=row.page_start,
+                    page_end=row.page_end,
+                    offset=row.char_start,
                     chunk_id=item.chunk_id,
                     source=work.source,
                 )

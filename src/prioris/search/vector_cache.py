@@ -1,36 +1,51 @@
-"""An in-memory copy of the vector index that answers KNN with one matrix product.
+"""An in-memory copy of the vector index that answers KNN in numpy.
 
 sqlite-vec's ``vec0`` stays the index of record (it persists the vectors and answers
-whenever this copy cannot); at 100,000 chunks its brute-force scan costs tens of
-milliseconds per query on two cores, while ``matrix @ query`` costs a few. The copy is
-loaded in the background once the library is large enough to need it, is tagged with the
-``vectors_version`` counter that every vector write bumps in the same transaction, and is
-used only while that counter has not moved: a stale copy is never consulted. Filters are
-boolean masks over the same metadata the ``vec0`` table carries, so results are the same
-exact KNN either way.
+whenever this copy cannot); its brute-force scan costs several milliseconds per query at
+10,000 chunks (more for the deep lists hybrid asks for), tens at 100,000 and about half a
+second at a million. The copy takes one of two forms:
+
+- up to ``EXACT_MAX_BYTES`` of float32 (about 170,000 chunks of 384 dimensions), the
+  vectors themselves: exact KNN with one matrix-vector product;
+- above that, :class:`~prioris.search.quantized.QuantizedVectors`: binary codes scanned in
+  full, int8 rows rescoring the few thousand best (430 MB at a million chunks instead of
+  1.5 GB, a fraction of the scan time; the recall against exact search is measured by
+  ``bench/bench_latency.py``).
+
+The copy is loaded in the background once the library is large enough to need it, is
+tagged with the ``vectors_version`` counter that every vector write bumps in the same
+transaction, and is used only while that counter has not moved: a stale copy is never
+consulted, and is dropped before its successor loads so memory does not double. Filters
+are boolean masks over the same metadata the ``vec0`` table carries, applied before the
+ranking, so a filtered search still returns k hits when k exist.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from prioris.search.backends import ChunkScore, SearchFilters
+from prioris.search.quantized import QuantizedVectors
 from prioris.storage.chunks import VEC_TABLE, vectors_version
 
-MIN_VECTORS = 20_000  # below this vec0 is already fast: no copy kept
-MAX_BYTES = 1 << 30  # above this the copy would cost too much memory: vec0 only
+MIN_VECTORS = 1_000  # below this vec0 answers in a few milliseconds: no copy kept
+EXACT_MAX_BYTES = 256 << 20  # float32 copy up to this size, quantised copy above
+MAX_BYTES = 1 << 30  # a copy (of either form) larger than this is not kept: vec0 only
+SAMPLE_ROWS = 20_000  # rows that set the quantiser's mean and scales
+FETCH_ROWS = 4096
 
 
 @dataclass(frozen=True)
 class Snapshot:
     version: int
     chunk_ids: np.ndarray
-    matrix: np.ndarray
+    matrix: np.ndarray | None  # float32 unit rows (exact form)
+    quantized: QuantizedVectors | None  # compact form
     work_codes: np.ndarray
     work_names: list[str]
     work_index: dict[str, int]
@@ -53,12 +68,72 @@ class Snapshot:
             both((self.years <= filters.to_year) & (self.years > 0))
         if filters.work_ids is not None:
             codes = [self.work_index[w] for w in filters.work_ids if w in self.work_index]
-            both(np.isin(self.work_codes, np.asarray(codes, dtype=np.int64)))
+            both(np.isin(self.work_codes, np.asarray(codes, dtype=np.int32)))
         return keep
+
+    def nearest(
+        self, query: np.ndarray, filters: SearchFilters, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Row indices and cosine scores of the k nearest rows that pass the filters."""
+        mask = self.mask(filters)
+        if self.quantized is not None:
+            return self.quantized.search(query, k, keep=mask)
+        assert self.matrix is not None
+        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        if mask is None:  # no filter: rank every row in place, no index copies
+            top = min(k, len(scores))
+            part = np.argpartition(scores, len(scores) - top)[len(scores) - top :]
+            picked = part[np.argsort(-scores[part], kind="stable")]
+        else:
+            candidates = np.flatnonzero(mask)
+            if len(candidates) == 0:
+                return candidates, scores[:0]
+            chosen = scores[candidates]
+            top = min(k, len(candidates))
+            part = np.argpartition(-chosen, top - 1)[:top]
+            picked = candidates[part[np.argsort(-chosen[part], kind="stable")]]
+        return picked, scores[picked]
+
+
+def copy_bytes(count: int, dim: int) -> int:
+    """Memory of the copy a library of ``count`` vectors would get (0: none)."""
+    if count < MIN_VECTORS:
+        return 0
+    exact = count * dim * 4
+    if exact <= EXACT_MAX_BYTES:
+        return exact
+    compact = count * (dim + (dim + 63) // 64 * 8)
+    return compact if compact <= MAX_BYTES else 0
+
+
+class _Codes:
+    """Strings to small integer codes while streaming rows (no per-row objects kept)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def code(self, name: str) -> int:
+        found = self.index.get(name)
+        if found is None:
+            found = self.index[name] = len(self.index)
+        return found
+
+    def names(self) -> list[str]:
+        return list(self.index)
+
+
+def _batches(conn: Any, sql: str) -> Iterator[list[Any]]:
+    cursor = conn.execute(sql)
+    while True:
+        rows = cursor.fetchmany(FETCH_ROWS)
+        if not rows:
+            return
+        yield rows
 
 
 def load_snapshot(conn: Any) -> Snapshot | None:
-    """Read the whole vector table in one read transaction (a consistent snapshot)."""
+    """Read the vector table in one read transaction (a consistent snapshot), streaming
+    it into preallocated arrays so loading needs little more memory than the copy."""
     conn.execute("BEGIN")
     try:
         version = vectors_version(conn)
@@ -67,31 +142,59 @@ def load_snapshot(conn: Any) -> Snapshot | None:
         ).fetchone()[0]
         dim_row = conn.execute("SELECT value FROM index_state WHERE key = 'embedding_dim'")
         dim = int(dim_row.fetchone()[0])
-        if count < MIN_VECTORS or count * dim * 4 > MAX_BYTES:
+        size = copy_bytes(count, dim)
+        if size == 0:
             return None
-        rows = conn.execute(
-            f"SELECT chunk_id, embedding, work_id, source, year FROM {VEC_TABLE}"
-        ).fetchall()
+        select = f"SELECT chunk_id, embedding, work_id, source, year FROM {VEC_TABLE}"
+        matrix: np.ndarray | None = None
+        quantized: QuantizedVectors | None = None
+        if size == count * dim * 4:
+            matrix = np.zeros((count, dim), dtype=np.float32)
+        else:
+            sample_rows = conn.execute(
+                f"SELECT embedding FROM {VEC_TABLE} LIMIT {SAMPLE_ROWS}"
+            ).fetchall()
+            sample = np.frombuffer(b"".join(r[0] for r in sample_rows), dtype=np.float32)
+            quantized = QuantizedVectors.allocate(sample.reshape(-1, dim), count)
+            del sample_rows, sample
+        chunk_ids = np.zeros(count, dtype=np.int64)
+        work_codes = np.zeros(count, dtype=np.int32)
+        source_codes = np.zeros(count, dtype=np.int16)
+        years = np.zeros(count, dtype=np.int16)
+        works, sources = _Codes(), _Codes()
+        done = 0
+        for rows in _batches(conn, select):
+            end = min(count, done + len(rows))
+            rows = rows[: end - done]  # rows added after the count are not in this copy
+            block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+            block = block.reshape(len(rows), dim)
+            if matrix is not None:
+                norms = np.linalg.norm(block, axis=1, keepdims=True)
+                matrix[done:end] = block / np.maximum(norms, 1e-12)
+            else:
+                assert quantized is not None
+                quantized.add(block)
+            chunk_ids[done:end] = [r[0] for r in rows]
+            work_codes[done:end] = [works.code(r[2]) for r in rows]
+            source_codes[done:end] = [sources.code(r[3]) for r in rows]
+            years[done:end] = [r[4] or 0 for r in rows]
+            done = end
+            if done >= count:
+                break
     finally:
         conn.execute("COMMIT")
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    matrix = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-    work_names, work_codes = np.unique(
-        np.array([r[2] for r in rows], dtype=object), return_inverse=True
-    )
-    source_names, source_codes = np.unique(
-        np.array([r[3] for r in rows], dtype=object), return_inverse=True
-    )
+    names = works.names()
     return Snapshot(
         version=version,
-        chunk_ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-        matrix=np.ascontiguousarray(matrix, dtype=np.float32),
-        work_codes=work_codes.astype(np.int64),
-        work_names=[str(w) for w in work_names],
-        work_index={str(w): i for i, w in enumerate(work_names)},
-        source_codes=source_codes.astype(np.int64),
-        source_index={str(s): i for i, s in enumerate(source_names)},
-        years=np.fromiter((r[4] or 0 for r in rows), dtype=np.int64, count=len(rows)),
+        chunk_ids=chunk_ids[:done],
+        matrix=None if matrix is None else matrix[:done],
+        quantized=quantized,
+        work_codes=work_codes[:done],
+        work_names=names,
+        work_index=works.index,
+        source_codes=source_codes[:done],
+        source_index=sources.index,
+        years=years[:done],
     )
 
 
@@ -117,27 +220,14 @@ class VectorCache:
             if version != self._declined_version and self._queries > 1:
                 self._refresh()
             return None
-        scores = snapshot.matrix @ np.asarray(query, dtype=np.float32)
-        mask = snapshot.mask(filters)
-        if mask is None:  # no filter: rank every row in place, no index copies
-            top = min(k, len(scores))
-            part = np.argpartition(scores, len(scores) - top)[len(scores) - top :]
-            picked = part[np.argsort(-scores[part], kind="stable")]
-        else:
-            candidates = np.flatnonzero(mask)
-            if len(candidates) == 0:
-                return []
-            chosen = scores[candidates]
-            top = min(k, len(candidates))
-            part = np.argpartition(-chosen, top - 1)[:top]
-            picked = candidates[part[np.argsort(-chosen[part], kind="stable")]]
+        picked, scores = snapshot.nearest(query, filters, k)
         return [
             ChunkScore(
                 int(snapshot.chunk_ids[i]),
                 snapshot.work_names[snapshot.work_codes[i]],
-                float(scores[i]),
+                float(score),
             )
-            for i in picked
+            for i, score in zip(picked, scores, strict=True)
         ]
 
     def _refresh(self) -> None:
@@ -150,7 +240,11 @@ class VectorCache:
 
     def _load(self) -> None:
         try:
+            self._snapshot = None  # stale anyway: free it before its successor loads
             conn = self._connect_reader()
+            # read, not mapped: streaming the whole vector table through this connection's
+            # mmap would leave ~1.5 GB of file pages in the process at a million chunks
+            conn.execute("PRAGMA mmap_size = 0")
             try:
                 snapshot = load_snapshot(conn)
                 if snapshot is None:

@@ -58,9 +58,14 @@ class DoiResolver:
                 f"doi: the resolver did not redirect doi:{ident.value} (HTTP "
                 f"{response.status_code})"
             )
-        target = urljoin(url, location)
-        parts = urlsplit(target)
-        host = (parts.hostname or "").lower()
+        try:
+            target = urljoin(url, location)
+            parts = urlsplit(target)
+            host = (parts.hostname or "").lower()
+        except ValueError:  # e.g. an unclosed IPv6 bracket
+            raise ProviderUnavailableError(
+                f"doi: the resolver redirected doi:{ident.value} to {location!r}, not a URL"
+            ) from None
         if parts.scheme not in ("http", "https") or host not in ALLOWED_HOSTS:
             raise UnsupportedProviderError(
                 f"doi:{ident.value} resolves to {host or target!r}, which is not arXiv, "

@@ -238,6 +238,10 @@ class ProviderHttp:
             raise ProviderUnavailableError(
                 f"{self.provider}: request to {where} failed ({type(exc).__name__}: {exc})"
             ) from exc
+        except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from non-UTF-8 argv bytes
+            raise InvalidRequestError(
+                f"{self.provider}: the request holds text that is not valid Unicode ({exc.reason})"
+            ) from exc
 
     def _bounded_get(
         self,

@@ -84,15 +84,17 @@ def delete_chunks_of(conn: Any, work_id: str) -> None:
 
 
 def update_work_fields(conn: Any, work_id: str, title: str, year: int | None) -> None:
-    """Carry a work's new title and year into its indexes (FTS title, vec0 year filter).
+    """Carry a work's new year into the vec0 year filter (call after updating the works row).
 
-    Vectors are not recomputed: a title is a small part of what each chunk's embedding saw.
+    The FTS index reads titles from ``works`` (external content): the ``works_title_fts``
+    trigger re-indexes a work's chunks in the same statement that changes its title, so
+    ``title`` needs no work here. Vectors are not recomputed: a title is a small part of
+    what each chunk's embedding saw.
     """
     ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
     for start in range(0, len(ids), 500):
         batch = ids[start : start + 500]
         marks = ", ".join("?" for _ in batch)
-        conn.execute(f"UPDATE chunks_fts SET title = ? WHERE rowid IN ({marks})", [title, *batch])
         conn.execute(
             f"UPDATE {VEC_TABLE} SET year = ? WHERE chunk_id IN ({marks})", [year or 0, *batch]
         )

@@ -1,8 +1,9 @@
 """Opening the library file: SQLite driver choice, sqlite-vec, pragmas and migrations.
 
 The stdlib ``sqlite3`` of some Python builds cannot load extensions; we then fall back to
-``pysqlite3`` (which bundles a recent SQLite). Migrations are numbered SQL files applied
-in order, each in one transaction, and recorded in ``schema_migrations``.
+``pysqlite3`` (which bundles a recent SQLite). Migrations are numbered SQL files
+(``prioris/migrations/``, shipped in the wheel) applied in order, each in one transaction,
+and recorded in ``schema_migrations``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from prioris.errors import ConfigurationError
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[3] / "migrations"
+MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"  # package data
 MMAP_BYTES = 1 << 30
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[\w-]+\.sql$")
 
@@ -56,12 +57,66 @@ def connect(path: Path | str, *, migrate: bool = True, migrations_dir: Path | No
     """Open (creating if needed) the library file in WAL mode with sqlite-vec loaded.
 
     ``isolation_level=None`` puts transactions under our explicit control: every ingest of
-    one document is one ``BEGIN IMMEDIATE ... COMMIT``.
+    one document is one ``BEGIN IMMEDIATE ... COMMIT``. A path that is a folder, not an
+    SQLite file, another program's database, or cannot be created raises
+    ConfigurationError naming the file.
     """
     path = Path(path)
     if str(path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise ConfigurationError(
+                f"the library file {path} is a folder; give a file such as "
+                f"{path / 'library.sqlite'} (--db, PRIORIS_MCP_DB)"
+            )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = (exc.strerror or type(exc).__name__).lower()
+            if isinstance(exc, FileExistsError | NotADirectoryError):
+                reason = f"{exc.filename or path.parent} is not a folder"
+            raise ConfigurationError(
+                f"cannot create the folder of the library file {path}: {reason} "
+                "(--db, PRIORIS_MCP_DB)"
+            ) from None
+    try:
+        return _open(path, migrate, migrations_dir)
+    except sqlite3.DatabaseError as exc:
+        raise ConfigurationError(_open_failure(path, exc)) from exc
+
+
+def _open_failure(path: Path, exc: Exception) -> str:
+    text = str(exc)
+    if "not a database" in text:
+        return f"{path} is not a Prioris library: {text} (--db, PRIORIS_MCP_DB)"
+    if "readonly" in text or "read-only" in text:
+        return f"the library file {path} is read-only: {text} (--db, PRIORIS_MCP_DB)"
+    return f"cannot open the library file {path}: {text} (--db, PRIORIS_MCP_DB)"
+
+
+def _open(path: Path, migrate: bool, migrations_dir: Path | None) -> Any:
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+    try:
+        _configure(conn)
+        if migrate:
+            _refuse_foreign_database(conn, path)
+            apply_migrations(conn, migrations_dir or MIGRATIONS_DIR)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _refuse_foreign_database(conn: Any, path: Path) -> None:
+    """Never add our tables to another program's SQLite file."""
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if tables and "schema_migrations" not in tables:
+        raise ConfigurationError(
+            f"{path} is an SQLite database of another program (tables: "
+            f"{', '.join(sorted(tables)[:5])}), not a Prioris library (--db, PRIORIS_MCP_DB)"
+        )
+
+
+def _configure(conn: Any) -> None:
     conn.row_factory = sqlite3.Row
     _load_vec(conn)
     conn.execute("PRAGMA journal_mode = WAL")
@@ -71,9 +126,6 @@ def connect(path: Path | str, *, migrate: bool = True, migrations_dir: Path | No
     # reads through the page cache of the OS instead of copies: measured -20% hybrid p50 at
     # 100k chunks (docs/benchmarks.md); address space only, not resident memory
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-    if migrate:
-        apply_migrations(conn, migrations_dir or MIGRATIONS_DIR)
-    return conn
 
 
 def available_migrations(migrations_dir: Path) -> list[tuple[int, Path]]:

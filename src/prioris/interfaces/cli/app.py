@@ -74,11 +74,17 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidRequestError(f"{self.prog}: {message}")
 
 
+def _database_errors() -> type[Exception]:
+    from prioris.storage.db import sqlite3
+
+    return sqlite3.Error  # type: ignore[no-any-return]
+
+
 def _command_modules() -> list[Callable[[Any], None]]:
     from prioris.interfaces.cli import library_cmds
 
     registrars = [library_cmds.register]
-    for name in ("remote_cmds", "discover_cmds", "serve_cmds", "enrich_cmds"):
+    for name in ("remote_cmds", "discover_cmds", "serve_cmds", "enrich_cmds", "ui_cmds"):
         try:
             module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:  # a command group not built yet
@@ -107,6 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; never lets a traceback reach the user for an expected failure."""
     argv = list(sys.argv[1:] if argv is None else argv)
     ctx: CliContext | None = None
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 must not crash
+        if hasattr(stream, "reconfigure"):  # the printing of its line
+            stream.reconfigure(errors="backslashreplace")
     try:
         parser = build_parser()
         if not argv:
@@ -134,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PriorisError as exc:
         sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
         return EXIT_ITEM_FAILED
+    except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
+        db = ctx.settings.db_path if ctx is not None else "the library file"
+        sys.stderr.write(f"error [configuration_error]: {db}: {exc}\n")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130

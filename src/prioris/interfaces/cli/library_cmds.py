@@ -133,6 +133,7 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
                 )
                 if result.enriched:
                     line += f", metadata from {result.enriched}"
+                line += "".join(f"\n  warning: {text}" for text in result.warnings)
             if show:
                 progress.write(line)
             else:
@@ -160,8 +161,11 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
     show = wants_progress(args.json)
     total = None
     if show:  # a second read of the file only when there is a bar to size
-        with args.file.open(encoding="utf-8") as handle:
-            total = sum(1 for line in handle if line.strip())
+        try:
+            with args.file.open("rb") as handle:
+                total = sum(1 for line in handle if line.strip())
+        except OSError:
+            total = None  # reading the records will say what is wrong
     progress = bar(total, "rec", "import", show)
     try:
         summary = library.import_records(records, on_progress=progress.update)
@@ -199,14 +203,20 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         if args.query:
             raise InvalidRequestError("give either QUERY or --queries, not both")
         failed = 0
-        for item in library.read_jsonl(args.queries):
+        for line in library.read_jsonl(args.queries):
+            item = line.value
             if isinstance(item, PriorisError):
-                ctx.log(f"error [{item.code}]: {item.message}")
+                ctx.log(f"error [{item.code}]: {line.where}: {item.message}")
                 failed += 1
                 continue
             query_id = item.get("_id", item.get("id"))
+            text = item.get("text", "")
+            if not isinstance(text, str):
+                ctx.log(f"error [invalid_request]: {line.where}: 'text' must be a string")
+                failed += 1
+                continue
             try:
-                response = library.search(str(item.get("text", "")), **_search_kwargs(args))
+                response = library.search(text, **_search_kwargs(args))
             except PriorisError as exc:
                 ctx.log(f"error [{exc.code}]: query {query_id}: {exc.message}")
                 failed += 1

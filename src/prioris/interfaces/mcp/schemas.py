@@ -102,6 +102,9 @@ class IngestOut(_Out):
     ocr_pages: int = Field(default=0, description="pages whose text came from OCR")
     chunks: int = 0
     reason: str | None = None
+    warnings: list[str] = Field(
+        default_factory=list, description="e.g. a damaged PDF that MuPDF repaired"
+    )
 
 
 def ingest_out(result: Any, filename: str | None = None) -> IngestOut:
@@ -119,6 +122,7 @@ def ingest_out(result: Any, filename: str | None = None) -> IngestOut:
         ocr_pages=data.get("ocr_pages") or 0,
         chunks=data.get("chunks") or 0,
         reason=data.get("reason"),
+        warnings=list(data.get("warnings") or []),
     )
 
 

@@ -1,0 +1,246 @@
+"""The web app: a Starlette application over one Library, and ``prioris ui`` serving it.
+
+:func:`build_app` wires the routes of :mod:`.pages` (HTML) and :mod:`.api` (actions, page
+images, job progress) behind :class:`~.security.SecurityMiddleware`. Blocking Library
+calls run in worker threads, so the event loop keeps answering while an ingest, an OCR
+run or a re-index works in the job thread. :func:`serve` binds 127.0.0.1 only (there is
+no authentication: the machine's own user is the only one meant to reach it).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import socket
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio.to_thread
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from prioris.errors import ConfigurationError, PriorisError
+from prioris.interfaces.web import views
+from prioris.interfaces.web.jobs import JobRegistry
+from prioris.interfaces.web.security import SecurityMiddleware, new_csrf_token
+
+if TYPE_CHECKING:
+    from prioris.config import Settings
+    from prioris.library import Library
+
+HERE = Path(__file__).resolve().parent
+HOST = "127.0.0.1"
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+STATUS_OF = {
+    "not_found": 404,
+    "invalid_request": 400,
+    "file_too_large": 413,
+    "configuration_error": 400,
+    "format_unavailable": 404,
+    "unsupported_provider": 400,
+    "rate_limited": 429,
+    "provider_unavailable": 502,
+    "parse_error": 422,
+    "ocr_unavailable": 422,
+}
+
+
+@dataclass
+class WebState:
+    """What every route needs: the Library, the job registry, templates, the CSRF token."""
+
+    library: Library
+    jobs: JobRegistry
+    templates: jinja2.Environment
+    csrf_token: str
+
+    def render(
+        self, request: Request, name: str, status_code: int = 200, **context: Any
+    ) -> Response:
+        context.setdefault("page", "")
+        template = self.templates.get_template(name)
+        html = template.render(request=request, csrf_token=self.csrf_token, **context)
+        return HTMLResponse(html, status_code=status_code)
+
+
+def state_of(request: Request) -> WebState:
+    return request.app.state.web  # type: ignore[no-any-return]
+
+
+async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking Library call in a worker thread."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
+
+
+def make_templates() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=jinja2.select_autoescape(["html", "svg"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(
+        snippet=views.snippet_html,
+        authors=views.authors_short,
+        pages=views.pages_label,
+        bytes=views.human_bytes,
+        source=views.source_label,
+    )
+    env.globals.update(
+        read_url=views.read_url,
+        query_string=views.query_string,
+        alias_links=views.alias_links,
+        is_public_https=views.is_public_https,
+        passage_html=views.passage_html,
+    )
+    return env
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get(
+        "accept", ""
+    )
+
+
+async def prioris_error(request: Request, exc: Exception) -> Response:
+    """An expected failure: its code and message, as JSON or as a page; never a traceback."""
+    assert isinstance(exc, PriorisError)
+    status = STATUS_OF.get(exc.code, 400)
+    if wants_json(request):
+        return JSONResponse({"error": exc.to_dict()}, status_code=status)
+    return state_of(request).render(request, "error.html", status_code=status, error=exc.to_dict())
+
+
+async def unexpected_error(request: Request, exc: Exception) -> Response:
+    log.error("unexpected error on %s", request.url.path, exc_info=exc)
+    error = {"code": "internal_error", "message": "something went wrong; see the server log"}
+    if wants_json(request):
+        return JSONResponse({"error": error}, status_code=500)
+    return state_of(request).render(request, "error.html", status_code=500, error=error)
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    error = {"code": "not_found", "message": f"no page at {request.url.path}"}
+    if wants_json(request):
+        return JSONResponse({"error": error}, status_code=404)
+    return state_of(request).render(request, "error.html", status_code=404, error=error)
+
+
+def build_app(
+    library: Library, *, jobs: JobRegistry | None = None, csrf_token: str | None = None
+) -> Starlette:
+    """The ASGI app over ``library`` (which the caller opens and closes)."""
+    from prioris.interfaces.web import api, pages
+
+    registry = jobs or JobRegistry()
+    state = WebState(library, registry, make_templates(), csrf_token or new_csrf_token())
+    routes = [
+        *pages.ROUTES,
+        *api.ROUTES,
+        Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            PriorisError: prioris_error,
+            404: not_found,
+            Exception: unexpected_error,
+        },
+    )
+    app.state.web = state
+    app.add_middleware(SecurityMiddleware, csrf_token=state.csrf_token)
+    return app
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:``port`` (0: any free port); a clear error if taken."""
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted connections only when the
+    # socket says it is TCP; without it Nagle holds each response body back by ~40 ms
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        raise ConfigurationError(
+            f"cannot listen on {HOST}:{port} ({exc.strerror}); pass another --port "
+            "or set PRIORIS_MCP_UI_PORT"
+        ) from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _warm_up(library: Library) -> None:
+    """Load the embedding model and the vector copy now, so the first search is quick."""
+    try:
+        library.search("warm up", mode="hybrid", k=1)
+    except Exception:  # an empty or odd library: the first real search will say why
+        log.debug("warm-up search failed", exc_info=True)
+
+
+def serve(
+    settings: Settings,
+    port: int | None = None,
+    *,
+    open_browser: bool = True,
+    library: Library | None = None,
+    log_line: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
+) -> None:
+    """Serve the app on 127.0.0.1 until interrupted; open the browser once it listens."""
+    import uvicorn
+
+    sock = bind(settings.ui_port if port is None else port)
+    url = f"http://{HOST}:{sock.getsockname()[1]}/"
+    own_library = library is None
+    if library is None:
+        from prioris.library import Library
+
+        try:
+            library = Library.open(settings)
+        except BaseException:
+            sock.close()
+            raise
+    from prioris.interfaces.web.api import sweep_uploads, upload_folder
+
+    sweep_uploads(upload_folder(settings.db_path))
+    threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
+    registry = JobRegistry()
+    app = build_app(library, jobs=registry)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    log_line(f"prioris: the web app is at {url} (library {settings.db_path}); Ctrl-C stops it")
+    if library.stale_on_open:
+        log_line(
+            f"note: {library.stale_on_open} chunks are stale; re-index them on the Status page"
+        )
+    if open_browser:
+
+        def open_when_ready() -> None:
+            while not server.started and not server.should_exit:
+                threading.Event().wait(0.05)
+            if server.started:
+                webbrowser.open(url)
+
+        threading.Thread(target=open_when_ready, daemon=True).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        registry.close()
+        sock.close()
+        if own_library:
+            library.close()

@@ -1,0 +1,289 @@
+"""The HTML pages: Search, Read, Library, Add, Discover, Status.
+
+Each handler reads its query parameters, calls the Library (in a worker thread) and
+renders a template; a page's state lives in its URL, so any view can be bookmarked.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from prioris.errors import InvalidRequestError, PriorisError
+from prioris.interfaces.web import charts, views
+from prioris.interfaces.web.app import blocking, state_of
+
+MODES = ("hybrid", "fts", "vector")
+K_CHOICES = (10, 20, 50)
+LIBRARY_PAGE = 50
+UPLOAD_KINDS = ("upload", "folder", "fetch", "import")
+
+
+def _int(params: Any, name: str, *, low: int | None = None, high: int | None = None) -> int | None:
+    raw = (params.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidRequestError(f"{name} must be a whole number, got {raw!r}") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidRequestError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+@dataclass
+class SearchForm:
+    """The search page's parameters, as the URL carries them."""
+
+    q: str = ""
+    mode: str = "hybrid"
+    passages: bool = False
+    source: str = ""
+    from_year: int | None = None
+    to_year: int | None = None
+    k: int = 10
+
+    @classmethod
+    def parse(cls, params: Any) -> SearchForm:
+        mode = params.get("mode") or "hybrid"
+        if mode not in MODES:
+            raise InvalidRequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        k = _int(params, "k", low=1, high=100) or 10
+        return cls(
+            q=(params.get("q") or "").strip(),
+            mode=mode,
+            passages=params.get("passages") in ("1", "on", "true"),
+            source=(params.get("source") or "").strip(),
+            from_year=_int(params, "from", low=0, high=9999),
+            to_year=_int(params, "to", low=0, high=9999),
+            k=k,
+        )
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "q": self.q,
+            "mode": self.mode,
+            "passages": self.passages,
+            "source": self.source,
+            "from": self.from_year,
+            "to": self.to_year,
+            "k": self.k if self.k != 10 else None,
+        }
+
+
+async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
+    """The hits of ``form`` (or the error that explains why there are none)."""
+    library = state_of(request).library
+    started = time.perf_counter()
+    try:
+        response = await blocking(
+            library.search,
+            form.q,
+            mode=form.mode,
+            k=form.k,
+            chunks=form.passages,
+            source=form.source or None,
+            from_year=form.from_year,
+            to_year=form.to_year,
+        )
+    except PriorisError as exc:
+        return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
+    return {
+        "error": None,
+        "hits": response.hits,
+        "took_ms": response.took_ms,
+        "server_ms": (time.perf_counter() - started) * 1000,
+    }
+
+
+async def search_page(request: Request) -> Response:
+    state = state_of(request)
+    error = None
+    try:
+        form = SearchForm.parse(request.query_params)
+    except InvalidRequestError as exc:
+        form, error = SearchForm(q=(request.query_params.get("q") or "").strip()), exc.to_dict()
+    results = None
+    if form.q and error is None:
+        results = await run_search(request, form)
+    elif error is not None:
+        results = {"error": error, "hits": [], "took_ms": 0.0, "server_ms": 0.0}
+    counts = await blocking(state.library.year_source_counts)
+    sources = sorted({row["source"] for row in counts})
+    total = sum(row["count"] for row in counts)
+    return state.render(
+        request,
+        "search.html",
+        form=form,
+        results=results,
+        sources=sources,
+        total_works=total,
+        modes=MODES,
+        k_choices=K_CHOICES,
+        page="search",
+    )
+
+
+def _page_of(chunk: dict[str, Any], pages: list[dict[str, Any]]) -> int:
+    """The page holding most of a passage (one that runs over a page break mostly sits on
+    one side; its first page may hold only the overlap with the previous passage)."""
+
+    def share(span: dict[str, Any]) -> int:
+        return min(chunk["char_end"], span["char_end"]) - max(
+            chunk["char_start"], span["char_start"]
+        )
+
+    candidates = [p for p in pages if chunk["page_start"] <= p["number"] <= chunk["page_end"]]
+    if not candidates:
+        return int(chunk["page_start"])
+    return int(max(candidates, key=share)["number"])
+
+
+async def read_page(request: Request) -> Response:
+    state = state_of(request)
+    library = state.library
+    params = request.query_params
+    work = await blocking(library.get_work, params.get("id") or "")
+    pages = await blocking(library.pages, work.id)
+    chunk_id = _int(params, "chunk", low=0)
+    chunk = None
+    if chunk_id is not None:
+        try:
+            chunk = await blocking(library.chunk, chunk_id)
+        except PriorisError:
+            chunk = None
+        if chunk is not None and chunk["work_id"] != work.id:
+            chunk = None
+    wanted = _int(params, "page")
+    number = wanted or (_page_of(chunk, pages) if chunk else 1)
+    notice = None
+    if pages and not 1 <= number <= len(pages):
+        notice = f"There is no page {number}; showing page 1 of {len(pages)}."
+        number = 1
+    view = await blocking(library.show, work.id, page=number) if pages else None
+    span = pages[number - 1] if pages else None
+    passage = None
+    if chunk and view and span:
+        start = max(chunk["char_start"], span["char_start"]) - view["offset"]
+        end = min(chunk["char_end"], span["char_end"]) - view["offset"]
+        if start < end:
+            passage = (start, end)
+    _, documents = await blocking(library.original, work.id)
+    pdf = next((d for d in documents if d["format"] == "pdf"), None)
+    bibtex = await blocking(library.export, [work.id], "bibtex")
+    return state.render(
+        request,
+        "read.html",
+        work=work,
+        pages=pages,
+        number=number,
+        view=view,
+        span=span,
+        chunk=chunk,
+        passage=passage,
+        documents=documents,
+        pdf=pdf,
+        bibtex=bibtex,
+        notice=notice,
+        page="read",
+    )
+
+
+async def library_page(request: Request) -> Response:
+    state = state_of(request)
+    params = request.query_params
+    sort = params.get("sort") or "added"
+    order = params.get("order") or ("asc" if sort == "title" else "desc")
+    if order not in ("asc", "desc"):
+        raise InvalidRequestError(f"order must be asc or desc, got {order!r}")
+    number = _int(params, "p", low=1) or 1
+    text = (params.get("q") or "").strip()
+    source = (params.get("source") or "").strip()
+    listing = await blocking(
+        state.library.browse,
+        sort=sort,
+        descending=order == "desc",
+        text=text or None,
+        source=source or None,
+        limit=LIBRARY_PAGE,
+        offset=(number - 1) * LIBRARY_PAGE,
+    )
+    counts = await blocking(state.library.year_source_counts)
+    last = max(1, -(-listing["total"] // LIBRARY_PAGE))
+    filters = {"sort": sort, "order": order, "q": text, "source": source}
+    sort_links = {}
+    for key in ("added", "year", "title"):
+        flipped = "asc" if order == "desc" else "desc"
+        default = "asc" if key == "title" else "desc"
+        sort_links[key] = "/library" + views.query_string(
+            filters, sort=key, order=flipped if key == sort else default
+        )
+    return state.render(
+        request,
+        "library.html",
+        listing=listing,
+        filters=filters,
+        sort_links=sort_links,
+        sources=sorted({row["source"] for row in counts}),
+        number=number,
+        last=last,
+        page="library",
+    )
+
+
+async def add_page(request: Request) -> Response:
+    state = state_of(request)
+    settings = state.library.settings
+    return state.render(
+        request,
+        "add.html",
+        jobs=state.jobs.list(UPLOAD_KINDS)[:20],
+        max_file_bytes=settings.max_file_bytes,
+        page="add",
+    )
+
+
+async def discover_page(request: Request) -> Response:
+    state = state_of(request)
+    return state.render(
+        request,
+        "discover.html",
+        has_key=bool(state.library.settings.openalex_api_key),
+        page="discover",
+    )
+
+
+async def status_page(request: Request) -> Response:
+    state = state_of(request)
+    status = await blocking(state.library.status)
+    counts = await blocking(state.library.year_source_counts)
+    reindex = next(iter(state.jobs.list(["reindex"])), None)
+    return state.render(
+        request,
+        "status.html",
+        status=status,
+        counts=counts,
+        year_plot=charts.works_per_year_svg(counts),
+        year_rows=charts.works_per_year_rows_svg(counts),
+        legend=charts.legend_html(counts),
+        source_plot=charts.works_by_source_svg(counts),
+        undated=sum(r["count"] for r in counts if r["year"] is None),
+        reindex=reindex,
+        page="status",
+    )
+
+
+ROUTES = [
+    Route("/", search_page),
+    Route("/read", read_page),
+    Route("/library", library_page),
+    Route("/add", add_page),
+    Route("/discover", discover_page),
+    Route("/status", status_page),
+]

@@ -1,0 +1,176 @@
+"""The jobs the web app runs: each calls one Library method and reports its progress.
+
+Every function returns a :data:`~prioris.interfaces.web.jobs.JobFunction`; the per-item
+outcome words are the ones the Add page shows: ``ingested``, ``skipped`` (with the reason,
+e.g. a duplicate) and ``failed`` (with the error code and message).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from prioris.errors import PriorisError
+from prioris.interfaces.web.jobs import JobContext, JobFunction
+
+if TYPE_CHECKING:
+    from prioris.library import Library
+
+STAGE_WORDS = {
+    "parse": "reading pages",
+    "ocr": "OCR",
+    "enrich": "completing metadata",
+    "embed": "embedding",
+}
+
+
+def _result_fields(result: Any) -> dict[str, Any]:
+    if result.status == "skipped":
+        return {
+            "state": "skipped",
+            "stage": "",
+            "work_id": result.id,
+            "message": result.reason or "already in the library",
+        }
+    parts = [f"{result.pages} page(s)"]
+    if result.ocr_pages:
+        parts.append(f"{result.ocr_pages} OCR'd")
+    parts.append(f"{result.chunks} chunk(s)")
+    return {"state": "ingested", "stage": "", "work_id": result.id, "message": ", ".join(parts)}
+
+
+def _stage_reporter(context: JobContext, index: int) -> Any:
+    def on_stage(stage: str, done: int, total: int) -> None:
+        context.item(
+            index, state="running", stage=STAGE_WORDS.get(stage, stage), done=done, total=total
+        )
+
+    return on_stage
+
+
+def upload_job(library: Library, path: Path, filename: str) -> JobFunction:
+    """Ingest one uploaded PDF kept in a temporary file (deleted when the job ends)."""
+
+    def run(context: JobContext) -> str:
+        try:
+            context.item(0, state="running", stage="reading pages")
+            data = path.read_bytes()
+            try:
+                result = library.ingest_pdf_bytes(
+                    data, filename=filename, on_stage=_stage_reporter(context, 0)
+                )
+            except PriorisError as exc:
+                context.fail_item(0, exc)
+                return f"{filename}: failed"
+            context.item(0, **_result_fields(result))
+            return f"{filename}: {result.status}"
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    return run
+
+
+def folder_job(library: Library, folder: str) -> JobFunction:
+    """Ingest every PDF under a folder of this computer, one item per file."""
+
+    def run(context: JobContext) -> str:
+        files = list(library.collect_pdfs([folder]))
+        for path in files:
+            context.add_item(str(path))
+        counts = {"ingested": 0, "skipped": 0, "failed": 0}
+        for index, path in enumerate(files):
+            context.progress(index, len(files), f"file {index + 1} of {len(files)}")
+            context.item(index, state="running", stage="reading pages")
+            try:
+                result = library.ingest_file(path, on_stage=_stage_reporter(context, index))
+            except PriorisError as exc:
+                context.fail_item(index, exc)
+                counts["failed"] += 1
+                continue
+            fields = _result_fields(result)
+            context.item(index, **fields)
+            counts[fields["state"]] += 1
+        context.progress(len(files), len(files))
+        if not files:
+            return f"no PDF files under {folder}"
+        return ", ".join(f"{n} {word}" for word, n in counts.items())
+
+    return run
+
+
+def fetch_job(library: Library, identifiers: Sequence[str]) -> JobFunction:
+    """Fetch works from their providers, one item per identifier."""
+
+    def run(context: JobContext) -> str:
+        counts = {"ingested": 0, "skipped": 0, "failed": 0}
+        for index, identifier in enumerate(identifiers):
+            context.progress(index, len(identifiers))
+            context.item(index, state="running", stage="fetching")
+            try:
+                result = library.fetch_one(identifier)
+            except PriorisError as exc:
+                context.fail_item(index, exc)
+                counts["failed"] += 1
+                continue
+            fields = _result_fields(result)
+            context.item(index, **fields)
+            counts[fields["state"]] += 1
+        context.progress(len(identifiers), len(identifiers))
+        return ", ".join(f"{n} {word}" for word, n in counts.items())
+
+    return run
+
+
+def import_job(library: Library, path: Path, filename: str) -> JobFunction:
+    """Import the records of an uploaded JSONL file (deleted when the job ends)."""
+
+    def run(context: JobContext) -> str:
+        try:
+            with path.open("rb") as handle:
+                total = sum(1 for line in handle if line.strip())
+            context.item(0, state="running", stage="importing", done=0, total=total)
+            seen = 0
+
+            def on_progress(count: int) -> None:
+                nonlocal seen
+                seen += count
+                context.item(0, done=seen, total=total)
+                context.progress(seen, total)
+
+            summary = library.import_records(library.read_jsonl(path), on_progress=on_progress)
+            failed = summary.failed
+            message = (
+                f"{len(summary.ingested)} imported, {len(summary.skipped)} skipped, "
+                f"{len(failed)} failed"
+            )
+            if failed:
+                first = failed[0]
+                message += f" (first failure: {first['path']}: {first['error']['message']})"
+            context.item(
+                0,
+                state="failed" if failed and not summary.ingested else "ingested",
+                stage="",
+                message=message,
+            )
+            return message
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    return run
+
+
+def reindex_job(library: Library) -> JobFunction:
+    """Re-embed stale chunks (resumable: each batch is committed)."""
+
+    def run(context: JobContext) -> str:
+        def on_progress(done: int, total: int) -> None:
+            context.progress(done, total, f"{done} of {total} chunks")
+
+        done = library.reindex(on_progress=on_progress)
+        return f"{done} chunk(s) re-embedded"
+
+    return run

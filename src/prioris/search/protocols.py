@@ -1,0 +1,73 @@
+"""What search needs from a storage backend: candidate lists and the rows of the hits.
+
+:class:`~prioris.search.service.SearchService` does everything else (query parsing,
+fusion, work collapsing, snippets) the same way over any backend. SQLite (FTS5 BM25 and
+the vector index, :mod:`prioris.search.sqlite_backend`) is the one there is; a PostgreSQL
+backend implements the same four calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from prioris.search.backends import ChunkScore, SearchFilters
+
+
+@dataclass(frozen=True)
+class Passage:
+    """The part of a chunk a hit shows."""
+
+    chunk_id: int
+    text: str
+    page_start: int | None
+    page_end: int | None
+    char_start: int | None
+
+
+@dataclass(frozen=True)
+class WorkSummary:
+    """The part of a work a hit shows (never its Markdown)."""
+
+    id: str
+    title: str
+    authors: list[str]
+    year: int | None
+    source: str | None
+
+
+class SearchBackend(Protocol):
+    def fts(
+        self, expression: str, filters: SearchFilters, limit: int, *, title_weight: float
+    ) -> list[ChunkScore]:
+        """The ``limit`` best chunks by BM25 (higher score is better), filters applied
+        inside the query; a malformed expression raises ``InvalidRequestError``."""
+        ...
+
+    def knn(self, vector: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:
+        """The ``k`` nearest chunks by cosine (filters inside the KNN: k when k exist)."""
+        ...
+
+    def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+        """Text and position of the chunks a response shows."""
+        ...
+
+    def works(self, work_ids: Sequence[str]) -> dict[str, WorkSummary]:
+        """Title, authors, year and source of the works a response shows."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class ChunkVectors(Protocol):
+    """What a backend offers for vector pseudo-relevance feedback (Rocchio): the stored
+    vectors of a few chunks. Optional: without it the feedback pass leaves the query
+    vector where it is."""
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """One row per chunk found (an empty array when none is)."""
+        ...

@@ -1,0 +1,156 @@
+"""A compact in-memory vector copy for large libraries: binary codes, then int8 rescoring.
+
+At a million 384-dimension chunks a float32 copy is 1.5 GB and one matrix-vector product
+reads all of it per query. This copy keeps two smaller forms of the same (unit) vectors,
+both taken after subtracting the mean vector, which ranks exactly as the raw vectors do
+(``q·x = q·(x - m) + q·m`` and ``q·m`` is the same for every row):
+
+- one sign bit per dimension (48 bytes a chunk at 384 dimensions), scanned in full with
+  XOR and popcount to keep the few thousand rows nearest in Hamming distance;
+- one int8 per dimension with a per-dimension scale (384 bytes a chunk), used to score
+  only those candidates, and whose score is returned.
+
+Both live in numpy arrays (the scans release the GIL, so hybrid's FTS runs beside them).
+The first pass is approximate and the int8 score near exact: ``bench/bench_latency.py``
+prints the recall@10 against exact float search that this trade gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+WORD_BITS = 64
+MIN_CANDIDATES = 2000  # rows kept by the binary pass before int8 rescoring
+CANDIDATES_PER_HIT = 8  # ... or this many per hit asked for, when more
+BLOCK = 1 << 16  # rows per step of the binary scan
+
+
+@dataclass
+class QuantizedVectors:
+    """Binary codes (``words x n``, transposed so each scan step reads contiguous memory)
+    and int8 rows (``n x dim``) of mean-centred unit vectors."""
+
+    mean: np.ndarray  # float32 (dim,)
+    scale: np.ndarray  # float32 (dim,): int8 value 127 stands for this much
+    codes: np.ndarray  # uint64 (words, n)
+    rows: np.ndarray  # int8 (n, dim)
+    count: int = 0
+
+    @classmethod
+    def allocate(cls, sample: np.ndarray, capacity: int) -> QuantizedVectors:
+        """Empty arrays for ``capacity`` rows; mean and scales come from ``sample``
+        (unit vectors; a few thousand rows are enough for both)."""
+        sample = _unit(np.asarray(sample, dtype=np.float32))
+        dim = sample.shape[1]
+        mean = sample.mean(axis=0).astype(np.float32)
+        spread = np.percentile(np.abs(sample - mean), 99.9, axis=0).astype(np.float32)
+        scale = np.maximum(spread, 1e-6).astype(np.float32)
+        words = (dim + WORD_BITS - 1) // WORD_BITS
+        return cls(
+            mean=mean,
+            scale=scale,
+            codes=np.zeros((words, capacity), dtype=np.uint64),
+            rows=np.zeros((capacity, dim), dtype=np.int8),
+        )
+
+    @property
+    def dim(self) -> int:
+        return int(self.mean.shape[0])
+
+    def add(self, vectors: np.ndarray) -> None:
+        """Append a batch of vectors (normalised here)."""
+        centred = _unit(np.asarray(vectors, dtype=np.float32)) - self.mean
+        end = self.count + len(centred)
+        self.rows[self.count : end] = np.clip(np.rint(centred / self.scale * 127), -127, 127)
+        self.codes[:, self.count : end] = self._pack(centred).T
+        self.count = end
+
+    def _pack(self, centred: np.ndarray) -> np.ndarray:
+        """Sign bits, ``len(centred) x words`` uint64 (padding bits are 0 in every code)."""
+        words = self.codes.shape[0]
+        bits = centred > 0
+        if bits.shape[1] != words * WORD_BITS:
+            padded = np.zeros((len(bits), words * WORD_BITS), dtype=bool)
+            padded[:, : bits.shape[1]] = bits
+            bits = padded
+        return np.packbits(bits, axis=1).view(">u8").astype(np.uint64)
+
+    def hamming(self, query: np.ndarray) -> np.ndarray:
+        """Hamming distance of the query's code to every row (uint16), in blocks small
+        enough that the temporaries stay in the CPU cache."""
+        code = self._pack(_unit(query[None, :]) - self.mean)[0]
+        n = self.count
+        distance = np.empty(n, dtype=np.uint16)
+        scratch = np.empty(min(n, BLOCK), dtype=np.uint64)
+        for start in range(0, n, BLOCK):
+            end = min(n, start + BLOCK)
+            out = distance[start:end]
+            xor = scratch[: end - start]
+            np.bitwise_xor(self.codes[0, start:end], code[0], out=xor)
+            out[:] = np.bitwise_count(xor)
+            for word in range(1, len(code)):
+                np.bitwise_xor(self.codes[word, start:end], code[word], out=xor)
+                out += np.bitwise_count(xor)
+        return distance
+
+    def search(
+        self, query: np.ndarray, k: int, keep: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Row indices and cosine scores of the (near) ``k`` best rows, best first;
+        ``keep`` is a boolean mask of the rows allowed (filters)."""
+        query = _unit(np.asarray(query, dtype=np.float32)[None, :])[0]
+        wanted = max(MIN_CANDIDATES, k * CANDIDATES_PER_HIT)
+        if keep is not None:
+            allowed = np.flatnonzero(keep[: self.count])
+            if len(allowed) <= wanted:  # a narrow filter: score every allowed row
+                return self._rescore(query, allowed, k)
+            distance = self.hamming(query)
+            distance[~keep[: self.count]] = np.iinfo(np.uint16).max
+        else:
+            if self.count <= wanted:
+                return self._rescore(query, np.arange(self.count), k)
+            distance = self.hamming(query)
+        return self._rescore(query, _smallest(distance, wanted), k)
+
+    def _rescore(
+        self, query: np.ndarray, candidates: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if len(candidates) == 0:
+            return candidates.astype(np.int64), np.zeros(0, dtype=np.float32)
+        weights = (query * self.scale / 127).astype(np.float32)
+        # einsum, not BLAS: a small product where BLAS threads only add hand-over cost
+        rows = self.rows[candidates].astype(np.float32)
+        scores = np.einsum("ij,j->i", rows, weights) + float(query @ self.mean)
+        top = min(k, len(candidates))
+        part = np.argpartition(-scores, top - 1)[:top]
+        order = part[np.argsort(-scores[part], kind="stable")]
+        return candidates[order].astype(np.int64), scores[order]
+
+    def nbytes(self) -> int:
+        return int(self.codes.nbytes + self.rows.nbytes)
+
+
+def _smallest(distance: np.ndarray, wanted: int) -> np.ndarray:
+    """Indices of the ``wanted`` smallest distances (ties at the cut all kept), found
+    with a histogram of the few hundred possible values instead of a full partition."""
+    counts = np.bincount(distance, minlength=1)
+    cut = int(np.searchsorted(np.cumsum(counts), wanted))
+    # rows filtered out carry the maximum value; never let the cut reach them
+    cut = min(cut, np.iinfo(np.uint16).max - 1)
+    return np.flatnonzero(distance <= cut)
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def build(batches: Iterable[np.ndarray], sample: np.ndarray, capacity: int) -> QuantizedVectors:
+    """Quantise batches of vectors into a copy sized for ``capacity`` rows."""
+    index = QuantizedVectors.allocate(sample, capacity)
+    for batch in batches:
+        index.add(batch)
+    return index

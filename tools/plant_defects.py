@@ -1,0 +1,266 @@
+"""Plant known defects one at a time in a copy of the project and check a test goes red.
+
+Each defect below once left the whole suite green (issue 15). For each one this script
+copies ``src/`` and ``tests/`` to a temporary folder, applies the defect as an exact text
+replacement (which must match the expected number of times, so a refactor that moves the
+code makes the script fail loudly instead of planting nothing), runs the named tests
+against the copy and expects at least one failure. The unmodified copy must pass first.
+
+    .venv/bin/python tools/plant_defects.py            # every defect
+    .venv/bin/python tools/plant_defects.py alias      # defects whose name contains "alias"
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Defect:
+    name: str
+    file: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    count: int = 1
+    more: tuple[tuple[str, str, int], ...] = ()  # further (old, new, count) in the same file
+
+    def edits(self) -> list[tuple[str, str, int]]:
+        return [(self.old, self.new, self.count), *self.more]
+
+
+HYBRID = ("tests/search/test_hybrid_weights.py",)
+ATOMIC = ("tests/ingest/test_atomic_write.py",)
+FETCH = ("tests/test_fetch.py",)
+
+DEFECTS = [
+    Defect(
+        "hybrid: fts and vector weights swapped",
+        "src/prioris/search/service.py",
+        'weights = {"fts": self.config.fts_weight, "vector": self.config.vector_weight}',
+        'weights = {"fts": self.config.vector_weight, "vector": self.config.fts_weight}',
+        HYBRID,
+    ),
+    Defect(
+        "hybrid: vector weight 0",
+        "src/prioris/search/service.py",
+        '"vector": self.config.vector_weight}',
+        '"vector": 0.0}',
+        HYBRID,
+    ),
+    Defect(
+        "hybrid: always RRF",
+        "src/prioris/search/service.py",
+        'if self.config.method == "weighted":',
+        "if False:",
+        HYBRID,
+    ),
+    Defect(
+        "hybrid: default weights changed in settings",
+        "src/prioris/config.py",
+        '"0.6,0.4" if method == "weighted" else "0.5,0.5"',
+        '"0.5,0.5"',
+        HYBRID,
+    ),
+    Defect(
+        "write: a document split into two transactions",
+        "src/prioris/ingest/pipeline.py",
+        "document_store.add_document(conn, item.document, item.content, now)\n",
+        "document_store.add_document(conn, item.document, item.content, now)\n"
+        '                conn.execute("COMMIT")\n'
+        '                conn.execute("BEGIN IMMEDIATE")\n',
+        ATOMIC,
+    ),
+    Defect(
+        "write: no transaction at all (BEGIN, COMMIT, ROLLBACK removed)",
+        "src/prioris/ingest/pipeline.py",
+        '\n        conn.execute("BEGIN IMMEDIATE")',
+        "\n        pass",
+        ATOMIC,
+        more=(
+            ('\n                    conn.execute("COMMIT")', "\n                    pass", 1),
+            ('\n            conn.execute("COMMIT")', "\n            pass", 1),
+            ('\n            conn.execute("ROLLBACK")', "\n            pass", 1),
+        ),
+    ),
+    Defect(
+        "doi: host allowlist check removed",
+        "src/prioris/sources/doi.py",
+        " or host not in ALLOWED_HOSTS:",
+        ":",
+        ("tests/sources/test_doi_resolver.py",),
+    ),
+    Defect(
+        "alias: moves to another work (INSERT OR REPLACE)",
+        "src/prioris/storage/works.py",
+        "INSERT OR IGNORE INTO aliases",
+        "INSERT OR REPLACE INTO aliases",
+        ("tests/test_library.py",),
+    ),
+    Defect(
+        "delete: stored PDF bytes left behind",
+        "src/prioris/storage/works.py",
+        '"DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS "',
+        '"SELECT 1 FROM blobs WHERE sha256 = ? AND NOT EXISTS "',
+        ("tests/test_library.py",),
+    ),
+    Defect(
+        "filters: to_year keeps unknown years in vector search (vec0)",
+        "src/prioris/search/backends.py",
+        'clauses.append("v.year > 0")',
+        "pass",
+        ("tests/search/test_search.py",),
+    ),
+    Defect(
+        "filters: to_year keeps unknown years in vector search (in-memory copy)",
+        "src/prioris/search/vector_cache.py",
+        "both((self.years <= filters.to_year) & (self.years > 0))",
+        "both(self.years <= filters.to_year)",
+        ("tests/search/test_vector_cache.py",),
+    ),
+    Defect(
+        "filters: ids filter returns nothing in keyword mode",
+        "src/prioris/search/backends.py",
+        'clauses.append(f"{alias}.{id_column} IN ({marks})")',
+        'clauses.append(f"{alias}.{id_column} IN ({marks})" if alias == "v" else "0")',
+        ("tests/search/test_search.py",),
+    ),
+    Defect(
+        "full text: provider Markdown stored empty",
+        "src/prioris/ingest/pipeline.py",
+        'markdown = full_text.markdown or full_text.content.decode("utf-8", errors="replace")',
+        'markdown = ""',
+        FETCH,
+    ),
+    Defect(
+        "full text: Europe PMC XML stored without its Markdown",
+        "src/prioris/sources/europepmc.py",
+        "markdown=document.markdown)",
+        'markdown="")',
+        FETCH,
+    ),
+    Defect(
+        "full text: arXiv HTML stored without its Markdown",
+        "src/prioris/sources/arxiv.py",
+        "            markdown=markdown,\n",
+        '            markdown="",\n',
+        FETCH,
+    ),
+    Defect(
+        "full text: metadata-only work counted as full text (fetch skips it)",
+        "src/prioris/library.py",
+        '"SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL"',
+        "\"SELECT 1 FROM works WHERE id = ? AND markdown != ''\"",
+        FETCH,
+    ),
+    Defect(
+        "full text: metadata-only work counted as full text (ingest keeps the abstract)",
+        "src/prioris/ingest/pipeline.py",
+        '"SELECT markdown_sha256 FROM works WHERE id = ?"',
+        '"SELECT markdown FROM works WHERE id = ?"',
+        FETCH,
+    ),
+    Defect(
+        "uploads: per-chunk size check moved after decoding",
+        "src/prioris/ingest/uploads.py",
+        """    estimated = base64_decoded_size(encoded.strip())
+    if estimated > max_bytes + 2:  # padding makes the estimate up to 2 bytes high
+        raise FileTooLargeError(
+            f"{what} decodes to about {estimated} bytes, over the {max_bytes}-byte limit"
+        )
+    compact = "".join(encoded.split())
+    try:
+        data = base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InvalidRequestError(f"{what} is not valid base64 ({exc})") from exc
+""",
+        """    compact = "".join(encoded.split())
+    try:
+        data = base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise InvalidRequestError(f"{what} is not valid base64 ({exc})") from exc
+    estimated = base64_decoded_size(encoded.strip())
+    if estimated > max_bytes + 2:  # padding makes the estimate up to 2 bytes high
+        raise FileTooLargeError(
+            f"{what} decodes to about {estimated} bytes, over the {max_bytes}-byte limit"
+        )
+""",
+        ("tests/ingest/test_uploads.py",),
+    ),
+]
+
+
+def _copy(target: Path) -> None:
+    for name in ("src", "tests"):
+        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")  # migrations ship in src
+
+
+def _run(copy: Path, tests: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    shared = os.environ.get("PRIORIS_TEST_SHARED") or str(ROOT.parent / "shared")
+    env = {**os.environ, "PYTHONPATH": str(copy / "src"), "PRIORIS_TEST_SHARED": shared}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=copy,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _failed_test(output: str) -> str:
+    for line in output.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            return line.split(" - ")[0]
+    return "(no FAILED line)"
+
+
+def main(argv: list[str]) -> int:
+    chosen = [d for d in DEFECTS if not argv or any(a.lower() in d.name.lower() for a in argv)]
+    with tempfile.TemporaryDirectory(prefix="prioris-defects-") as tmp:
+        baseline = Path(tmp) / "baseline"
+        _copy(baseline)
+        tests = tuple(dict.fromkeys(t for d in chosen for t in d.tests))
+        result = _run(baseline, tests)
+        if result.returncode != 0:
+            print(result.stdout[-3000:])
+            print("the unmodified code fails these tests; fix that first")
+            return 2
+        survivors = 0
+        for number, defect in enumerate(chosen):
+            copy = Path(tmp) / f"defect{number}"
+            _copy(copy)
+            path = copy / defect.file
+            text = path.read_text(encoding="utf-8")
+            wrong = [(old, n) for old, _, n in defect.edits() if text.count(old) != n]
+            if wrong:
+                print(f"CANNOT PLANT  {defect.name}: {wrong[0][0]!r} is not {wrong[0][1]}x there")
+                survivors += 1
+                continue
+            for old, new, _ in defect.edits():
+                text = text.replace(old, new)
+            path.write_text(text, encoding="utf-8")
+            result = _run(copy, defect.tests)
+            if result.returncode == 0:
+                print(f"SURVIVED      {defect.name}")
+                survivors += 1
+            else:
+                print(
+                    f"caught        {defect.name}\n              by {_failed_test(result.stdout)}"
+                )
+            shutil.rmtree(copy)
+    print(f"{len(chosen) - survivors} of {len(chosen)} planted defects caught")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
