@@ -99,10 +99,9 @@ def build(dataset: Dataset, *, rebuild: bool = False) -> dict[str, Any]:
 
     print(f"building {dataset.name} in {data_dir} (real model, cached vectors)", file=sys.stderr)
     embedder = caching_embedder(data_dir)
-    from prioris.library import Library
 
     with common.open_library(data_dir, embedder=embedder) as library, common.timed() as t:
-        summary = library.import_records(Library.read_jsonl(corpus), on_progress=progress)
+        summary = library.import_records(library.read_jsonl(corpus), on_progress=progress)
         status = library.status()
     if summary.failed:
         raise SystemExit(f"import failed for {len(summary.failed)} records: {summary.failed[:3]}")

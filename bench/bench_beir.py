@@ -106,6 +106,45 @@ MEMO = Memo()
 CURRENT: dict[str, Any] = {}  # bench-only variant of the configuration being run
 
 
+class MemoBackend:
+    """The library's SQLite backend with its two index calls memoised (and, for the
+    ``_``-keys of a configuration, an FTS variant of :mod:`fts_variants` in place of the
+    product's table); the hit rows and stored vectors come from the backend itself."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
+
+    def fts(self, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
+        if CURRENT.get("_stopwords") == "extended":
+            expression = fts_variants.drop_stopwords(expression, fts_variants.EXTENDED_STOPWORDS)
+        conn = self.inner.conn
+        if CURRENT.get("_fts_variant"):
+            table, stem = CURRENT["_table"], CURRENT["_stem"]
+            expression = fts_variants.rewrite_expression(expression, stem)
+            key = ("fts", self.name, table, expression, tuple(sorted(kw.items())))
+            return MEMO.get(
+                key, limit, lambda n: fts_variants.variant_fts(conn, table, expression, n, **kw)
+            )
+        key = ("fts", self.name, expression, filters, tuple(sorted(kw.items())))
+        return MEMO.get(key, limit, lambda n: self.inner.fts(expression, filters, n, **kw))
+
+    def knn(self, vector: Any, filters: Any, k: int) -> Any:
+        key = ("knn", self.name, vector.tobytes(), filters)
+        return MEMO.get(key, k, lambda n: self.inner.knn(vector, filters, n))
+
+    def vectors(self, chunk_ids: Any) -> Any:
+        return self.inner.vectors(chunk_ids)
+
+    def passages(self, chunk_ids: Any) -> Any:
+        return self.inner.passages(chunk_ids)
+
+    def works(self, work_ids: Any) -> Any:
+        return self.inner.works(work_ids)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class Bench:
     """One dataset's library, its queries and qrels, and services per configuration."""
 
@@ -121,46 +160,11 @@ class Bench:
         self.qrels = dataset.qrels()
         self.ids = sorted({q for qrels in self.qrels.values() for q in qrels})
         self.base = self.library.searcher
-        self.base.vector_cache._background = False
-        self.base.vector_cache._queries = 1
-        self.base.vector_cache.knn(self.base.conn, self.embedder.embed_query("warm up"), *_all())
-        self._patch_backends()
-
-    def _patch_backends(self) -> None:
-        """Route the service's two index calls through the memo."""
-        from prioris.search import service as service_module
-
-        original_fts = service_module.fts_search
-        owner = self
-
-        def fts_search(conn: Any, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
-            """The product's FTS call, or a bench-only variant of it (``_``-keys)."""
-            if CURRENT.get("_stopwords") == "extended":
-                expression = fts_variants.drop_stopwords(
-                    expression, fts_variants.EXTENDED_STOPWORDS
-                )
-            variant = CURRENT.get("_fts_variant")
-            if variant:
-                table, stem = CURRENT["_table"], CURRENT["_stem"]
-                expression = fts_variants.rewrite_expression(expression, stem)
-                key = ("fts", id(conn), table, expression, tuple(sorted(kw.items())))
-                return MEMO.get(
-                    key, limit, lambda n: fts_variants.variant_fts(conn, table, expression, n, **kw)
-                )
-            key = ("fts", id(conn), expression, filters, tuple(sorted(kw.items())))
-            return MEMO.get(key, limit, lambda n: original_fts(conn, expression, filters, n, **kw))
-
-        if not getattr(service_module.fts_search, "_memoised", False):
-            fts_search._memoised = True  # type: ignore[attr-defined]
-            service_module.fts_search = fts_search
-        original_knn = type(self.base)._knn
-        name = self.dataset.name
-
-        def knn(vector: Any, filters: Any, k: int) -> Any:
-            key = ("knn", name, vector.tobytes(), filters)
-            return MEMO.get(key, k, lambda n: original_knn(owner.base, vector, filters, n))
-
-        self.knn = knn
+        backend = self.base.backend
+        backend.vector_cache._background = False
+        backend.vector_cache._queries = 1
+        backend.vector_cache.knn(backend.conn, self.embedder.embed_query("warm up"), *_all())
+        self.backend = MemoBackend(backend, dataset.name)
 
     def service(self, overrides: dict[str, Any]) -> Any:
         """A copy of the library's service with the configuration replaced; keys starting
@@ -174,7 +178,7 @@ class Bench:
         product = {k: v for k, v in overrides.items() if not k.startswith("_")}
         service = copy.copy(self.base)
         service.config = dataclasses.replace(self.base.config, **product)
-        service._knn = self.knn
+        service.backend = self.backend
         service._hits = _light_hits  # the ranking is settled before snippets and work rows
         return service
 

@@ -57,6 +57,8 @@ class Settings:
     fusion_method: str = "weighted"
     rrf_k: int = 60
     fusion_weights: tuple[float, float] = (0.6, 0.4)
+    rerank_model: str | None = None  # a fastembed cross-encoder; off (offline) by default
+    rerank_depth: int = 30
     embedding_batch_size: int = 16
     enrich: str = "auto"
     ui_port: int = 8765
@@ -203,6 +205,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         fusion_method=method,
         rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
         fusion_weights=(fts_w, vec_w),
+        rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
+        rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30, minimum=1),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),

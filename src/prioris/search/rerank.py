@@ -13,9 +13,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prioris.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from prioris.config import Settings
 
 
 class Reranker(Protocol):
@@ -65,6 +68,14 @@ class CrossEncoderReranker:
             return []
         model = self._load()
         return [float(s) for s in model.rerank(query, list(passages), batch_size=self._batch_size)]
+
+
+def build_reranker(settings: Settings) -> CrossEncoderReranker | None:
+    """The cross-encoder named by ``PRIORIS_MCP_RERANK_MODEL`` (loaded on first search,
+    cached under the data directory like the embedding models), or None: no reranking."""
+    if not settings.rerank_model:
+        return None
+    return CrossEncoderReranker(settings.rerank_model, cache_dir=settings.data_dir)
 
 
 def rerank_head(
