@@ -117,6 +117,8 @@ class MemoBackend:
     def fts(self, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
         if CURRENT.get("_stopwords") == "extended":
             expression = fts_variants.drop_stopwords(expression, fts_variants.EXTENDED_STOPWORDS)
+        if CURRENT.get("_prefix"):
+            expression = fts_variants.prefixed(expression, CURRENT["_prefix"])
         conn = self.inner.conn
         if CURRENT.get("_fts_variant"):
             table, stem = CURRENT["_table"], CURRENT["_stem"]
@@ -169,30 +171,43 @@ class Bench:
     def service(self, overrides: dict[str, Any]) -> Any:
         """A copy of the library's service with the configuration replaced; keys starting
         with ``_`` select bench-only FTS variants (see :mod:`fts_variants`)."""
-        CURRENT.clear()
-        CURRENT.update({k: v for k, v in overrides.items() if k.startswith("_")})
-        variant = CURRENT.get("_fts_variant")
+        variants = {k: v for k, v in overrides.items() if k.startswith("_")}
+        variant = variants.get("_fts_variant")
         if variant:
-            CURRENT["_table"] = fts_variants.ensure_table(self.library.conn, variant)
-            CURRENT["_stem"] = fts_variants.VARIANTS[variant][1]()
+            variants["_table"] = fts_variants.ensure_table(self.library.conn, variant)
+            variants["_stem"] = fts_variants.VARIANTS[variant][1]()
         product = {k: v for k, v in overrides.items() if not k.startswith("_")}
         service = copy.copy(self.base)
         service.config = dataclasses.replace(self.base.config, **product)
         service.backend = self.backend
         service._hits = _light_hits  # the ranking is settled before snippets and work rows
+        service.bench_variants = variants
         return service
 
     def run(self, overrides: dict[str, Any], mode: str) -> dict[str, dict[str, float]]:
         """Split name -> {ndcg@10, recall@100} for one configuration and mode."""
-        service = self.service(overrides)
-        runs = {
-            q: [hit.id for hit in service.search(self.queries[q], mode=mode, k=K).hits]
-            for q in self.ids
-        }
+        short_words = overrides.get("_short_words", 0)
+        long_service = self.service({k: v for k, v in overrides.items() if k != "_short"})
+        short_service = long_service
+        if short_words:  # query-side: short topic queries get their own configuration
+            short_service = self.service({**overrides, **overrides["_short"]})
+        runs = {}
+        for q in self.ids:
+            text = self.queries[q]
+            short = len(text.split()) <= short_words
+            service = short_service if short else long_service
+            service_config(service)
+            runs[q] = [hit.id for hit in service.search(text, mode=mode, k=K).hits]
         return {split: common.evaluate(runs, qrels) for split, qrels in self.qrels.items()}
 
     def close(self) -> None:
         self.library.close()
+
+
+def service_config(service: Any) -> None:
+    """Make the service's bench-only variants the ones the memoising backend applies."""
+    CURRENT.clear()
+    CURRENT.update(service.bench_variants)
 
 
 def _light_hits(ordered: list[Any], *rest: Any) -> list[Any]:
@@ -227,6 +242,9 @@ class QueryMemo:
 
 # -- configurations ---------------------------------------------------------------------------
 EQUAL = {"fts_weight": 0.5, "vector_weight": 0.5}
+# learned fusion weights (fusion.FEATURES order) from bench/fit_fusion.py
+FIT_SFA_NF = (0.542, 0.333, 0.0, 0.042, 0.083, 0.0)  # fitted on SciFact half A + NFCorpus train
+FIT_SF = (0.524, 0.381, 0.0, 0.0, 0.048, -0.048)  # fitted on SciFact train
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
@@ -249,23 +267,52 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("title weight 4", {"title_weight": 4.0}),
         ("bigram phrases", {"fts_bigrams": True}),
         ("extended stop words (query)", {"_stopwords": "extended"}),
+        ("prefix terms (5+ letters)", {"_prefix": 5}),
         ("porter, pre-tokenised (control)", {"_fts_variant": "porter-control"}),
         ("snowball (py-rust-stemmers)", {"_fts_variant": "snowball"}),
         ("no stemming", {"_fts_variant": "unstemmed"}),
     ],
+    "query": [
+        # short topic queries (NFCorpus-like, <= 6 words) fused differently from claims
+        ("short queries 0.5/0.5", {"_short_words": 6, "_short": EQUAL}),
+        (
+            "short queries 0.4/0.6",
+            {"_short_words": 6, "_short": {"fts_weight": 0.4, "vector_weight": 0.6}},
+        ),
+        (
+            "short queries 0.7/0.3",
+            {"_short_words": 6, "_short": {"fts_weight": 0.7, "vector_weight": 0.3}},
+        ),
+        ("short queries bigrams", {"_short_words": 6, "_short": {"fts_bigrams": True}}),
+    ],
+    "combo": [
+        ("prefix terms (5+ letters)", {"_prefix": 5}),
+        ("learned (fit SF A + NF train)", {"method": "learned", "learned_weights": FIT_SFA_NF}),
+        ("learned (fit SF train)", {"method": "learned", "learned_weights": FIT_SF}),
+        (
+            "stop words + short 0.5/0.5",
+            {"_stopwords": "extended", "_short_words": 6, "_short": EQUAL},
+        ),
+        (
+            "stop words + learned (SF A + NF)",
+            {"_stopwords": "extended", "method": "learned", "learned_weights": FIT_SFA_NF},
+        ),
+    ],
     "prf": [
         ("rocchio 3 docs b=0.5", {"prf_docs": 3, "prf_vector_weight": 0.5}),
-        ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0}),
         ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5}),
-        ("rocchio 10 docs b=0.5", {"prf_docs": 10, "prf_vector_weight": 0.5}),
-        ("rm3 3 docs 10 terms qw=2", {"prf_docs": 3, "prf_terms": 10}),
-        ("rm3 5 docs 10 terms qw=2", {"prf_docs": 5, "prf_terms": 10}),
         ("rm3 5 docs 10 terms qw=3", {"prf_docs": 5, "prf_terms": 10, "prf_query_weight": 3}),
-        ("rm3 5 docs 20 terms qw=3", {"prf_docs": 5, "prf_terms": 20, "prf_query_weight": 3}),
         (
             "rocchio+rm3 5 docs",
             {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3},
         ),
+    ],
+    "prf-more": [
+        ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0}),
+        ("rocchio 10 docs b=0.5", {"prf_docs": 10, "prf_vector_weight": 0.5}),
+        ("rm3 3 docs 10 terms qw=2", {"prf_docs": 3, "prf_terms": 10}),
+        ("rm3 5 docs 10 terms qw=2", {"prf_docs": 5, "prf_terms": 10}),
+        ("rm3 5 docs 20 terms qw=3", {"prf_docs": 5, "prf_terms": 20, "prf_query_weight": 3}),
     ],
 }
 
@@ -293,6 +340,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--sets", default="scifact,nfcorpus")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--only", help="run only the configurations whose label contains this")
     return parser.parse_args(argv)
 
 
@@ -327,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n## {group} (k={K})\n")
             rows = []
             for label, overrides in GROUPS[group]:
+                if args.only and args.only not in label:
+                    continue
                 for mode in modes:
                     row: list[Any] = [label, mode]
                     for name in names:
@@ -337,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
                         row += [result[split][metric] for split, metric in RECALL[name]]
                         print(f"  {label} {mode} {name}: {seconds:.1f} s", file=sys.stderr)
                     rows.append(row)
+                    cells = [c if isinstance(c, str) else f"{c:.4f}" for c in row]
+                    print("  row: | " + " | ".join(cells) + " |", file=sys.stderr, flush=True)
             common.print_table(header(names), rows)
     finally:
         for bench in benches.values():

@@ -138,3 +138,18 @@ def variant_fts(
         conn.execute(f"SELECT id, work_id FROM chunks WHERE id IN ({marks})", [r[0] for r in rows])
     )
     return [ChunkScore(int(r[0]), str(owners[r[0]]), -float(r[1])) for r in rows if r[0] in owners]
+
+
+def prefixed(expression: str, min_letters: int) -> str:
+    """Each single-word phrase of at least ``min_letters`` letters as a prefix query
+    (``"word" *``): inflections porter does not conflate match too."""
+
+    def one(match: re.Match[str]) -> str:
+        word = match.group(1)
+        return (
+            f"{match.group(0)} *"
+            if " " not in word and len(word) >= min_letters
+            else match.group(0)
+        )
+
+    return _PHRASE.sub(one, expression)

@@ -191,21 +191,26 @@ def test_features_describe_each_candidate_of_either_list() -> None:
     assert table["c"][1] == 0.0 and table["c"][5] == 0.5
 
 
-def test_learned_fusion_with_the_placeholder_weights_is_the_weighted_sum() -> None:
+def test_learned_fusion_on_the_two_scores_alone_is_the_weighted_sum() -> None:
     fts, vec = [("a", 3.0), ("b", 1.0), ("c", 0.0)], [("c", 0.9), ("a", 0.1)]
-    placeholder = dict(zip(fusion.FEATURES, fusion.LEARNED_WEIGHTS, strict=True))
-    learned = fusion.learned(fts, vec, placeholder)
+    two = (0.6, 0.4, 0.0, 0.0, 0.0, 0.0)
+    learned = fusion.learned(fts, vec, dict(zip(fusion.FEATURES, two, strict=True)))
     weighted = fusion.weighted_sum({"fts": fts, "vector": vec}, weights={"fts": 0.6, "vector": 0.4})
     assert learned == pytest.approx(weighted)
     backend = RecordingBackend()
     learned_ids = [
         h.id
-        for h in SearchService(backend, QueryEmbedder(), FusionConfig(method="learned"))
+        for h in SearchService(
+            backend, QueryEmbedder(), FusionConfig(method="learned", learned_weights=two)
+        )
         .search("mitochondria", k=3)
         .hits
     ]
     weighted_ids = [
-        h.id for h in SearchService(backend, QueryEmbedder(), FusionConfig()).search("m", k=3).hits
+        h.id
+        for h in SearchService(backend, QueryEmbedder(), FusionConfig(method="weighted"))
+        .search("m", k=3)
+        .hits
     ]
     assert learned_ids == weighted_ids == ["w2", "w1", "w3"]
 
@@ -293,3 +298,14 @@ def test_cross_encoder_scores_through_the_loaded_model(data_dir: Path) -> None:
     reranker = CrossEncoderReranker("stand-in", cache_dir=data_dir, batch_size=2)
     reranker._model = TinyModel()  # the loaded fastembed model's place
     assert reranker.score("a b", ["a b c", "c", "b"]) == [2.0, 0.0, 1.0]
+
+
+def test_learned_fusion_is_selectable_by_setting(data_dir: Path) -> None:
+    from prioris.config import load_settings
+    from prioris.library import Library
+
+    settings = load_settings(
+        {"PRIORIS_MCP_DATA_DIR": str(data_dir), "PRIORIS_MCP_HYBRID_METHOD": "learned"}
+    )
+    with Library.open(settings, embedder=FakeEmbedder()) as lib:
+        assert lib.searcher.config.method == "learned"
