@@ -225,3 +225,36 @@ def test_the_library_applies_the_pdf_limits_of_its_settings(data_dir: Path, tmp_
         summary = library.ingest_paths([pdf])
     assert summary.failed[0]["error"]["code"] == "file_too_large"
     assert "PRIORIS_MCP_PDF_MAX_PAGES" in summary.failed[0]["error"]["message"]
+
+
+def test_a_file_that_is_not_jsonl_yields_no_line_errors_before_its_one_error(
+    library: Library, tmp_path: Path
+) -> None:
+    """`search --queries paper.pdf` printed twenty `not JSON` lines before the real error."""
+    pdf = make_text_pdf(tmp_path / "paper.pdf", "A paper", ["Some text. " * 50])
+    junk = tmp_path / "data.bin"
+    junk.write_bytes(b"\x00\x01 not json\n" * 100)
+    for path in (pdf, junk):
+        seen = []
+        with pytest.raises(InvalidRequestError) as info:
+            for line in library.read_jsonl(path):
+                seen.append(line)
+        assert seen == [] and str(path) in info.value.message
+
+
+def test_bad_lines_before_the_first_good_one_still_fail_alone_and_in_order(
+    library: Library, tmp_path: Path
+) -> None:
+    path = tmp_path / "records.jsonl"
+    path.write_text('not json\n{"_id": "a", "text": "x"}\n[1]\n{"_id": "b", "text": "y"}\n')
+    lines = list(library.read_jsonl(path))
+    assert [line.where.rsplit(":", 1)[1] for line in lines] == ["1", "2", "3", "4"]
+    assert [isinstance(line.value, InvalidRequestError) for line in lines] == [
+        True,
+        False,
+        True,
+        False,
+    ]
+    short = tmp_path / "short.jsonl"
+    short.write_text("bad\nworse\n")
+    assert [line.where.rsplit(":", 1)[1] for line in library.read_jsonl(short)] == ["1", "2"]

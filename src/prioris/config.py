@@ -17,7 +17,7 @@ from prioris.errors import ConfigurationError
 
 OCR_MODES = ("auto", "always", "never")
 TRANSPORTS = ("stdio", "http")
-FUSION_METHODS = ("rrf", "weighted")
+FUSION_METHODS = ("rrf", "weighted", "learned")
 ENRICH_MODES = ("auto", "off")
 PROVIDERS = ("arxiv", "europepmc", "openalex", "discovery")
 DEFAULT_MIN_INTERVALS = {"arxiv": 3.0, "europepmc": 1.0, "openalex": 0.1, "discovery": 1.0}
@@ -56,9 +56,11 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     http_allow_remote: bool = False
     http_token: str | None = None
-    fusion_method: str = "weighted"
+    fusion_method: str = "learned"
     rrf_k: int = 60
     fusion_weights: tuple[float, float] = (0.6, 0.4)
+    rerank_model: str | None = None  # a fastembed cross-encoder; off (offline) by default
+    rerank_depth: int = 30
     embedding_batch_size: int = 16
     enrich: str = "auto"
     ui_port: int = 8765
@@ -168,10 +170,15 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         provider: _number(env, f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS", default)
         for provider, default in DEFAULT_MIN_INTERVALS.items()
     }
-    method = _choice(env, "PRIORIS_MCP_HYBRID_METHOD", FUSION_METHODS, "weighted")
-    # tuned default for the weighted sum; plain (equal-weight) RRF when rrf is chosen alone
+    # the learned fusion unless weights are given alone (they are the weighted sum's)
+    given_weights = bool((env.get("PRIORIS_MCP_HYBRID_WEIGHTS") or "").strip())
+    method = _choice(
+        env, "PRIORIS_MCP_HYBRID_METHOD", FUSION_METHODS, "weighted" if given_weights else "learned"
+    )
+    # tuned default for the weighted sum; plain (equal-weight) RRF when rrf is chosen alone;
+    # the learned fusion has weights of its own (fusion.LEARNED_WEIGHTS)
     weights_raw = env.get("PRIORIS_MCP_HYBRID_WEIGHTS") or (
-        "0.6,0.4" if method == "weighted" else "0.5,0.5"
+        "0.5,0.5" if method == "rrf" else "0.6,0.4"
     )
     try:
         fts_w, vec_w = (float(part) for part in weights_raw.split(","))
@@ -214,6 +221,8 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         fusion_method=method,
         rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
         fusion_weights=(fts_w, vec_w),
+        rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
+        rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30, minimum=1),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),

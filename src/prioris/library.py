@@ -40,6 +40,7 @@ from prioris.ingest.pipeline import (
 )
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
+from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
 from prioris.search.sqlite_backend import SqliteSearchBackend
 from prioris.storage import chunks as chunk_store
@@ -78,6 +79,7 @@ class Library:
         http_transport: Any = None,
         clock: Any = None,
         now: Callable[[], str] = utc_now,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings
         self.http_transport = http_transport
@@ -117,8 +119,10 @@ class Library:
                 rrf_k=settings.rrf_k,
                 fts_weight=fts_w,
                 vector_weight=vec_w,
+                rerank_depth=settings.rerank_depth,
             ),
             max_query_chars=settings.max_query_chars,
+            reranker=reranker if reranker is not None else build_reranker(settings),
         )
         self._remote: Any = None
         self._artefacts: Any = None

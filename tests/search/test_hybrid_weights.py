@@ -76,10 +76,12 @@ def disagreeing() -> Library:
     library.close()
 
 
-def test_defaults_are_the_tuned_weighted_sum() -> None:
+def test_defaults_are_the_learned_fusion_and_weights_alone_select_the_weighted_sum() -> None:
     settings = load_settings({})
-    assert settings.fusion_method == "weighted"
+    assert settings.fusion_method == "learned"
     assert settings.fusion_weights == (0.6, 0.4)
+    weighted = load_settings({"PRIORIS_MCP_HYBRID_WEIGHTS": "0.3,0.7"})
+    assert (weighted.fusion_method, weighted.fusion_weights) == ("weighted", (0.3, 0.7))
     assert settings.rrf_k == 60
     rrf = load_settings({"PRIORIS_MCP_HYBRID_METHOD": "rrf"})
     assert (rrf.fusion_method, rrf.fusion_weights) == ("rrf", (0.5, 0.5))
@@ -88,7 +90,7 @@ def test_defaults_are_the_tuned_weighted_sum() -> None:
 def test_the_library_passes_the_settings_to_the_searcher(disagreeing: Library) -> None:
     config = disagreeing.searcher.config
     assert (config.method, config.fts_weight, config.vector_weight, config.rrf_k) == (
-        "weighted",
+        "learned",
         0.6,
         0.4,
         60,
@@ -108,10 +110,26 @@ def test_the_two_lists_disagree(disagreeing: Library) -> None:
 
 
 @pytest.mark.parametrize("chunks", [False, True])
-def test_default_hybrid_weighs_keywords_0_6_and_vectors_0_4(
-    disagreeing: Library, chunks: bool
-) -> None:
+def test_default_hybrid_is_the_fitted_linear_model(disagreeing: Library, chunks: bool) -> None:
     hits = disagreeing.search("zebra", mode="hybrid", chunks=chunks).hits
+    # fusion.LEARNED_WEIGHTS: 0.542 fts + 0.333 vector + 0.042 x 10/(10 + vector rank)
+    # + 0.083 when both lists hold the item (normalised scores as in the weighted sum)
+    expected = {
+        "keyword": 0.542 + 0.042 * 10 / 13 + 0.083,
+        "vector": 0.333 + 0.042 * 10 / 11,
+        "between": 0.333 / math.sqrt(2) + 0.042 * 10 / 12 + 0.083,
+    }
+    assert [h.id for h in hits] == ["keyword", "vector", "between"]
+    assert [h.score for h in hits] == pytest.approx([expected[h.id] for h in hits], abs=1e-5)
+
+
+@pytest.mark.parametrize("chunks", [False, True])
+def test_weighted_hybrid_weighs_keywords_0_6_and_vectors_0_4(chunks: bool) -> None:
+    library = _open({"PRIORIS_MCP_HYBRID_METHOD": "weighted"})
+    try:
+        hits = library.search("zebra", mode="hybrid", chunks=chunks).hits
+    finally:
+        library.close()
     # keyword: 0.6 x 1 + 0.4 x 0; vector: 0.4 x 1; between: 0.6 x 0 + 0.4 x cos(45°)
     assert [h.id for h in hits] == ["keyword", "vector", "between"]
     assert [h.score for h in hits] == pytest.approx([0.6, 0.4, 0.4 / math.sqrt(2)], abs=1e-5)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from prioris.library import Library
@@ -147,18 +149,24 @@ def test_copy_sizes() -> None:
     assert vector_cache.copy_bytes(10_000_000, 384) == 0  # too large for memory: vec0
 
 
+def _compact(filled: Library, monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[Any, Any, Any]:
+    """A loaded compact (binary + int8) copy, the reader connection and a query vector."""
+    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
+    cache = _cache(filled)
+    conn = filled.searcher.backend.conn
+    query = filled.embedder.embed_query(text)
+    cache.knn(conn, query, SearchFilters(), 5)
+    cache.knn(conn, query, SearchFilters(), 5)
+    assert cache._snapshot is not None and cache._snapshot.quantized is not None
+    return cache, conn, query
+
+
 def test_compact_copy_rescores_its_best_rows_with_the_stored_floats(
     filled: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """int8 scores err by ~1e-3, the gap between near neighbours: the best rows of the
     compact copy come back with vec0's exact cosine and in vec0's order."""
-    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
-    cache = _cache(filled)
-    conn = filled.searcher.backend.conn
-    query = filled.embedder.embed_query("topic 5 theme 1 item")
-    cache.knn(conn, query, SearchFilters(), 10)
-    cache.knn(conn, query, SearchFilters(), 10)
-    assert cache._snapshot is not None and cache._snapshot.quantized is not None
+    cache, conn, query = _compact(filled, monkeypatch, "topic 5 theme 1 item")
     from_memory = cache.knn(conn, query, SearchFilters(), 10)
     from_vec0 = vector_search(conn, query, SearchFilters(), 10)
     assert from_memory is not None
@@ -171,21 +179,13 @@ def test_compact_copy_rescores_its_best_rows_with_the_stored_floats(
 def test_a_row_gone_from_vec0_is_dropped_by_the_exact_rescoring(
     filled: Library, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
-    cache = _cache(filled)
-    conn = filled.searcher.backend.conn
-    query = filled.embedder.embed_query("topic 5")
-    cache.knn(conn, query, SearchFilters(), 5)
-    cache.knn(conn, query, SearchFilters(), 5)
+    cache, conn, query = _compact(filled, monkeypatch, "topic 5")
     snapshot = cache._snapshot
-    assert snapshot is not None
     picked, scores = snapshot.nearest(query, SearchFilters(), 5)
     gone = int(snapshot.chunk_ids[picked[0]])
     monkeypatch.setattr(vector_cache, "VEC_TABLE", "chunks_vec_gone")
     conn.execute(
-        "CREATE TEMP VIEW chunks_vec_gone AS SELECT * FROM chunks_vec WHERE chunk_id != ?".replace(
-            "?", str(gone)
-        )
+        f"CREATE TEMP VIEW chunks_vec_gone AS SELECT * FROM chunks_vec WHERE chunk_id != {gone}"
     )
     kept, exact = vector_cache._rescore_exact(conn, snapshot, query, picked, scores, 5)
     assert gone not in {int(snapshot.chunk_ids[i]) for i in kept}

@@ -123,8 +123,10 @@ def read_jsonl(path: Path, *, max_line_bytes: int = 4_194_304) -> Iterator[Jsonl
 
 
 def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[JsonlLine]:
+    """Until a line parses, errors are held back: a file that is not JSONL at all (a PDF,
+    binary junk) is refused with one error instead of one per line."""
     good = 0
-    errors: list[str] = []
+    held: list[JsonlLine] = []
     looks_pdf = False
     for number, raw in enumerate(_bounded_lines(handle, max_line_bytes), start=1):
         if raw is None:
@@ -134,20 +136,29 @@ def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[
         elif not raw.strip():
             continue
         else:
-            looks_pdf = looks_pdf or (not good and not errors and raw.startswith(b"%PDF-"))
+            looks_pdf = looks_pdf or (not good and not held and raw.startswith(b"%PDF-"))
+            if looks_pdf:
+                raise _not_jsonl(path, looks_pdf, [])
             item = _parse_line(raw)
-        if isinstance(item, PriorisError):
-            errors.append(f"line {number}: {item.message}")
-            if not good and len(errors) >= PROBE_LINES:
-                raise _not_jsonl(path, looks_pdf, errors)
+        line = JsonlLine(f"{path}:{number}", item)
+        if good:
+            yield line
+        elif isinstance(item, PriorisError):
+            held.append(line)
+            if len(held) >= PROBE_LINES:
+                raise _not_jsonl(
+                    path, looks_pdf, [f"line {h.where.rsplit(':', 1)[1]}: {h.value}" for h in held]
+                )
         else:
             good += 1
-        yield JsonlLine(f"{path}:{number}", item)
-    if looks_pdf and not good:
-        raise _not_jsonl(path, looks_pdf, errors)
+            yield from held
+            held.clear()
+            yield line
+    yield from held  # a short file of bad lines: each fails alone
 
 
 def _not_jsonl(path: Path, looks_pdf: bool, errors: list[str]) -> InvalidRequestError:
+    """One error for a whole file that is not JSONL."""
     if looks_pdf:
         return InvalidRequestError(
             f"{path} is a PDF, not a JSONL file of records; ingest it with `prioris ingest`"

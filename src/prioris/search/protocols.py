@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -60,3 +60,14 @@ class SearchBackend(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ChunkVectors(Protocol):
+    """What a backend offers for vector pseudo-relevance feedback (Rocchio): the stored
+    vectors of a few chunks. Optional: without it the feedback pass leaves the query
+    vector where it is."""
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """One row per chunk found (an empty array when none is)."""
+        ...

@@ -7,6 +7,7 @@ Plain text is searched as words: every token is quoted, so quotes, parentheses, 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -26,13 +27,30 @@ def query_terms(text: str) -> list[str]:
     return list(dict.fromkeys(kept or tokens))
 
 
-def plain_to_fts5(text: str) -> str | None:
+def quote(term: str) -> str:
+    """A term as an FTS5 string (a phrase of its tokens), never syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def plain_to_fts5(text: str, *, bigrams: bool = False) -> str | None:
     """An OR of quoted terms (BM25 ranks documents matching more and rarer terms higher);
-    None when the text has no searchable word."""
+    None when the text has no searchable word. ``bigrams`` adds each pair of adjacent
+    query words as a phrase, so passages keeping the query's word pairs together score
+    higher (a proximity boost BM25 lacks)."""
     terms = query_terms(text)
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    parts = [quote(t) for t in terms]
+    if bigrams:
+        parts += [quote(f"{a} {b}") for a, b in adjacent_pairs(text)]
+    return " OR ".join(parts)
+
+
+def adjacent_pairs(text: str) -> list[tuple[str, str]]:
+    """Pairs of neighbouring non-stopword words of the text, in order, without repeats."""
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    pairs = [(a, b) for a, b in pairwise(tokens) if a not in STOPWORDS and b not in STOPWORDS]
+    return list(dict.fromkeys(pairs))
 
 
 _FTS5_WORD = re.compile(r"\w+\"?\*?", re.UNICODE)

@@ -1,26 +1,32 @@
 """Search over the library: fts, vector and hybrid modes, works or passages.
 
 Work results take each work's best chunk; hybrid fuses the two ranked lists at the work
-level (or the chunk level with ``chunks=True``): by default a 0.6/0.4 weighted sum of
-min-max normalised BM25 and cosine scores, which beat reciprocal rank fusion (k=60, still
-selectable) on the SciFact train split: nDCG@10 0.735 against 0.709 (docs/benchmarks.md).
+level (or the chunk level with ``chunks=True``): by default the learned fusion, a linear
+model over min-max normalised BM25 and cosine scores, the vector rank and the two lists'
+agreement, fitted on the development sets (:mod:`prioris.search.fusion`); it edges out the
+0.6/0.4 weighted sum on SciFact and NFCorpus alike, which beat reciprocal rank fusion (k=60,
+still selectable): docs/benchmarks.md, sections 2 and 9. Passage decay, pseudo-relevance
+feedback, bigram phrases and a cross-encoder are hooks, off by default (measured there).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError
 from prioris.models import Hit
-from prioris.search import fusion
-from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters, best_per_work
-from prioris.search.protocols import SearchBackend
+from prioris.search import feedback, fusion
+from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters
+from prioris.search.protocols import ChunkVectors, SearchBackend
 from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_terms
+from prioris.search.rerank import Reranker, rerank_head
+from prioris.search.scoring import collapse, top_works
 from prioris.search.snippets import make_snippet
 from prioris.strings import without_surrogates
 
@@ -33,12 +39,30 @@ MAX_K = 1000
 class FusionConfig:
     """How hybrid combines the lists; tuned on the SciFact train split only."""
 
-    method: str = "weighted"
+    method: str = "learned"
     rrf_k: int = 60
     fts_weight: float = 0.6
     vector_weight: float = 0.4
     depth: int = 100
     title_weight: float = 1.0
+    fts_decay: float = 0.0
+    """Work score from its FTS passages: best + decay x second + decay^2 x third ..."""
+    vector_decay: float = 0.0
+    """The same for the vector side (0: best passage only)."""
+    fts_bigrams: bool = False
+    """Adjacent query words also searched as phrases (plain syntax)."""
+    prf_docs: int = 0
+    """Pseudo-relevance feedback from this many first-pass works (0: off)."""
+    prf_vector_weight: float = 0.0
+    """Rocchio: how far the query vector moves toward the feedback passages."""
+    prf_terms: int = 0
+    """RM3-style: feedback words added to a plain FTS query."""
+    prf_query_weight: int = 2
+    """RM3-style: how many times the query's own words count against an added one."""
+    learned_weights: tuple[float, ...] = fusion.LEARNED_WEIGHTS
+    """Method ``learned``: one weight per ``fusion.FEATURES`` entry."""
+    rerank_depth: int = 30
+    """How many of the first candidates a configured cross-encoder re-orders."""
 
 
 @dataclass
@@ -63,6 +87,7 @@ class SearchService:
     Hybrid mode embeds the query and runs the KNN in a worker thread while the backend's
     FTS ranks in the caller's thread (SQLite, numpy and ONNX Runtime release the GIL, so
     the halves overlap on two cores). Hits are built only for the k results returned.
+    An optional cross-encoder (``reranker``) re-orders the head of the list.
     """
 
     def __init__(
@@ -72,12 +97,14 @@ class SearchService:
         fusion_config: FusionConfig,
         *,
         max_query_chars: int = 4096,
+        reranker: Reranker | None = None,
     ) -> None:
         self.max_query_chars = max_query_chars  # PRIORIS_MCP_MAX_QUERY_CHARS
         self.backend = backend
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-knn")
         self.embedder = embedder
         self.config = fusion_config
+        self.reranker = reranker
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -110,10 +137,13 @@ class SearchService:
             if mode != "fts":
                 raise InvalidRequestError("syntax 'fts5' is only for mode 'fts'")
         else:
-            expression = plain_to_fts5(query)
+            expression = plain_to_fts5(query, bigrams=self.config.fts_bigrams)
             terms = query_terms(query)
 
-        depth = max(self.config.depth, (k or 0) * 3) if mode == "hybrid" else k
+        wanted = k  # the reranker, when there is one, sees a deeper list than k
+        if self.reranker is not None and k is not None and self.config.rerank_depth > k:
+            wanted = self.config.rerank_depth
+        depth = max(self.config.depth, (wanted or 0) * 3) if mode == "hybrid" else wanted
         fts_list: list[ChunkScore] = []
         vec_list: list[ChunkScore] = []
         pending = None
@@ -121,15 +151,22 @@ class SearchService:
             pending = self._pool.submit(self._vector, query, filters, depth, chunks)
         if mode in ("fts", "hybrid") and expression:
             fts_list = self._fts(expression, filters, depth, chunks)
+        vector = None
         if pending is not None:
-            vec_list = pending.result()
+            vector, vec_list = pending.result()
 
-        if mode == "fts":
-            ordered = [(c, c.score) for c in fts_list[:k]]
-        elif mode == "vector":
-            ordered = [(c, c.score) for c in vec_list[:k]]
-        else:
-            ordered = self._fuse(fts_list, vec_list, k, chunks)
+        ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
+        if self.config.prf_docs > 0 and ordered:
+            expand = syntax == "plain" and mode != "vector"
+            second = self._feedback_pass(
+                ordered, vector, terms if expand else [], filters, depth, chunks
+            )
+            if second is not None:
+                fts_list = second[0] if second[0] is not None else fts_list
+                vec_list = second[1] if second[1] is not None else vec_list
+                ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
+        if self.reranker is not None and self.config.rerank_depth > 0 and ordered:
+            ordered = self._rerank(query, ordered)[:k]
         fts_ranks = _ranks(fts_list, chunks)
         vec_ranks = _ranks(vec_list, chunks)
         hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode)
@@ -159,17 +196,104 @@ class SearchService:
                 expression, filters, limit, title_weight=self.config.title_weight
             )
 
+        decay = self.config.fts_decay
         if k is None:  # every match (SQLite: LIMIT -1)
-            return ranked(-1) if chunks else best_per_work(ranked(-1))
-        return ranked(k) if chunks else _top_works(ranked, k, cap=None)
+            return ranked(-1) if chunks else collapse(ranked(-1), decay)
+        return ranked(k) if chunks else top_works(ranked, k, cap=None, decay=decay)
 
-    def _vector(self, query: str, filters: SearchFilters, k: int, chunks: bool) -> list[ChunkScore]:
+    def _vector(
+        self, query: str, filters: SearchFilters, k: int, chunks: bool
+    ) -> tuple[np.ndarray, list[ChunkScore]]:
         vector = self.embedder.embed_query(query)
+        return vector, self._nearest(vector, filters, k, chunks)
 
+    def _nearest(
+        self, vector: np.ndarray, filters: SearchFilters, k: int, chunks: bool
+    ) -> list[ChunkScore]:
         def nearest(limit: int) -> list[ChunkScore]:
             return self.backend.knn(vector, filters, limit)
 
-        return nearest(k) if chunks else _top_works(nearest, k, cap=VEC_MAX_K)
+        if chunks:
+            return nearest(k)
+        return top_works(nearest, k, cap=VEC_MAX_K, decay=self.config.vector_decay)
+
+    def _order(
+        self,
+        mode: str,
+        fts_list: list[ChunkScore],
+        vec_list: list[ChunkScore],
+        k: int | None,
+        chunks: bool,
+    ) -> list[tuple[ChunkScore, float]]:
+        if mode == "fts":
+            return [(c, c.score) for c in fts_list[:k]]
+        if mode == "vector":
+            return [(c, c.score) for c in vec_list[:k]]
+        assert k is not None
+        return self._fuse(fts_list, vec_list, k, chunks)
+
+    def _feedback_pass(
+        self,
+        ordered: list[tuple[ChunkScore, float]],
+        vector: np.ndarray | None,
+        terms: list[str],
+        filters: SearchFilters,
+        depth: int | None,
+        chunks: bool,
+    ) -> tuple[list[ChunkScore] | None, list[ChunkScore] | None] | None:
+        """The lists again, from a query moved toward the first pass's best works:
+        Rocchio on the query vector, RM3-style words added to the FTS query. None when
+        neither applies (fts5 syntax, a zero weight, nothing found)."""
+        top = [item for item, _ in ordered[: self.config.prf_docs]]
+        ids = [item.chunk_id for item in top]
+        pending = None
+        if vector is not None and self.config.prf_vector_weight > 0 and depth is not None:
+            moved = feedback.rocchio(
+                vector, self._chunk_vectors(ids), self.config.prf_vector_weight
+            )
+            pending = self._pool.submit(self._nearest, moved, filters, depth, chunks)
+        fts_list = None
+        if terms and self.config.prf_terms > 0:
+            texts = self._chunk_texts(ids)
+            weights = [max(score, 0.0) + 1e-6 for _, score in ordered[: len(top)]]
+            present = [(texts[i], w) for i, w in zip(ids, weights, strict=True) if i in texts]
+            extra = feedback.expansion_terms(
+                terms, [t for t, _ in present], [w for _, w in present], count=self.config.prf_terms
+            )
+            if extra:
+                expression = feedback.expanded_expression(
+                    terms, extra, query_weight=self.config.prf_query_weight
+                )
+                fts_list = self._fts(expression, filters, depth, chunks)
+        vec_list = pending.result() if pending is not None else None
+        if fts_list is None and vec_list is None:
+            return None
+        return fts_list, vec_list
+
+    def _rerank(
+        self, query: str, ordered: list[tuple[ChunkScore, float]]
+    ) -> list[tuple[ChunkScore, float]]:
+        """The head of the list re-ordered by the cross-encoder (title line + passage)."""
+        assert self.reranker is not None
+        head = ordered[: self.config.rerank_depth]
+        texts = self._chunk_texts([item.chunk_id for item, _ in head])
+        titles = self.backend.works(list(dict.fromkeys(item.work_id for item, _ in head)))
+        passages = []
+        for item, _ in head:
+            work = titles.get(item.work_id)
+            title = f"{work.title}\n" if work and work.title else ""
+            passages.append(title + texts.get(item.chunk_id, ""))
+        return rerank_head(ordered, self.reranker.score(query, passages))
+
+    def _chunk_vectors(self, chunk_ids: list[int]) -> np.ndarray:
+        """The stored vectors of the feedback passages; none (no Rocchio move) from a
+        backend that cannot hand them out."""
+        if not chunk_ids or not isinstance(self.backend, ChunkVectors):
+            return np.zeros((0, 0), dtype=np.float32)
+        return self.backend.vectors(chunk_ids)
+
+    def _chunk_texts(self, chunk_ids: list[int]) -> dict[int, str]:
+        return {i: p.text for i, p in self.backend.passages(chunk_ids).items()}
 
     def _fuse(
         self, fts_list: list[ChunkScore], vec_list: list[ChunkScore], k: int, chunks: bool
@@ -185,6 +309,12 @@ class SearchService:
                     "vector": [(key(c), c.score) for c in vec_list],
                 },
                 weights=weights,
+            )
+        elif self.config.method == "learned":
+            scores = fusion.learned(
+                [(key(c), c.score) for c in fts_list],
+                [(key(c), c.score) for c in vec_list],
+                dict(zip(fusion.FEATURES, self.config.learned_weights, strict=True)),
             )
         else:
             scores = fusion.rrf(
@@ -239,20 +369,6 @@ class SearchService:
                 )
             )
         return hits
-
-
-def _top_works(
-    fetch: Callable[[int], list[ChunkScore]], k: int, *, cap: int | None
-) -> list[ChunkScore]:
-    """Best chunk of each of the top ``k`` works: fetch 4x as many chunks as works wanted,
-    and more while too few distinct works came back and more chunks exist."""
-    limit = k * 4 if cap is None else min(k * 4, cap)
-    while True:
-        rows = fetch(limit)
-        works = best_per_work(rows)
-        if len(works) >= k or len(rows) < limit or (cap is not None and limit >= cap):
-            return works[:k]
-        limit = limit * 4 if cap is None else min(limit * 4, cap)
 
 
 def _ranks(items: list[ChunkScore], chunks: bool) -> dict[object, int]:

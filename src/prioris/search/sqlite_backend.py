@@ -26,7 +26,7 @@ from prioris.search import fts_plan
 from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vector_search
 from prioris.search.protocols import Passage, WorkSummary
 from prioris.search.vector_cache import VectorCache
-from prioris.storage.chunks import vectors_version
+from prioris.storage.chunks import VEC_TABLE, vectors_version
 
 BATCH = 500  # ids per IN (...) list
 FTS_SPLIT_ROWS = 100_000  # rank FTS in two halves past this many chunk ids
@@ -133,6 +133,18 @@ class SqliteSearchBackend:
         """From the in-memory copy when it is fresh, else from ``vec0``."""
         rows = self.vector_cache.knn(self.conn, vector, filters, k)
         return vector_search(self.conn, vector, filters, k) if rows is None else rows
+
+    def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """The stored vectors of a few chunks (pseudo-relevance feedback)."""
+        rows = []
+        for batch in _batches(list(chunk_ids)):
+            marks = ", ".join("?" for _ in batch)
+            rows += self.conn.execute(
+                f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", batch
+            ).fetchall()
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.vstack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
 
     def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
         found: dict[int, Passage] = {}
