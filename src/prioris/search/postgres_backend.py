@@ -96,7 +96,7 @@ class PostgresSearchBackend:
         try:
             rows = self._run(run)
         except psycopg.errors.SyntaxError as exc:
-            raise InvalidRequestError(f"malformed query {expression!r}: {exc}") from None
+            raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {exc}") from None
         return [ChunkScore(int(r[0]), str(r[1]), float(r[2])) for r in rows]
 
     def knn(self, vector: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:

@@ -45,8 +45,12 @@ def to_tsquery_text(expression: str) -> str | None:
         if other is not None:
             if other.strip() == "":
                 continue
+            if other == '"':
+                raise InvalidRequestError(
+                    f"malformed FTS5 query {expression!r}: unterminated string"
+                )
             raise InvalidRequestError(
-                f"malformed query {expression!r}: {other!r} is not supported on PostgreSQL"
+                f"malformed FTS5 query {expression!r}: {other!r} is not supported on PostgreSQL"
             )
         starts_operand = open_ or phrase is not None or (word and word not in _OPERATORS)
         if starts_operand and previous == "operand":
@@ -58,7 +62,7 @@ def to_tsquery_text(expression: str) -> str | None:
         elif close:
             depth -= 1
             if depth < 0 or previous in ("operator", "open"):
-                raise InvalidRequestError(f"malformed query {expression!r}: unbalanced ')'")
+                raise InvalidRequestError(f"malformed FTS5 query {expression!r}: unbalanced ')'")
             out.append(")")
             previous = "operand"
         elif phrase is not None:
@@ -71,32 +75,32 @@ def to_tsquery_text(expression: str) -> str | None:
         elif word in _OPERATORS:
             if previous != "operand":
                 raise InvalidRequestError(
-                    f"malformed query {expression!r}: {word} needs something before it"
+                    f"malformed FTS5 query {expression!r}: {word} needs something before it"
                 )
             out.append(_OPERATORS[word])
             previous = "operator"
         elif word is not None:
             if word.upper() == "NEAR" and text[position : position + 1] == "(":
                 raise InvalidRequestError(
-                    f"malformed query {expression!r}: NEAR() is not supported on PostgreSQL"
+                    f"malformed FTS5 query {expression!r}: NEAR() is not supported on PostgreSQL"
                 )
             if text[position : position + 1] == ":":
                 raise InvalidRequestError(
-                    f"malformed query {expression!r}: column filters are not supported on "
+                    f"malformed FTS5 query {expression!r}: column filters are not supported on "
                     "PostgreSQL"
                 )
             words = _WORD.findall(word)
             if not words:
-                raise InvalidRequestError(f"malformed query {expression!r}: {word!r}")
+                raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {word!r}")
             if len(words) == 1:
                 out.append(_lexeme(words[0], bool(star)))
             else:  # "e-mail", "covid-19": one FTS5 token sequence, a phrase here
                 out.append("(" + " <-> ".join(_lexeme(w) for w in words) + ")")
             previous = "operand"
     if depth != 0:
-        raise InvalidRequestError(f"malformed query {expression!r}: unbalanced '('")
+        raise InvalidRequestError(f"malformed FTS5 query {expression!r}: unbalanced '('")
     if previous in ("operator", "open"):
-        raise InvalidRequestError(f"malformed query {expression!r}: ends with an operator")
+        raise InvalidRequestError(f"malformed FTS5 query {expression!r}: ends with an operator")
     if not out:
         return None
     return " ".join(out)

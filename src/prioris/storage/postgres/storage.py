@@ -11,6 +11,7 @@ connections), so the web app and the MCP server serve concurrent queries.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ class PostgresStorage:
         self.pool_size = int(getattr(settings, "pg_pool_size", 4))
         self.ef_search = int(getattr(settings, "pg_ef_search", 100))
         self._pool: Any = None
+        self._pool_lock = threading.Lock()
 
     def connect(self, *, migrate: bool = True) -> PgConnection:
         raw = connect_raw(
@@ -68,6 +70,10 @@ class PostgresStorage:
 
     def pool(self) -> Any:
         """Connections for readers, opened on demand up to ``pool_size``."""
+        with self._pool_lock:
+            return self._pool or self._open_pool()
+
+    def _open_pool(self) -> Any:
         if self._pool is None:
             from psycopg_pool import ConnectionPool
 
@@ -112,9 +118,10 @@ class PostgresStorage:
         return redact(self.location)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
 
 
 def _register_vector(raw: Any, url: str) -> None:
