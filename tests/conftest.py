@@ -158,7 +158,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pg")
     try:
         server = pgserver.get_server(folder, cleanup_mode="delete")
-    except Exception as exc:  # noqa: BLE001 - any reason the server cannot start
+    except Exception as exc:
         _postgres_unavailable(f"pgserver could not start one ({exc})")
     try:
         yield server.get_uri()
