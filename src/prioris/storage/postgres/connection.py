@@ -51,7 +51,7 @@ def redact(url: str) -> str:
 
 
 def translate(sql: str, has_params: bool) -> str:
-    """``?`` -> ``%s`` outside string literals; ``%`` doubled when psycopg formats."""
+    """``?`` -> ``%s`` outside string literals; every ``%`` doubled when psycopg formats."""
     key = (sql, has_params)
     found = _SQL_CACHE.get(key)
     if found is not None:
@@ -61,9 +61,8 @@ def translate(sql: str, has_params: bool) -> str:
         token = match.group(0)
         if token == "?":
             return "%s"
-        if token == "%":
-            return "%%" if has_params else "%"
-        return token
+        # psycopg reads every % as a placeholder when it formats, quoted or not
+        return token.replace("%", "%%") if has_params else token
 
     out = _PLACEHOLDER.sub(swap, sql)
     with _SQL_CACHE_LOCK:
