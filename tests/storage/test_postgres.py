@@ -112,13 +112,13 @@ def test_title_weighs_more_than_the_passage_in_full_text(pg_url: str) -> None:
                 {"_id": "title", "title": "Walrus ecology", "text": "Herds rest on sea ice."},
             ]
         )
-        assert [h.id for h in library.search("walrus", mode="fts").hits][0] == "title"
+        assert library.search("walrus", mode="fts").hits[0].id == "title"
         library.conn.execute("BEGIN IMMEDIATE")
         library.conn.execute("UPDATE works SET title = 'Penguins' WHERE id = 'title'")
         library.conn.execute("COMMIT")  # the chunk's copy of the title follows (trigger)
         titles = library.conn.execute("SELECT DISTINCT title FROM chunks WHERE work_id = 'title'")
         assert [r[0] for r in titles] == ["Penguins"]
-        assert [h.id for h in library.search("walrus", mode="fts").hits][0] == "body"
+        assert library.search("walrus", mode="fts").hits[0].id == "body"
         with pytest.raises(InvalidRequestError, match="malformed FTS5 query"):
             library.search("walrus AND", mode="fts", syntax="fts5")
 
