@@ -731,3 +731,23 @@ class Library:
                 if start < end:
                     passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
         return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
+
+
+def migrate_library(
+    settings: Settings,
+    target: str | Path,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
+    file) with its vectors, no model needed; run again to resume a stopped copy."""
+    from prioris.storage.copy import copy_library
+
+    source = open_storage(settings.library_location, settings)
+    destination = open_storage(str(target), settings)
+    try:
+        report = copy_library(source, destination, on_progress=on_progress)
+    finally:
+        source.close()
+        destination.close()
+    return {"source": source.display(), "target": destination.display(), **report.to_dict()}

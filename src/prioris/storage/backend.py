@@ -56,6 +56,18 @@ class ChunkIndex(Protocol):
         years: Sequence[int | None],
     ) -> None: ...
 
+    def read_vectors(self, conn: Any, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+        """``{chunk_id: (vector, work_id, source, year)}``: what a copy carries over."""
+        ...
+
+    def index_copied_chunks(self, conn: Any, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """Index chunks copied with their ids: ``(id, text, title, heading)`` each."""
+        ...
+
+    def after_copy(self, conn: Any) -> None:
+        """Bring id counters past the copied rows."""
+        ...
+
 
 class StorageBackend(Protocol):
     """A library's storage: connections, its search backend and its size."""

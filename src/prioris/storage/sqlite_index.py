@@ -107,5 +107,29 @@ class SqliteChunkIndex:
             rows,
         )
 
+    def read_vectors(self, conn: Any, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+        """``{chunk_id: (vector, work_id, source, year)}`` (a library being copied)."""
+        found: dict[int, tuple[Any, ...]] = {}
+        for start in range(0, len(chunk_ids), 500):
+            batch = list(chunk_ids[start : start + 500])
+            marks = ", ".join("?" for _ in batch)
+            for row in conn.execute(
+                f"SELECT chunk_id, embedding, work_id, source, year FROM {VEC_TABLE} "
+                f"WHERE chunk_id IN ({marks})",
+                batch,
+            ):
+                vector = np.frombuffer(bytes(row[1]), dtype=np.float32)
+                found[int(row[0])] = (vector, row[2], row[3], row[4] or None)
+        return found
+
+    def index_copied_chunks(self, conn: Any, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """FTS rows of chunks inserted with their ids kept: (id, text, title, heading)."""
+        conn.executemany(
+            "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)", rows
+        )
+
+    def after_copy(self, conn: Any) -> None:
+        """Nothing: SQLite's rowids continue past the largest id copied."""
+
 
 SQLITE_INDEX = SqliteChunkIndex()

@@ -96,7 +96,14 @@ def _command_modules() -> list[Callable[[Any], None]]:
     from prioris.interfaces.cli import library_cmds
 
     registrars = [library_cmds.register]
-    for name in ("remote_cmds", "discover_cmds", "serve_cmds", "enrich_cmds", "ui_cmds"):
+    for name in (
+        "remote_cmds",
+        "discover_cmds",
+        "serve_cmds",
+        "enrich_cmds",
+        "ui_cmds",
+        "migrate_cmds",
+    ):
         try:
             module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:  # a command group not built yet

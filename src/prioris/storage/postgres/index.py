@@ -115,6 +115,25 @@ class PostgresChunkIndex:
             rows,
         )
 
+    def read_vectors(self, conn: Any, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+        rows = conn.execute(
+            f"SELECT chunk_id, embedding, work_id, source, year FROM {VECTOR_TABLE} "
+            "WHERE chunk_id = ANY(?)",
+            (list(chunk_ids),),
+        ).fetchall()
+        return {int(r[0]): (_as_array(r[1]), r[2], r[3], r[4]) for r in rows}
+
+    def index_copied_chunks(self, conn: Any, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """Nothing: the tsvector is generated in the row."""
+
+    def after_copy(self, conn: Any) -> None:
+        """New chunks get ids past the copied ones (ids were inserted explicitly)."""
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('chunks', 'id'), "
+            "coalesce((SELECT max(id) FROM chunks), 0) + 1, false)"
+        )
+        conn.execute("ANALYZE")
+
 
 def _has_table(conn: Any) -> bool:
     row = conn.execute("SELECT to_regclass(?)", (VECTOR_TABLE,)).fetchone()
@@ -122,3 +141,10 @@ def _has_table(conn: Any) -> bool:
 
 
 POSTGRES_INDEX = PostgresChunkIndex()
+
+
+def _as_array(value: Any) -> np.ndarray:
+    """A stored vector as float32 (pgvector's adapter gives a ``Vector`` or an array)."""
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
