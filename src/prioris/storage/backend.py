@@ -64,8 +64,12 @@ class ChunkIndex(Protocol):
         """Index chunks copied with their ids: ``(id, text, title, heading)`` each."""
         ...
 
+    def before_copy(self, conn: Any) -> None:
+        """Get ready for a bulk copy (PostgreSQL: build the HNSW graph after it)."""
+        ...
+
     def after_copy(self, conn: Any) -> None:
-        """Bring id counters past the copied rows."""
+        """Bring id counters past the copied rows and finish what ``before_copy`` put off."""
         ...
 
 

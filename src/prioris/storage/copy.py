@@ -86,6 +86,7 @@ def _copy(
         ensure_vector_index(dst, model, int(dim))
     dst.execute("BEGIN IMMEDIATE")
     set_state(dst, SOURCE_KEY, origin)
+    index_of(dst).before_copy(dst)
     dst.execute("COMMIT")
     ids = [r[0] for r in src.execute("SELECT id FROM works ORDER BY id")]
     report = CopyReport()

@@ -128,6 +128,9 @@ class SqliteChunkIndex:
             "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)", rows
         )
 
+    def before_copy(self, conn: Any) -> None:
+        """Nothing: vec0 has no graph to build."""
+
     def after_copy(self, conn: Any) -> None:
         """Nothing: SQLite's rowids continue past the largest id copied."""
 

@@ -18,6 +18,7 @@ from prioris.models import Chunk
 
 VECTOR_TABLE = "chunk_vectors"
 HNSW_INDEX = "chunk_vectors_hnsw"
+HNSW_BUILD_MEMORY = "256MB"  # maintenance_work_mem while a copy builds the graph
 
 
 def vector_table_sql(dim: int) -> list[str]:
@@ -126,8 +127,21 @@ class PostgresChunkIndex:
     def index_copied_chunks(self, conn: Any, rows: Sequence[tuple[int, str, str, str]]) -> None:
         """Nothing: the tsvector is generated in the row."""
 
+    def before_copy(self, conn: Any) -> None:
+        """Into an empty vector table, the HNSW graph is built once after the copy (far
+        faster than growing it row by row)."""
+        if (
+            _has_table(conn)
+            and conn.execute(f"SELECT count(*) FROM {VECTOR_TABLE}").fetchone()[0] == 0
+        ):
+            conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+
     def after_copy(self, conn: Any) -> None:
-        """New chunks get ids past the copied ones (ids were inserted explicitly)."""
+        """New chunks get ids past the copied ones (ids were inserted explicitly); the HNSW
+        index is (re)built if the copy dropped it."""
+        if _has_table(conn):
+            conn.execute(f"SET LOCAL maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+            conn.execute(hnsw_index_sql())
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('chunks', 'id'), "
             "coalesce((SELECT max(id) FROM chunks), 0) + 1, false)"
