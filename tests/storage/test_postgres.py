@@ -199,3 +199,10 @@ def test_cli_imports_searches_and_reports_on_a_postgres_url(
     assert main(["status", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["works"] == 5 and status["db"].startswith("postgresql://")
+
+
+def test_text_with_nul_is_stored_as_replacement_character(pg_url: str) -> None:
+    with _open(pg_url) as library:
+        summary = library.import_records([{"_id": "nul", "title": "A\x00B", "text": "x\x00y z"}])
+        assert [r.id for r in summary.ingested] == ["nul"]
+        assert library.get_work("nul").title == "A\ufffdB"

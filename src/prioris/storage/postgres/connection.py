@@ -104,6 +104,13 @@ def _row_factory(cursor: Any) -> Any:
     return row_class
 
 
+def _storable(values: Sequence[Any]) -> list[Any]:
+    """Parameters PostgreSQL can store: its text cannot hold NUL, SQLite's can (U+FFFD)."""
+    return [
+        v.replace("\x00", "\ufffd") if isinstance(v, str) and "\x00" in v else v for v in values
+    ]
+
+
 class PgConnection:
     """A psycopg connection with the SQLite connection's surface the storage code uses."""
 
@@ -123,11 +130,12 @@ class PgConnection:
             self.raw.execute("BEGIN")
             return self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK_KEY,))
         has_params = bool(params)
-        return self.raw.execute(translate(sql, has_params), list(params) if has_params else None)
+        values = _storable(params) if has_params else None
+        return self.raw.execute(translate(sql, has_params), values)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
         cursor = self.raw.cursor()
-        batch = [list(row) for row in rows]
+        batch = [_storable(row) for row in rows]
         if batch:
             cursor.executemany(translate(sql, True), batch)
         return cursor
