@@ -148,9 +148,7 @@ def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) ->
             for query in queries:
                 vector = embedder.embed_query(query)
                 approx = {c.chunk_id for c in backend.knn(vector, filters, 10)}
-                exact = backend._run(
-                    lambda c, v=vector, f=filters: _exact(backend, c, v, f)
-                )
+                exact = backend._run(lambda c, v=vector, f=filters: _exact(backend, c, v, f))
                 hits += len(approx & {c.chunk_id for c in exact})
             print(
                 f"  {label}: recall@10 {hits / (10 * len(queries)):.4f} over {len(queries)} "

@@ -206,3 +206,14 @@ def test_text_with_nul_is_stored_as_replacement_character(pg_url: str) -> None:
         summary = library.import_records([{"_id": "nul", "title": "A\x00B", "text": "x\x00y z"}])
         assert [r.id for r in summary.ingested] == ["nul"]
         assert library.get_work("nul").title == "A\ufffdB"
+
+
+def test_statement_timeout_applies_to_the_writer_and_the_readers(pg_url: str) -> None:
+    with _open(pg_url, PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS="1") as library:
+        assert library.conn.execute("SHOW statement_timeout").fetchone()[0] == "1s"
+        show = library.searcher.backend._run(
+            lambda conn: conn.execute("SHOW statement_timeout").fetchone()[0]
+        )
+        assert show == "1s"
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            library.conn.execute("SELECT pg_sleep(3)")

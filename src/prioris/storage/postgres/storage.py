@@ -103,16 +103,14 @@ class PostgresStorage:
         return PostgresSearchBackend(self, ef_search=self.ef_search)
 
     def size_bytes(self) -> int:
-        conn = self.connect(migrate=False)
-        try:
-            row = conn.execute(
+        """The library's tables with their indexes and TOAST (this schema only)."""
+        with self.pool().connection() as raw:
+            row = raw.execute(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
                 "JOIN pg_namespace n ON n.oid = c.relnamespace "
                 "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
             ).fetchone()
             return int(row[0])
-        finally:
-            conn.close()
 
     def display(self) -> str:
         return redact(self.location)
