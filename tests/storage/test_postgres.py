@@ -217,3 +217,20 @@ def test_statement_timeout_applies_to_the_writer_and_the_readers(pg_url: str) ->
         assert show == "1s"
         with pytest.raises(psycopg.errors.QueryCanceled):
             library.conn.execute("SELECT pg_sleep(3)")
+
+
+def test_full_text_ranks_by_bm25_so_rare_words_count_more(pg_url: str) -> None:
+    records = [
+        {"_id": f"c{i}", "title": f"Note {i}", "text": "plankton plankton plankton bloom"}
+        for i in range(8)
+    ]
+    records.append({"_id": "rare", "title": "Note", "text": "a single coccolithophore bloom"})
+    with _open(pg_url) as library:
+        library.import_records(records)
+        hits = library.search("plankton coccolithophore", mode="fts", k=3).hits
+        assert hits[0].id == "rare"  # idf: one chunk holds it, eight hold the other word
+        library.import_records([{"_id": "more", "title": "Note", "text": "coccolithophore"}])
+        assert {h.id for h in library.search("coccolithophore", mode="fts").hits} == {
+            "rare",
+            "more",
+        }  # statistics follow the new chunk
