@@ -80,6 +80,8 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
             assert sorted(after[key]) == sorted(before[key]), key
         assert (after["resolved"], after["top"]) == (before["resolved"], before["top"])
         assert after["search"] == before["search"]  # the same vectors give the same KNN
+        hnsw = copied.conn.execute("SELECT to_regclass('chunk_vectors_hnsw')").fetchone()[0]
+        assert hnsw is not None  # built once after the copy
         assert sorted(h.id for h in copied.search("reef", mode="fts", k=20).hits) == sorted(fts)
         copied.import_records([{"_id": "new", "title": "After the copy", "text": "more reef"}])
         assert copied.search("more reef", mode="fts").hits  # ids continue past the copied
