@@ -52,6 +52,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     from prioris.embedding.fake import FakeEmbedder
 
     monkeypatch.setattr(prioris.embedding, "build_embedder", lambda settings: FakeEmbedder())
+    monkeypatch.chdir(tmp_path)  # a drawn relative path (migrate-to TARGET) lands here
     monkeypatch.setattr(sys, "stdin", io.StringIO("text on stdin about coral reefs"))
     for name in (
         "ARXIV_API_URL",

@@ -74,17 +74,36 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidRequestError(f"{self.prog}: {message}")
 
 
-def _database_errors() -> type[Exception]:
+def _database_errors() -> tuple[type[Exception], ...]:
     from prioris.storage.db import sqlite3
 
-    return sqlite3.Error  # type: ignore[no-any-return]
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the postgres extra is not installed
+        return errors
+    return (*errors, psycopg.Error)
+
+
+def _shown_location(settings: Any) -> str:
+    """The library named in an error (a URL without its password)."""
+    from prioris.storage.postgres.connection import redact
+
+    return redact(settings.db_url) if settings.db_url else str(settings.db_path)
 
 
 def _command_modules() -> list[Callable[[Any], None]]:
     from prioris.interfaces.cli import library_cmds
 
     registrars = [library_cmds.register]
-    for name in ("remote_cmds", "discover_cmds", "serve_cmds", "enrich_cmds", "ui_cmds"):
+    for name in (
+        "remote_cmds",
+        "discover_cmds",
+        "serve_cmds",
+        "enrich_cmds",
+        "ui_cmds",
+        "migrate_cmds",
+    ):
         try:
             module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:  # a command group not built yet
@@ -101,7 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="prioris",
         description="Prioris: a local knowledge base for research literature.",
     )
-    parser.add_argument("--db", type=Path, help="SQLite library file (env PRIORIS_MCP_DB)")
+    parser.add_argument(
+        "--db",
+        help="library: an SQLite file or a postgresql:// URL (env PRIORIS_MCP_DB)",
+    )
     parser.add_argument("--data-dir", type=Path, help="library folder (env PRIORIS_MCP_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for register in _command_modules():
@@ -128,11 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings()
         if args.data_dir:
             settings = settings.with_overrides(
-                data_dir=args.data_dir,
-                db_path=args.db or args.data_dir / "library.sqlite",
+                data_dir=args.data_dir, db_path=args.data_dir / "library.sqlite", db_url=None
             )
-        elif args.db:
-            settings = settings.with_overrides(db_path=args.db)
+        if args.db:
+            settings = settings.with_library(args.db)
         ctx = CliContext(settings)
         return int(args.func(args, ctx))
     except SystemExit as exc:  # --help
@@ -144,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
         return EXIT_ITEM_FAILED
     except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
-        db = ctx.settings.db_path if ctx is not None else "the library file"
+        db = _shown_location(ctx.settings) if ctx is not None else "the library file"
         sys.stderr.write(f"error [configuration_error]: {db}: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
