@@ -51,6 +51,7 @@ bench: setup
 	$(BIN)/python bench/bench_metadata.py --enrich recorded
 	$(BIN)/python bench/bench_ocr.py
 	$(BIN)/python bench/bench_hostile_pdfs.py
+	$(BIN)/python bench/bench_postgres.py
 
 # the fuzz suite runs in `make test` with a short profile; this is the long one
 fuzz: setup

@@ -139,3 +139,57 @@ def _stop_parser_processes() -> Iterator[None]:
     from prioris.ingest.pdf_process import shutdown_idle
 
     shutdown_idle()
+
+
+# -- PostgreSQL: a real server (pgserver: PostgreSQL 16 + pgvector) for the whole session ---
+def _postgres_unavailable(reason: str) -> None:
+    """Skip (or fail when PRIORIS_REQUIRE_POSTGRES is set, as CI does) without a server."""
+    message = f"PostgreSQL tests need a local server: {reason}"
+    if os.environ.get("PRIORIS_REQUIRE_POSTGRES"):
+        pytest.fail(f"PRIORIS_REQUIRE_POSTGRES is set but {message}", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a PostgreSQL server started in a temp folder, stopped after the session."""
+    try:
+        import pgserver
+    except ImportError:
+        _postgres_unavailable("pgserver is not installed (pip install -e '.[dev]')")
+    folder = tmp_path_factory.mktemp("pg")
+    try:
+        server = pgserver.get_server(folder, cleanup_mode="delete")
+    except Exception as exc:
+        _postgres_unavailable(f"pgserver could not start one ({exc})")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A library URL of its own for one test: a fresh schema on the session's server."""
+    import uuid
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield f"{pg_server}&options=-csearch_path%3D{schema},public"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend_settings(request: pytest.FixtureRequest, data_dir: Path):  # type: ignore[no-untyped-def]
+    """Settings of a library on each backend in turn: a module runs its tests on both by
+    defining ``settings`` as this fixture."""
+    from prioris.config import load_settings
+
+    settings = load_settings()
+    if request.param == "postgresql":
+        settings = settings.with_library(request.getfixturevalue("pg_url"))
+    return settings

@@ -32,8 +32,10 @@ ATOM = (
 HTML = "<html><body><h1>Quokka census</h1><p>The HTML version mentions wombats.</p></body></html>"
 
 
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Library, list[str]]]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def world(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[tuple[Library, list[str]]]:
     for name, value in FAKE_PROVIDER_ENV.items():
         monkeypatch.setenv(name, value)
     pdf = make_text_pdf(
@@ -53,8 +55,11 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Lib
             return httpx.Response(200, text=HTML, headers={"Content-Type": "text/html"})
         return httpx.Response(404)
 
+    settings = load_settings()
+    if request.param == "postgresql":  # every test here runs on both backends
+        settings = settings.with_library(request.getfixturevalue("pg_url"))
     library = Library(
-        load_settings(),
+        settings,
         embedder=FakeEmbedder(),
         ocr=FakeOcr(),
         http_transport=httpx.MockTransport(handler),

@@ -102,3 +102,27 @@ def test_input_limits_have_defaults_and_variables() -> None:
 def test_an_invalid_limit_names_its_variable(name: str, value: str) -> None:
     with pytest.raises(ConfigurationError, match=name):
         load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x", name: value})
+
+
+def test_a_postgres_url_names_the_library_and_its_settings_are_read() -> None:
+    url = "postgresql://lab:pw@db.example/library?sslmode=verify-full"
+    settings = load_settings({"PRIORIS_MCP_DATA_DIR": "/d", "PRIORIS_MCP_DB": url})
+    assert settings.db_url == url and settings.library_location == url
+    assert settings.db_path == Path("/d/library.sqlite")  # uploads stay under the data dir
+    assert load_settings({"PRIORIS_MCP_DB": "postgres://h/x"}).db_url == "postgres://h/x"
+    file = load_settings({"PRIORIS_MCP_DB": "/tmp/x.sqlite"})
+    assert file.db_url is None and file.library_location == Path("/tmp/x.sqlite")
+    assert settings.with_library("/tmp/y.sqlite").library_location == Path("/tmp/y.sqlite")
+    assert file.with_library(url).library_location == url
+    tuned = load_settings(
+        {
+            "PRIORIS_MCP_PG_POOL_SIZE": "8",
+            "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS": "3",
+            "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS": "60",
+            "PRIORIS_MCP_PG_EF_SEARCH": "200",
+        }
+    )
+    assert (tuned.pg_pool_size, tuned.pg_connect_timeout_seconds) == (8, 3)
+    assert (tuned.pg_statement_timeout_seconds, tuned.pg_ef_search) == (60, 200)
+    with pytest.raises(ConfigurationError, match="PRIORIS_MCP_PG_POOL_SIZE"):
+        load_settings({"PRIORIS_MCP_PG_POOL_SIZE": "0"})

@@ -35,7 +35,7 @@ from doc_blocks import (
     split_words,
 )
 
-CHECKED_HERE = ("make", "python", "pip")
+CHECKED_HERE = ("make", "python", "pip", "export")
 NOT_RUN = {
     "pip": "sets up a scratch environment for the LanceDB comparison, not a project dependency",
 }
@@ -125,6 +125,18 @@ def check_pytest(env: dict[str, str], args: list[str], where: str) -> None:
         assert profile in registered, f"{where}: no Hypothesis profile {profile!r}"
 
 
+def check_export(assignments: list[str], where: str) -> None:
+    """``export PRIORIS_MCP_X=value``: a setting Prioris reads, and a value it accepts."""
+    from prioris.config import load_settings
+
+    for item in assignments:
+        name, _, value = item.partition("=")
+        assert name.startswith("PRIORIS_MCP_"), f"{where}: {name} is not a Prioris setting"
+        before = load_settings({"HOME": "/nonexistent"})
+        after = load_settings({"HOME": "/nonexistent", name: value})
+        assert after != before, f"{where}: {name} changes no setting"
+
+
 def check_python(words: list[str], where: str, monkeypatch: Any) -> None:
     env, rest = split_assignments(words)
     args = rest[1:]
@@ -149,6 +161,8 @@ def _check(command: str, where: str, monkeypatch: Any) -> None:
             check_python(words, where, monkeypatch)
         elif re.fullmatch(r"(bench|tools)/\w+\.py", rest[0]):
             check_script(ROOT / rest[0], rest[1:], where, monkeypatch)
+        elif name == "export":
+            check_export(rest[1:], where)
         else:
             assert name in NOT_RUN, f"{where}: `{command}` is checked nowhere"
 
@@ -183,6 +197,7 @@ def test_the_checks_catch_a_wrong_example(monkeypatch: Any) -> None:
         ".venv/bin/python tools/mutation.py --no-such-option",
         ".venv/bin/python tools/mutation.py --survivors search.nowhere",
         "curl https://example.org",
+        "export PRIORIS_MCP_NO_SUCH_SETTING=1",
     ]
     for command in bad:
         with pytest.raises((AssertionError, pytest.fail.Exception)):

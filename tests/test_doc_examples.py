@@ -56,6 +56,16 @@ SKIPPED = {
     ".venv/bin/prioris ui": "the same, by its path in the venv",
     "prioris ui --port 9000 --no-browser": "serves the web app until stopped",
     "prioris --data-dir ~/other-library ui": "serves the web app until stopped",
+    "prioris --db ~/.local/share/prioris/library.sqlite migrate-to 'postgresql://…/library'": (
+        "needs a PostgreSQL server: tests/storage/test_migrate_to.py copies both ways on one"
+    ),
+    "prioris --db 'postgresql://…/library' migrate-to ~/backup/library.sqlite": (
+        "needs a PostgreSQL server: tests/storage/test_migrate_to.py copies both ways on one"
+    ),
+    "prioris --db \"$PRIORIS_MCP_DB\" search 'coral bleaching' --mode hybrid": (
+        "a PostgreSQL library named by the variable docs/postgres.md exports; the shared "
+        "search tests run on PostgreSQL too"
+    ),
     "claude mcp add prioris --env PRIORIS_MCP_DATA_DIR=$HOME/papers/prioris -- prioris serve": (
         "needs the Claude Code CLI; its `prioris serve` part is checked"
     ),

@@ -23,6 +23,7 @@ PROVIDERS = ("arxiv", "europepmc", "openalex", "discovery")
 DEFAULT_MIN_INTERVALS = {"arxiv": 3.0, "europepmc": 1.0, "openalex": 0.1, "discovery": 1.0}
 DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 """Decoded size cap of an API answer (JSON, Atom, OAI-PMH); the largest real ones are ~10 MB."""
+POSTGRES_URL_PREFIXES = ("postgresql://", "postgres://")
 DEFAULT_MAX_MARKUP_BYTES = 50 * 1024 * 1024
 """Decoded size cap of a JATS XML or arXiv HTML full text (real ones: a few MB)."""
 
@@ -75,10 +76,32 @@ class Settings:
     ocr_page_timeout_seconds: float = 120.0
     max_record_bytes: int = 4_194_304
     max_query_chars: int = 4096
+    # a postgresql:// library (PRIORIS_MCP_DB or --db as a URL; docs/postgres.md)
+    db_url: str | None = None
+    pg_pool_size: int = 4
+    pg_connect_timeout_seconds: int = 10
+    pg_statement_timeout_seconds: int = 300
+    pg_ef_search: int = 100
+
+    @property
+    def library_location(self) -> str | Path:
+        """What the library is opened from: the PostgreSQL URL, else the SQLite file."""
+        return self.db_url or self.db_path
+
+    def with_library(self, location: str | Path) -> Settings:
+        """A copy that opens ``location``: a ``postgresql://`` URL or an SQLite file."""
+        if is_postgres_url(str(location)):
+            return replace(self, db_url=str(location))
+        return replace(self, db_url=None, db_path=Path(location).expanduser())
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with some fields replaced (CLI options win over the environment)."""
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def is_postgres_url(location: str) -> bool:
+    """A library location that names a PostgreSQL database rather than an SQLite file."""
+    return location.startswith(POSTGRES_URL_PREFIXES)
 
 
 def _default_data_dir(env: Mapping[str, str]) -> Path:
@@ -164,7 +187,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
 
 def _settings_from(env: Mapping[str, str]) -> Settings:
     data_dir = Path(env.get("PRIORIS_MCP_DATA_DIR") or _default_data_dir(env)).expanduser()
-    db_path = Path(env.get("PRIORIS_MCP_DB") or data_dir / "library.sqlite").expanduser()
+    db_raw = (env.get("PRIORIS_MCP_DB") or "").strip()
+    db_url = db_raw if is_postgres_url(db_raw) else None
+    db_path = Path(db_raw if db_raw and not db_url else data_dir / "library.sqlite").expanduser()
     model_path = env.get("PRIORIS_MCP_EMBEDDING_MODEL_PATH")
     intervals = {
         provider: _number(env, f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS", default)
@@ -191,6 +216,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
     return Settings(
         data_dir=data_dir,
         db_path=db_path,
+        db_url=db_url,
         embedding_model=(env.get("PRIORIS_MCP_EMBEDDING_MODEL") or "").strip() or None,
         embedding_model_path=Path(model_path).expanduser() if model_path else None,
         ocr_mode=_choice(env, "PRIORIS_MCP_OCR", OCR_MODES, "auto"),
@@ -262,4 +288,15 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
         "max_query_chars": _integer(
             env, "PRIORIS_MCP_MAX_QUERY_CHARS", d.max_query_chars, minimum=1
         ),
+        "pg_pool_size": _integer(env, "PRIORIS_MCP_PG_POOL_SIZE", d.pg_pool_size, minimum=1),
+        "pg_connect_timeout_seconds": _integer(
+            env, "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS", d.pg_connect_timeout_seconds, minimum=1
+        ),
+        "pg_statement_timeout_seconds": _integer(
+            env,
+            "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS",
+            d.pg_statement_timeout_seconds,
+            minimum=1,
+        ),
+        "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search, minimum=1),
     }

@@ -125,7 +125,9 @@ def run_demo(ctx: Any, *, keep: Path | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="prioris-demo-") as tmp:
         base = keep.expanduser().resolve() if keep else Path(tmp)
         pdfs = write_demo_pdfs(base / "pdfs")
-        settings = ctx.settings.with_overrides(data_dir=base, db_path=base / "library.sqlite")
+        settings = ctx.settings.with_overrides(
+            data_dir=base, db_path=base / "library.sqlite", db_url=None
+        )
         ctx.print_line(f"Demo library: {settings.db_path}")
         ctx.print_line(f"Wrote {len(pdfs)} PDFs to {base / 'pdfs'} (one is image-only)\n")
         with Library.open(settings) as library:

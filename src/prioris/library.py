@@ -42,11 +42,10 @@ from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import FusionConfig, SearchResponse, SearchService
-from prioris.search.sqlite_backend import SqliteSearchBackend
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
-from prioris.storage.db import connect
+from prioris.storage.backend import open_storage
 from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
 
@@ -68,7 +67,7 @@ def utc_now() -> str:
 
 
 class Library:
-    """A research library in one SQLite file."""
+    """A research library in one SQLite file or a PostgreSQL database."""
 
     def __init__(
         self,
@@ -86,7 +85,9 @@ class Library:
         self.clock = clock
         self.now = now
         self.lock = threading.RLock()
-        self.conn = connect(settings.db_path)
+        # the location picks the backend: an SQLite file or a postgresql:// URL
+        self.storage = open_storage(settings.library_location, settings)
+        self.conn = self.storage.connect()
         if embedder is None:
             from prioris.embedding import build_embedder
 
@@ -112,7 +113,7 @@ class Library:
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
-            SqliteSearchBackend(lambda: connect(settings.db_path, migrate=False)),
+            self.storage.search_backend(),
             embedder,
             FusionConfig(
                 method=settings.fusion_method,
@@ -139,6 +140,7 @@ class Library:
                 self._remote.close()
             self.searcher.close()
             self.conn.close()
+            self.storage.close()
 
     def __enter__(self) -> Library:
         return self
@@ -610,16 +612,12 @@ class Library:
         """Counts, index state, model and file size (``prioris status --json``)."""
         with self.lock:
             counts = work_store.library_counts(self.conn)
-        db = Path(self.settings.db_path)
-        size = sum(
-            p.stat().st_size for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")) if p.exists()
-        )
         return {
             **counts,
             "model": self.embedder.model_id,
             "dim": self.embedder.dim,
-            "db": str(db),
-            "size_bytes": size,
+            "db": self.storage.display(),
+            "size_bytes": self.storage.size_bytes(),
         }
 
     def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
@@ -797,3 +795,23 @@ class Library:
                 if start < end:
                     passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
         return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
+
+
+def migrate_library(
+    settings: Settings,
+    target: str | Path,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
+    file) with its vectors, no model needed; run again to resume a stopped copy."""
+    from prioris.storage.copy import copy_library
+
+    source = open_storage(settings.library_location, settings)
+    destination = open_storage(str(target), settings)
+    try:
+        report = copy_library(source, destination, on_progress=on_progress)
+    finally:
+        source.close()
+        destination.close()
+    return {"source": source.display(), "target": destination.display(), **report.to_dict()}

@@ -52,6 +52,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     from prioris.embedding.fake import FakeEmbedder
 
     monkeypatch.setattr(prioris.embedding, "build_embedder", lambda settings: FakeEmbedder())
+    monkeypatch.chdir(tmp_path)  # a drawn relative path (migrate-to TARGET) lands here
     monkeypatch.setattr(sys, "stdin", io.StringIO("text on stdin about coral reefs"))
     for name in (
         "ARXIV_API_URL",
@@ -87,7 +88,6 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     main(["import", str(files / "corpus.jsonl")])  # something to search, list and show
     # --db / --data-dir (accepted after the command too) create a library where they
     # point: relative values land here, and drawn values stay inside this folder
-    monkeypatch.chdir(tmp_path)
     return {"paths": paths, "db": db, "home": tmp_path}
 
 

@@ -51,8 +51,11 @@ TOOLS = {
 }
 
 
-@pytest.fixture
-def library() -> Any:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def library(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every tool here runs over an SQLite library and a PostgreSQL one."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("PRIORIS_MCP_DB", request.getfixturevalue("pg_url"))
     lib = make_library()
     yield lib
     lib.close()

@@ -101,3 +101,10 @@ def test_a_list_that_misses_the_bound_falls_back_to_the_full_query(
     assert {c.work_id for c in full} <= {f"c{i}" for i in range(60)}
     assert [c.score for c in got] == pytest.approx([c.score for c in full], rel=1e-9)
     assert backend.pruned_queries == 0
+
+
+def test_idf_of_a_count_taken_after_the_row_count() -> None:
+    """PostgreSQL's backend counts rows, then words: a writer in between made a word's count
+    exceed the rows and the search died with 'math domain error'."""
+    assert fts_plan.idf(12, 10) == fts_plan.idf(10, 10) == 1e-6
+    assert fts_plan.idf(1, 10) > fts_plan.idf(3, 10) > 1e-6

@@ -9,6 +9,13 @@ from prioris.search.fusion import ranked, rrf, weighted_sum
 from prioris.search.query import plain_to_fts5
 from prioris.search.snippets import make_snippet
 
+
+@pytest.fixture
+def settings(backend_settings):  # type: ignore[no-untyped-def]
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return backend_settings
+
+
 RECORDS = [
     {
         "_id": "cats",
@@ -325,9 +332,14 @@ def test_storage_faults_in_fts_are_not_blamed_on_the_query(message: str) -> None
 def test_vector_search_k_and_query_dtype(filled) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
-    from prioris.search.backends import SearchFilters, vector_search
+    from prioris.search.backends import SearchFilters
 
-    conn = filled.searcher.backend.conn
+    backend = filled.searcher.backend  # each backend's KNN, cache or not
+
+    def vector_search(_: object, query: np.ndarray, filters: SearchFilters, k: int) -> list:  # type: ignore[type-arg]
+        return backend.knn(query, filters, k)
+
+    conn = None
     query = filled.embedder.embed_query("cats hunt rodents")
     assert [c.work_id for c in vector_search(conn, query, SearchFilters(), 1)] == ["cats"]
     assert len(vector_search(conn, query, SearchFilters(), 0)) == 1  # at least one

@@ -8,6 +8,12 @@ from prioris.errors import InvalidRequestError, NotFoundError
 
 
 @pytest.fixture
+def settings(backend_settings):  # type: ignore[no-untyped-def]
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return backend_settings
+
+
+@pytest.fixture
 def stocked(library):  # type: ignore[no-untyped-def]
     library.import_records(
         [

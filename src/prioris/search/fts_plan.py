@@ -48,7 +48,9 @@ def words_of(expression: str) -> list[str] | None:
 
 
 def idf(matching: int, rows: int) -> float:
-    """FTS5's BM25 idf (floored at 1e-6 as FTS5 does)."""
+    """FTS5's BM25 idf (floored at 1e-6 as FTS5 does). A count taken after the row count
+    (a writer between the two reads) may exceed it: the word is then in every row."""
+    matching = min(matching, rows)
     value = math.log((rows - matching + 0.5) / (matching + 0.5))
     return value if value > 0 else 1e-6
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from prioris.storage.backend import index_of
 from prioris.storage.chunks import delete_chunks_of
 from prioris.storage.works import delete_work
 
@@ -58,12 +59,12 @@ def list_artefacts(
         "SELECT * FROM ("
         "SELECT w.id AS work_id, w.source, w.title, w.created_at AS added, d.format, "
         "'document' AS artefact, d.created_at AS stored_at, d.size_bytes "
-        f"FROM documents d JOIN works w ON w.id = d.work_id WHERE 1{doc_where} "
+        f"FROM documents d JOIN works w ON w.id = d.work_id WHERE 1 = 1{doc_where} "
         "UNION ALL "
         f"SELECT w.id, w.source, w.title, w.created_at, {md_format}, 'markdown', w.updated_at, "
-        "length(CAST(w.markdown AS BLOB)) "
+        f"{index_of(conn).byte_length('w.markdown')} "
         f"FROM works w WHERE w.markdown != ''{md_where}"
-        ") ORDER BY added DESC, work_id, format, artefact",
+        ") AS listed ORDER BY added DESC, work_id, format, artefact",
         [*doc_params, *md_params],
     ).fetchall()
     return [

@@ -15,8 +15,8 @@ from prioris.errors import InvalidRequestError
 
 SORTS = {
     "added": "w.created_at {order}, w.id",
-    "year": "w.year IS NULL, w.year {order}, w.title COLLATE NOCASE",
-    "title": "w.title COLLATE NOCASE {order}, w.id",
+    "year": "w.year IS NULL, w.year {order}, lower(w.title)",
+    "title": "lower(w.title) {order}, w.id",
 }
 
 
@@ -46,10 +46,10 @@ def browse_works(
         raise InvalidRequestError("limit must be at least 1 and offset 0 or more")
     where, params = [], []
     if text and text.strip():
-        pattern = _like(text.strip())
+        pattern = _like(text.strip().lower())
         where.append(
-            "(w.title LIKE ? ESCAPE '\\' OR w.authors LIKE ? ESCAPE '\\' "
-            "OR w.id LIKE ? ESCAPE '\\')"
+            "(lower(w.title) LIKE ? ESCAPE '\\' OR lower(w.authors) LIKE ? ESCAPE '\\' "
+            "OR lower(w.id) LIKE ? ESCAPE '\\')"
         )
         params += [pattern, pattern, pattern]
     if source:

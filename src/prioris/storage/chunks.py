@@ -1,8 +1,9 @@
-"""Chunks with their FTS5 rows and sqlite-vec vectors, kept in step in one transaction.
+"""Chunks with their full-text rows and vectors, kept in step in one transaction.
 
-The ``vec0`` table is created here rather than in a migration because its dimension is
-that of the configured embedding model: a model change recreates it and marks every chunk
-stale (``embedding_model`` NULL) until ``prioris reindex`` re-embeds them.
+The ``chunks`` and ``pages`` tables are written with the same SQL on every backend; the
+full-text rows and the vectors are the backend's (:class:`prioris.storage.backend.ChunkIndex`:
+FTS5 and ``vec0`` on SQLite, a generated ``tsvector`` and a ``vector`` column on
+PostgreSQL), reached through the connection so callers never ask which backend they hold.
 """
 
 from __future__ import annotations
@@ -13,15 +14,28 @@ from typing import Any
 import numpy as np
 
 from prioris.models import Chunk, Page
+from prioris.storage.backend import index_of
+from prioris.storage.sqlite_index import VEC_TABLE, vec_table_sql
 
-VEC_TABLE = "chunks_vec"
+__all__ = ["VEC_TABLE", "vec_table_sql"]
+
+INSERT_CHUNK = (
+    "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "
+    "char_end, heading, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
-def vec_table_sql(dim: int) -> str:
+def chunk_row(chunk: Chunk) -> tuple[Any, ...]:
     return (
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0("
-        f"chunk_id INTEGER PRIMARY KEY, embedding float[{dim}] distance_metric=cosine, "
-        "work_id TEXT, source TEXT, year INTEGER)"  # vec0 metadata cannot be NULL: year 0 = unknown
+        chunk.work_id,
+        chunk.ordinal,
+        chunk.text,
+        chunk.page_start,
+        chunk.page_end,
+        chunk.char_start,
+        chunk.char_end,
+        chunk.heading,
+        chunk.token_count,
     )
 
 
@@ -42,7 +56,8 @@ def bump_vectors_version(conn: Any) -> None:
     """Count every change to the vector index, so in-memory copies know they are stale."""
     conn.execute(
         "INSERT INTO index_state(key, value) VALUES ('vectors_version', '1') "
-        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        "ON CONFLICT(key) DO UPDATE SET "
+        "value = CAST(CAST(index_state.value AS INTEGER) + 1 AS TEXT)"
     )
 
 
@@ -52,52 +67,26 @@ def vectors_version(conn: Any) -> int:
 
 def ensure_vector_index(conn: Any, model_id: str, dim: int) -> int:
     """Make the vector index match the model; returns how many chunks became stale."""
-    stored_model, stored_dim = get_state(conn, "embedding_model"), get_state(conn, "embedding_dim")
-    if stored_model == model_id and stored_dim == str(dim):
-        conn.execute(vec_table_sql(dim))
-        return 0
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
-        conn.execute(vec_table_sql(dim))
-        stale = conn.execute("UPDATE chunks SET embedding_model = NULL").rowcount
-        bump_vectors_version(conn)
-        set_state(conn, "embedding_model", model_id)
-        set_state(conn, "embedding_dim", str(dim))
-        conn.execute("COMMIT")
-    except Exception:
-        conn.execute("ROLLBACK")
-        raise
-    return max(stale, 0)
+    return int(index_of(conn).ensure_vector_index(conn, model_id, dim))
 
 
 def delete_chunks_of(conn: Any, work_id: str) -> None:
     ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        marks = ", ".join("?" for _ in batch)
-        conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", batch)
-        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", batch)
+    index_of(conn).delete_rows(conn, ids)
     conn.execute("DELETE FROM chunks WHERE work_id = ?", (work_id,))
     if ids:
         bump_vectors_version(conn)
 
 
 def update_work_fields(conn: Any, work_id: str, title: str, year: int | None) -> None:
-    """Carry a work's new year into the vec0 year filter (call after updating the works row).
+    """Carry a work's new year into the vector filters (call after updating the works row).
 
-    The FTS index reads titles from ``works`` (external content): the ``works_title_fts``
-    trigger re-indexes a work's chunks in the same statement that changes its title, so
-    ``title`` needs no work here. Vectors are not recomputed: a title is a small part of
-    what each chunk's embedding saw.
+    The full-text index reads titles from ``works`` (a trigger re-indexes a work's chunks
+    in the same statement that changes its title), so ``title`` needs no work here.
+    Vectors are not recomputed: a title is a small part of what each chunk's embedding saw.
     """
     ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
-    for start in range(0, len(ids), 500):
-        batch = ids[start : start + 500]
-        marks = ", ".join("?" for _ in batch)
-        conn.execute(
-            f"UPDATE {VEC_TABLE} SET year = ? WHERE chunk_id IN ({marks})", [year or 0, *batch]
-        )
+    index_of(conn).update_year(conn, ids, year)
     if ids:
         bump_vectors_version(conn)
 
@@ -112,31 +101,8 @@ def replace_pages(conn: Any, work_id: str, pages: Sequence[tuple[Page, int, int]
 
 
 def insert_chunks(conn: Any, chunks: Sequence[Chunk], title: str) -> list[int]:
-    """Insert chunks and their FTS rows; returns the new chunk ids in order."""
-    ids = []
-    for chunk in chunks:
-        cursor = conn.execute(
-            "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "
-            "char_end, heading, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                chunk.work_id,
-                chunk.ordinal,
-                chunk.text,
-                chunk.page_start,
-                chunk.page_end,
-                chunk.char_start,
-                chunk.char_end,
-                chunk.heading,
-                chunk.token_count,
-            ),
-        )
-        chunk_id = int(cursor.lastrowid)
-        ids.append(chunk_id)
-        conn.execute(
-            "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)",
-            (chunk_id, chunk.text, title, chunk.heading),
-        )
-    return ids
+    """Insert chunks and their full-text rows; returns the new chunk ids in order."""
+    return list(index_of(conn).insert_chunks(conn, chunks, title))
 
 
 def insert_vectors(
@@ -150,15 +116,8 @@ def insert_vectors(
     years: Sequence[int | None],
 ) -> None:
     """Store one vector per chunk and mark those chunks fresh for ``model_id``."""
-    rows = [
-        (cid, np.ascontiguousarray(vec, dtype=np.float32).tobytes(), wid, src or "", yr or 0)
-        for cid, vec, wid, src, yr in zip(chunk_ids, vectors, work_ids, sources, years, strict=True)
-    ]
-    conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", [(r[0],) for r in rows])
-    conn.executemany(
-        f"INSERT INTO {VEC_TABLE}(chunk_id, embedding, work_id, source, year) "
-        "VALUES (?, ?, ?, ?, ?)",
-        rows,
+    index_of(conn).store_vectors(
+        conn, chunk_ids, vectors, work_ids=work_ids, sources=sources, years=years
     )
     conn.executemany(
         "UPDATE chunks SET embedding_model = ? WHERE id = ?", [(model_id, c) for c in chunk_ids]
@@ -168,12 +127,14 @@ def insert_vectors(
 
 def stale_chunks(conn: Any, limit: int) -> list[Any]:
     """Chunks without a vector of the current model, oldest first (for reindex)."""
-    return conn.execute(
-        "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
-        "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
-        "ORDER BY c.id LIMIT ?",
-        (limit,),
-    ).fetchall()
+    return list(
+        conn.execute(
+            "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
+            "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
+            "ORDER BY c.id LIMIT ?",
+            (limit,),
+        ).fetchall()
+    )
 
 
 def count_stale(conn: Any) -> int:

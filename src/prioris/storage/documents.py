@@ -17,7 +17,7 @@ def has_document(conn: Any, sha256: str) -> str | None:
 def add_document(conn: Any, document: Document, content: bytes, now: str) -> None:
     """Store the bytes (once) and the document row, inside the caller's transaction."""
     conn.execute(
-        "INSERT OR IGNORE INTO blobs(sha256, size_bytes, content) VALUES (?, ?, ?)",
+        "INSERT INTO blobs(sha256, size_bytes, content) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
         (document.sha256, len(content), content),
     )
     conn.execute(

@@ -13,6 +13,7 @@ from typing import Any
 
 from prioris.models import Work
 
+SQLITE_MAX_INT = 2**63 - 1  # "no limit" that both backends take in LIMIT
 _UNVERSIONED_ARXIV = re.compile(r"^arxiv:.+(?<!v\d)(?<!v\d\d)$")
 _JSON_FIELDS = ("authors", "concepts", "extra")
 _BOOL_FIELDS = ("is_oa", "is_preprint")
@@ -155,7 +156,7 @@ def replace_fields(conn: Any, work: Work, now: str) -> None:
 def add_aliases(conn: Any, work_id: str, aliases: Iterable[str]) -> None:
     """Point new aliases at ``work_id``; an alias already owned by a work keeps its owner."""
     conn.executemany(
-        "INSERT OR IGNORE INTO aliases(alias, work_id) VALUES (?, ?)",
+        "INSERT INTO aliases(alias, work_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
         [(alias, work_id) for alias in dict.fromkeys(aliases) if alias and alias != work_id],
     )
 
@@ -191,7 +192,7 @@ def list_works(conn: Any, *, limit: int | None = None, offset: int = 0) -> list[
         "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
         "(SELECT max(number) FROM pages p WHERE p.work_id = w.id) AS pages "
         "FROM works w ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
-        (-1 if limit is None else limit, offset),
+        (SQLITE_MAX_INT if limit is None else limit, offset),
     ).fetchall()
     return [
         {

@@ -86,10 +86,22 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidRequestError(f"{self.prog}: {message}")
 
 
-def _database_errors() -> type[Exception]:
+def _database_errors() -> tuple[type[Exception], ...]:
     from prioris.storage.db import sqlite3
 
-    return sqlite3.Error  # type: ignore[no-any-return]
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the postgres extra is not installed
+        return errors
+    return (*errors, psycopg.Error)
+
+
+def _shown_location(settings: Any) -> str:
+    """The library named in an error (a URL without its password)."""
+    from prioris.storage.postgres.connection import redact
+
+    return redact(settings.db_url) if settings.db_url else str(settings.db_path)
 
 
 def _command_modules() -> list[Callable[[Any], None]]:
@@ -103,6 +115,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
         "enrich_cmds",
         "ui_cmds",
         "completion",
+        "migrate_cmds",
     ):
         try:
             module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
@@ -123,10 +136,10 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("global options")
     group.add_argument(
         "--db",
-        type=Path,
         default=argparse.SUPPRESS,
-        metavar="FILE",
-        help="SQLite library file (default: DATA_DIR/library.sqlite; env PRIORIS_MCP_DB)",
+        metavar="FILE|URL",
+        help="library: an SQLite file or a postgresql:// URL (default: "
+        "DATA_DIR/library.sqlite; env PRIORIS_MCP_DB)",
     )
     group.add_argument(
         "--data-dir",
@@ -207,10 +220,10 @@ def _settings_for(args: argparse.Namespace) -> Settings:
                 check_path(path)
     if data_dir:
         settings = settings.with_overrides(
-            data_dir=data_dir, db_path=db or data_dir / "library.sqlite"
+            data_dir=data_dir, db_path=data_dir / "library.sqlite", db_url=None
         )
-    elif db:
-        settings = settings.with_overrides(db_path=db)
+    if db:
+        settings = settings.with_library(db)
     return settings
 
 
@@ -250,7 +263,7 @@ def _run(argv: list[str], logs: CliLogging) -> int:
         log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_ITEM_FAILED
     except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
-        db = ctx.settings.db_path if ctx is not None else "the library file"
+        db = _shown_location(ctx.settings) if ctx is not None else "the library file"
         log.error(f"error [configuration_error]: {db}: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -1,0 +1,248 @@
+"""PostgreSQL + pgvector beside SQLite: quality, latency, copy and HNSW figures.
+
+Starts a PostgreSQL 16 + pgvector 0.6 server with ``pgserver`` in a temp folder (or uses
+``--url``), copies the SciFact library of ``bench_scifact.py`` (``bench/out/scifact``)
+into it with ``migrate-to`` (vectors carried over, no re-embedding), then prints:
+
+- SciFact train nDCG@10 and recall@100 per mode on both backends (product fusion);
+- query p50/p95 per mode on both (``Library.search``, k=10, query embedding included);
+- HNSW build time, and recall@10 of HNSW KNN against an exact scan, unfiltered and
+  with a source filter (how often the filtered KNN had to widen ``ef_search`` or scan);
+- with ``--synthetic N``: the same latency and recall on ``bench_latency.py``'s synthetic
+  library of N chunks, copied in;
+- with ``--import-docs N``: import throughput of N SciFact records into each backend
+  against the embedding model alone on the same texts.
+
+    .venv/bin/python bench/bench_postgres.py
+    .venv/bin/python bench/bench_postgres.py --synthetic 100000 --import-docs 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common
+
+MODES = ("fts", "vector", "hybrid")
+
+
+def start_server(folder: Path) -> Any:
+    import pgserver
+
+    return pgserver.get_server(folder, cleanup_mode="delete")
+
+
+def schema_url(base: str, schema: str) -> str:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    joiner = "&" if "?" in base else "?"
+    return f"{base}{joiner}options=-csearch_path%3D{schema},public"
+
+
+def copy_in(data_dir: Path, url: str) -> dict[str, Any]:
+    from prioris.library import migrate_library
+
+    started = time.perf_counter()
+    report = migrate_library(common.settings_for(data_dir), url)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return report
+
+
+def open_pg(data_dir: Path, url: str, embedder: Any) -> Any:
+    from prioris.library import Library
+
+    return Library.open(common.settings_for(data_dir).with_library(url), embedder=embedder)
+
+
+def quality(data_dir: Path, url: str) -> None:
+    import bench_scifact
+
+    queries = common.load_queries()
+    train = common.load_qrels("train")
+    if train is None:
+        print("SciFact train qrels missing: quality not reported")
+        return
+    rows = []
+    with common.open_library(data_dir) as sqlite_library:
+        embedder = bench_scifact.CachedQueries(sqlite_library.embedder)
+        for mode in MODES:
+            result = bench_scifact.score(sqlite_library.searcher, queries, train, mode)
+            rows.append(("sqlite", mode, result["ndcg@10"], result["recall@100"]))
+        with open_pg(data_dir, url, embedder) as pg_library:
+            for mode in MODES:
+                result = bench_scifact.score(pg_library.searcher, queries, train, mode)
+                rows.append(("postgresql", mode, result["ndcg@10"], result["recall@100"]))
+    print(f"\nSciFact train ({len(train)} queries), k=100, product fusion:")
+    common.print_table(["backend", "mode", "nDCG@10", "recall@100"], rows)
+
+
+def latency(library: Any, queries: list[str]) -> list[tuple[Any, ...]]:
+    for query in queries[:5]:
+        for mode in MODES:
+            library.search(query, mode=mode, k=10)
+    rows = []
+    for mode in MODES:
+        times = []
+        for query in queries:
+            started = time.perf_counter()
+            library.search(query, mode=mode, k=10)
+            times.append((time.perf_counter() - started) * 1000)
+        p50, p95 = common.percentile(times, 50), common.percentile(times, 95)
+        rows.append((mode, len(times), f"{p50:.1f}", f"{p95:.1f}"))
+    return rows
+
+
+def compare_latency(name: str, data_dir: Path, url: str, queries: list[str], embedder: Any) -> None:
+    with common.open_library(data_dir, embedder=embedder) as library:
+        sqlite_rows = latency(library, queries)
+        cache = getattr(library.searcher.backend, "vector_cache", None)
+        if cache is not None and hasattr(cache, "wait_until_loaded"):
+            cache.wait_until_loaded(900)
+            sqlite_rows = latency(library, queries)  # with the in-memory copy, as served
+    with open_pg(data_dir, url, embedder) as library:
+        pg_rows = latency(library, queries)
+    rows = [("sqlite", *r) for r in sqlite_rows] + [("postgresql", *r) for r in pg_rows]
+    print(f"\n{name}: {len(queries)} queries, k=10, ms (query embedding included):")
+    common.print_table(["backend", "mode", "queries", "p50", "p95"], rows)
+
+
+def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) -> None:
+    """HNSW build time, recall@10 against exact search, unfiltered and filtered."""
+    from prioris.search.backends import SearchFilters
+    from prioris.storage.postgres.index import HNSW_BUILD_MEMORY, HNSW_INDEX, hnsw_index_sql
+
+    with open_pg(data_dir, url, embedder) as library:
+        conn = library.conn
+        conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        conn.execute(f"SET maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+        started = time.perf_counter()
+        conn.execute(hnsw_index_sql())
+        build = time.perf_counter() - started
+        rows_count = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+        backend = library.searcher.backend
+        sources = [
+            r[0]
+            for r in conn.execute(
+                "SELECT source FROM chunk_vectors GROUP BY source ORDER BY count(*) LIMIT 1"
+            )
+        ]
+        cases = [("unfiltered", SearchFilters())]
+        if sources:
+            cases.append((f"source={sources[0]}", SearchFilters(source=sources[0])))
+        print(
+            f"\nHNSW (m=16, ef_construction=64) over {rows_count} vectors built in "
+            f"{build:.1f} s; ef_search {backend.ef_search}"
+        )
+        for label, filters in cases:
+            backend.widened = backend.exact = 0
+            hits = 0
+            for query in queries:
+                vector = embedder.embed_query(query)
+                approx = {c.chunk_id for c in backend.knn(vector, filters, 10)}
+                exact = backend._run(lambda c, v=vector, f=filters: _exact(backend, c, v, f))
+                hits += len(approx & {c.chunk_id for c in exact})
+            print(
+                f"  {label}: recall@10 {hits / (10 * len(queries)):.4f} over {len(queries)} "
+                f"queries; widened {backend.widened}, exact scans {backend.exact}"
+            )
+
+
+def _exact(backend: Any, conn: Any, vector: Any, filters: Any) -> Any:
+    from prioris.search.postgres_backend import _where
+
+    where, params = _where(filters, "v", "work_id")
+    return backend._exact(conn, vector, where, params, 10)
+
+
+def import_throughput(count: int, url: str) -> None:
+    from prioris.embedding import build_embedder
+    from prioris.ingest.pipeline import embedding_text
+    from prioris.library import Library
+
+    records = list(common.read_jsonl(common.SCIFACT / "corpus.jsonl"))[:count]
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        settings = common.settings_for(Path(folder))
+        embedder = build_embedder(settings)
+        for name, target in (("sqlite", settings), ("postgresql", settings.with_library(url))):
+            with Library.open(target, embedder=embedder) as library:
+                started = time.perf_counter()
+                summary = library.import_records(records)
+                seconds = time.perf_counter() - started
+                texts = [
+                    embedding_text(r[0], r[1])
+                    for r in library.conn.execute(
+                        "SELECT w.title, c.text FROM chunks c JOIN works w ON w.id = c.work_id"
+                    )
+                ]
+            rows.append((name, len(summary.ingested), f"{len(records) / seconds:.1f}"))
+        started = time.perf_counter()
+        embedder.embed_passages(texts)
+        alone = time.perf_counter() - started
+    rows.append(("(model alone, same chunks)", len(texts), f"{len(records) / alone:.1f}"))
+    print(f"\nimport of {count} SciFact records, records/s:")
+    common.print_table(["backend", "stored", "records/s"], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="a PostgreSQL server to use instead of pgserver")
+    parser.add_argument("--queries", type=int, default=200, help="latency/recall queries")
+    parser.add_argument("--synthetic", type=int, help="chunks of a synthetic library too")
+    parser.add_argument("--import-docs", type=int, help="import throughput on N records")
+    parser.add_argument("--skip-quality", action="store_true")
+    args = parser.parse_args(argv)
+    common.require_scifact()
+    import bench_scifact
+
+    with tempfile.TemporaryDirectory(prefix="prioris-pg-") as folder:
+        server = None if args.url else start_server(Path(folder))
+        base = args.url or server.get_uri()
+        try:
+            data_dir = common.OUT / "scifact"
+            info = bench_scifact.build_library(data_dir, rebuild=False)
+            url = schema_url(base, "scifact")
+            report = copy_in(data_dir, url)
+            print(
+                f"SciFact ({info['chunks']} chunks) copied to PostgreSQL in "
+                f"{report['seconds']} s: {report}"
+            )
+            if not args.skip_quality:
+                quality(data_dir, url)
+            queries = list(common.load_queries().values())[: args.queries]
+            with common.open_library(data_dir) as library:
+                embedder = bench_scifact.CachedQueries(library.embedder)
+            compare_latency("SciFact", data_dir, url, queries, embedder)
+            hnsw_figures(data_dir, url, queries, embedder)
+            if args.synthetic:
+                import bench_latency
+
+                synth_dir = common.OUT / f"synthetic-{args.synthetic // 1000}k"
+                synth = bench_latency.build_synthetic(
+                    synth_dir, args.synthetic, model_id=embedder.model_id, dim=embedder.dim
+                )
+                synth_url = schema_url(base, f"synthetic_{args.synthetic}")
+                report = copy_in(synth_dir, synth_url)
+                print(f"\nsynthetic {args.synthetic} chunks copied in {report['seconds']} s")
+                words = bench_latency.synthetic_queries(synth["vocabulary"], args.queries)
+                compare_latency("synthetic", synth_dir, synth_url, words, embedder)
+                hnsw_figures(synth_dir, synth_url, words, embedder)
+            if args.import_docs:
+                import_throughput(args.import_docs, schema_url(base, "imports"))
+        finally:
+            if server is not None:
+                server.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The PostgreSQL + pgvector backend (``pip install 'prioris[postgres]'``, docs/postgres.md)."""

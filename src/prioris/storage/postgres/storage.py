@@ -1,0 +1,214 @@
+"""A library in a PostgreSQL database: connections, migrations, pool, size.
+
+The schema comes from the numbered files of ``prioris/migrations/postgres/`` applied in
+order, each in one transaction, recorded in ``schema_migrations`` as on SQLite; a
+session advisory lock lets several processes open a new database at once. The
+``vector`` extension must be installable (pgvector 0.5+ for HNSW): when it is missing the
+error says how to install it. Search reads through a small pool (``PRIORIS_MCP_PG_POOL_SIZE``
+connections), so the web app and the MCP server serve concurrent queries.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from prioris.errors import ConfigurationError
+from prioris.storage.postgres.connection import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_STATEMENT_TIMEOUT_MS,
+    MIGRATION_LOCK_KEY,
+    PgConnection,
+    _row_factory,
+    connect_raw,
+    redact,
+)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations" / "postgres"
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[\w-]+\.sql$")
+MIN_PGVECTOR = (0, 5)  # HNSW indexes
+INSTALL_PGVECTOR = (
+    "install pgvector 0.5 or later on the server (Debian/Ubuntu: apt install "
+    "postgresql-16-pgvector; Docker: the pgvector/pgvector:pg16 image; see docs/postgres.md), "
+    "then run CREATE EXTENSION vector in the database as its owner"
+)
+
+
+class PostgresStorage:
+    kind = "postgresql"
+
+    def __init__(self, url: str, settings: Any = None) -> None:
+        self.location = url
+        self.connect_timeout = int(
+            getattr(settings, "pg_connect_timeout_seconds", DEFAULT_CONNECT_TIMEOUT)
+        )
+        self.statement_timeout_ms = int(
+            1000
+            * getattr(settings, "pg_statement_timeout_seconds", DEFAULT_STATEMENT_TIMEOUT_MS / 1000)
+        )
+        self.pool_size = int(getattr(settings, "pg_pool_size", 4))
+        self.ef_search = int(getattr(settings, "pg_ef_search", 100))
+        self._pool: Any = None
+        self._pool_lock = threading.Lock()
+
+    def connect(self, *, migrate: bool = True) -> PgConnection:
+        raw = connect_raw(
+            self.location,
+            connect_timeout=self.connect_timeout,
+            statement_timeout_ms=self.statement_timeout_ms,
+        )
+        try:
+            if migrate:
+                apply_migrations(raw, self.location)
+            _register_vector(raw, self.location)
+        except BaseException:
+            raw.close()
+            raise
+        return PgConnection(raw, self.location)
+
+    def pool(self) -> Any:
+        """Connections for readers, opened on demand up to ``pool_size``."""
+        with self._pool_lock:
+            return self._pool or self._open_pool()
+
+    def _open_pool(self) -> Any:
+        if self._pool is None:
+            from psycopg_pool import ConnectionPool
+
+            def configure(raw: Any) -> None:
+                raw.execute(f"SET statement_timeout = {self.statement_timeout_ms}")
+                _register_vector(raw, self.location)
+
+            kwargs: dict[str, Any] = {"autocommit": True, "row_factory": _row_factory}
+            if "connect_timeout" not in self.location:
+                kwargs["connect_timeout"] = self.connect_timeout
+            self._pool = ConnectionPool(
+                self.location,
+                min_size=1,
+                max_size=max(self.pool_size, 1),
+                kwargs=kwargs,
+                configure=configure,
+                check=ConnectionPool.check_connection,
+                timeout=max(self.connect_timeout, 1),
+                open=True,
+                name="prioris-readers",
+            )
+        return self._pool
+
+    def search_backend(self) -> Any:
+        from prioris.search.postgres_backend import PostgresSearchBackend
+
+        return PostgresSearchBackend(self, ef_search=self.ef_search)
+
+    def size_bytes(self) -> int:
+        """The library's tables with their indexes and TOAST (this schema only)."""
+        with self.pool().connection() as raw:
+            row = raw.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+            ).fetchone()
+            return int(row[0])
+
+    def display(self) -> str:
+        return redact(self.location)
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+
+def _register_vector(raw: Any, url: str) -> None:
+    from pgvector.psycopg import register_vector
+
+    try:
+        register_vector(raw)
+    except Exception as exc:  # psycopg.ProgrammingError: vector type not found
+        raise ConfigurationError(
+            f"the PostgreSQL library {redact(url)} has no vector type: {INSTALL_PGVECTOR}"
+        ) from exc
+
+
+def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
+    found = []
+    for file in sorted(directory.glob("*.sql")):
+        match = _MIGRATION_NAME.match(file.name)
+        if not match:
+            raise ConfigurationError(f"migration file name not understood: {file.name}")
+        found.append((int(match.group(1)), file))
+    return found
+
+
+def ensure_vector_extension(raw: Any, url: str) -> None:
+    """``CREATE EXTENSION vector`` when it can; otherwise say how to get it."""
+    import psycopg
+
+    row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        available = raw.execute(
+            "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+        ).fetchone()
+        if available is None:
+            raise ConfigurationError(
+                f"the PostgreSQL server of {redact(url)} does not have pgvector: {INSTALL_PGVECTOR}"
+            )
+        try:
+            raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as exc:
+            raise ConfigurationError(
+                f"cannot create the vector extension in {redact(url)} "
+                f"({str(exc).strip().splitlines()[0]}): {INSTALL_PGVECTOR}"
+            ) from None
+        row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:2])
+    if version < MIN_PGVECTOR:
+        raise ConfigurationError(
+            f"{redact(url)} has pgvector {row[0]}, older than 0.5 (no HNSW): {INSTALL_PGVECTOR}"
+        )
+
+
+def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> list[int]:
+    """Apply every migration newer than the database's version (one process at a time)."""
+    raw.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_KEY,))
+    try:
+        ensure_vector_extension(raw, url)
+        tables = {
+            r[0]
+            for r in raw.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+            )
+        }
+        if tables and "schema_migrations" not in tables:
+            raise ConfigurationError(
+                f"{redact(url)} holds another program's tables ({', '.join(sorted(tables)[:5])}), "
+                "not a Prioris library (--db, PRIORIS_MCP_DB)"
+            )
+        raw.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        current = raw.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+        applied = []
+        for version, file in available_migrations(directory):
+            if version <= current:
+                continue
+            raw.execute("BEGIN")
+            try:
+                raw.execute(file.read_text(encoding="utf-8"))
+                raw.execute(
+                    "INSERT INTO schema_migrations(version, name, applied_at) "
+                    "VALUES (%s, %s, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'))",
+                    (version, file.name),
+                )
+                raw.execute("COMMIT")
+            except BaseException:
+                raw.execute("ROLLBACK")
+                raise
+            applied.append(version)
+        return applied
+    finally:
+        raw.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_KEY,))

@@ -1,0 +1,141 @@
+"""``prioris migrate-to``: an SQLite library copied to PostgreSQL and back, vectors and all,
+resumable after a stop, never into a library holding other works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prioris.config import load_settings
+from prioris.embedding.fake import FakeEmbedder
+from prioris.errors import ConfigurationError
+from prioris.interfaces.cli import main
+from prioris.library import Library, migrate_library
+from prioris.storage import copy as copy_module
+from prioris.storage.backend import open_storage
+
+from pdf_factory import make_text_pdf
+
+QUERIES = ["reef corals bleach", "lattice hadron masses", "station 7"]
+
+
+def _open(location: str | Path) -> Library:
+    settings = load_settings({"PRIORIS_MCP_ENRICH": "off"}).with_library(location)
+    return Library.open(settings, embedder=FakeEmbedder())
+
+
+def _fill(library: Library, tmp_path: Path) -> None:
+    library.import_records(
+        [
+            {
+                "_id": f"doi:10.1/{i}",
+                "title": f"Reef station {i}" if i % 2 else f"Lattice run {i}",
+                "text": f"Station {i}: reef corals bleach; lattice hadron masses at run {i}.",
+                "year": 2000 + i,
+                "source": "arxiv" if i % 3 else "import",
+            }
+            for i in range(12)
+        ]
+    )
+    pdf = make_text_pdf(tmp_path / "p.pdf", "Coral paper", ["Corals bleach in hot water. " * 30])
+    library.ingest_file(pdf)
+    library.conn.execute("BEGIN IMMEDIATE")
+    library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('pmid:7', 'doi:10.1/7')")
+    library.conn.execute("COMMIT")
+
+
+def _snapshot(library: Library) -> dict[str, Any]:
+    q = library.conn.execute
+    return {
+        "status": {k: v for k, v in library.status().items() if k not in ("db", "size_bytes")},
+        "works": [tuple(r) for r in q("SELECT id, title, year, source, markdown FROM works")],
+        "aliases": sorted(tuple(r) for r in q("SELECT alias, work_id FROM aliases")),
+        "chunks": sorted(tuple(r) for r in q("SELECT id, work_id, text FROM chunks")),
+        "pages": sorted(tuple(r) for r in q("SELECT work_id, number, char_end FROM pages")),
+        "blobs": sorted(bytes(r[0]) for r in q("SELECT content FROM blobs")),
+        "search": {  # KNN over the same vectors: the same scores (tied works may swap)
+            query: [round(h.score, 4) for h in hits]
+            for query in QUERIES
+            for hits in [library.search(query, mode="vector", k=5).hits]
+        },
+        "resolved": library.resolve_work_id("pmid:7"),
+        "top": library.search("station 7", mode="vector", k=1).hits[0].id,
+    }
+
+
+def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Path) -> None:
+    source_file = tmp_path / "source.sqlite"
+    with _open(source_file) as source:
+        _fill(source, tmp_path)
+        before = _snapshot(source)
+        fts = [h.id for h in source.search("reef", mode="fts", k=20).hits]
+    report = migrate_library(load_settings({}).with_library(source_file), pg_url)
+    assert report["works"] == 13 and report["vectors"] == report["chunks"] >= 13
+    with _open(pg_url) as copied:
+        after = _snapshot(copied)
+        assert after["status"] == before["status"]  # no chunk stale: vectors came along
+        for key in ("works", "aliases", "chunks", "pages", "blobs"):
+            assert sorted(after[key]) == sorted(before[key]), key
+        assert (after["resolved"], after["top"]) == (before["resolved"], before["top"])
+        assert after["search"] == before["search"]  # the same vectors give the same KNN
+        hnsw = copied.conn.execute("SELECT to_regclass('chunk_vectors_hnsw')").fetchone()[0]
+        assert hnsw is not None  # built once after the copy
+        assert sorted(h.id for h in copied.search("reef", mode="fts", k=20).hits) == sorted(fts)
+        copied.import_records([{"_id": "new", "title": "After the copy", "text": "more reef"}])
+        assert copied.search("more reef", mode="fts").hits  # ids continue past the copied
+        grown = _snapshot(copied)
+    back = tmp_path / "back.sqlite"
+    migrate_library(load_settings({}).with_library(pg_url), back)
+    with _open(back) as returned:
+        assert returned.status()["works"] == 14 and returned.status()["stale_chunks"] == 0
+        assert returned.search("reef", mode="fts", k=30).hits
+        snapshot = _snapshot(returned)
+        for key in ("works", "aliases", "chunks", "pages", "blobs"):
+            assert sorted(snapshot[key]) == sorted(grown[key]), key
+        assert (snapshot["search"], snapshot["top"]) == (grown["search"], grown["top"])
+
+
+def test_a_stopped_copy_resumes(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source_file = tmp_path / "source.sqlite"
+    with _open(source_file) as source:
+        _fill(source, tmp_path)
+    settings = load_settings({}).with_library(source_file)
+    real = copy_module._copy_works
+    calls = 0
+
+    def stop_on_second(*args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        real(*args)
+
+    monkeypatch.setattr(copy_module, "BATCH_WORKS", 5)
+    monkeypatch.setattr(copy_module, "_copy_works", stop_on_second)
+    with pytest.raises(KeyboardInterrupt):
+        copy_module.copy_library(open_storage(source_file), open_storage(pg_url), batch=5)
+    monkeypatch.setattr(copy_module, "_copy_works", real)
+    report = migrate_library(settings, pg_url)
+    assert report["skipped"] == 5 and report["works"] == 8
+    with _open(pg_url) as copied:
+        assert copied.status()["works"] == 13 and copied.status()["stale_chunks"] == 0
+
+
+def test_a_library_with_other_works_is_not_a_target(
+    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with _open(pg_url) as other:
+        other.import_records([{"_id": "theirs", "title": "Theirs", "text": "words"}])
+    with _open(tmp_path / "source.sqlite") as source:
+        _fill(source, tmp_path)
+    with pytest.raises(ConfigurationError, match="already holds works"):
+        migrate_library(load_settings({}).with_library(tmp_path / "source.sqlite"), pg_url)
+    code = main(["--db", str(tmp_path / "source.sqlite"), "migrate-to", str(tmp_path / "s2.db")])
+    assert code == 0 and "copied 13 works" in capsys.readouterr().out
+    code = main(["--db", str(tmp_path / "s2.db"), "migrate-to", str(tmp_path / "s2.db"), "--json"])
+    assert code == 2 and "the target is the library itself" in capsys.readouterr().err
+    assert main(["--db", str(tmp_path / "s2.db"), "migrate-to", pg_url, "--json"]) == 2
