@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from prioris.search.backends import ChunkScore
+from prioris.search.backends import ChunkScore, best_per_work
 
 
 def collapse(scores: Sequence[ChunkScore], decay: float = 0.0) -> list[ChunkScore]:
@@ -25,13 +25,7 @@ def collapse(scores: Sequence[ChunkScore], decay: float = 0.0) -> list[ChunkScor
     result keeps that order and each work's best score unchanged.
     """
     if decay <= 0.0:
-        seen: set[str] = set()
-        out = []
-        for item in scores:
-            if item.work_id not in seen:
-                seen.add(item.work_id)
-                out.append(item)
-        return out
+        return best_per_work(scores)
     best: dict[str, ChunkScore] = {}
     total: dict[str, float] = {}
     weight: dict[str, float] = {}
