@@ -357,3 +357,49 @@ def test_chunks_keep_their_token_counts_and_a_second_copy_keeps_the_first_text(
     assert result.status == "ingested" and result.chunks == 0  # stored, not indexed again
     assert library.show("t")["markdown"] == "# T\n\none two three four"
     assert len(library.original("t")[1]) == 2
+
+
+def test_a_library_that_fails_to_open_closes_what_it_opened(
+    settings, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """An error while assembling (here: the vector index) used to leave the connection and
+    the storage open, holding the file (and on PostgreSQL a pool) until the process ended."""
+    import prioris.library as library_module
+    from prioris.storage import chunks
+
+    closed: list[str] = []
+    real_open = library_module.open_storage
+
+    def tracking_open(location, cfg):  # type: ignore[no-untyped-def]
+        storage = real_open(location, cfg)
+        real_connect, real_close = storage.connect, storage.close
+
+        def connect():  # type: ignore[no-untyped-def]
+            conn = real_connect()
+            real_conn_close = conn.close
+
+            class Tracked:
+                def __getattr__(self, name):  # type: ignore[no-untyped-def]
+                    return getattr(conn, name)
+
+                def close(self) -> None:
+                    closed.append("conn")
+                    real_conn_close()
+
+            return Tracked()
+
+        def close() -> None:
+            closed.append("storage")
+            real_close()
+
+        storage.connect, storage.close = connect, close
+        return storage
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise InvalidRequestError("the model does not fit the index")
+
+    monkeypatch.setattr(library_module, "open_storage", tracking_open)
+    monkeypatch.setattr(chunks, "ensure_vector_index", broken)
+    with pytest.raises(InvalidRequestError):
+        Library.open(settings, embedder=FakeEmbedder())
+    assert closed == ["conn", "storage"]

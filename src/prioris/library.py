@@ -87,7 +87,25 @@ class Library:
         self.lock = threading.RLock()
         # the location picks the backend: an SQLite file or a postgresql:// URL
         self.storage = open_storage(settings.library_location, settings)
-        self.conn = self.storage.connect()
+        try:
+            self.conn = self.storage.connect()
+            try:
+                self._assemble(embedder, ocr, reranker)
+            except BaseException:
+                self.conn.close()
+                raise
+        except BaseException:  # a library that fails to open leaves nothing open behind
+            self.storage.close()
+            raise
+        self._remote: Any = None
+        self._artefacts: Any = None
+        self._enrichment: Any = None
+
+    def _assemble(
+        self, embedder: Embedder | None, ocr: OcrEngine | None, reranker: Reranker | None
+    ) -> None:
+        """The model, OCR, vector index, pipeline and searcher over the open connection."""
+        settings, now = self.settings, self.now
         if embedder is None:
             from prioris.embedding import build_embedder
 
@@ -125,9 +143,6 @@ class Library:
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),
         )
-        self._remote: Any = None
-        self._artefacts: Any = None
-        self._enrichment: Any = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, **components: Any) -> Library:
