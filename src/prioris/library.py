@@ -20,7 +20,7 @@ from typing import Any
 
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
-from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.errors import InvalidRequestError, NotFoundError, ParseError, PriorisError
 from prioris.ingest.batch import (
     FileDone,
     FileStage,
@@ -64,6 +64,11 @@ def _pdf_limits(settings: Settings) -> Any:
 def utc_now() -> str:
     """Timestamps are UTC ISO-8601 seconds (the clock is injectable for tests)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def _unexpected(exc: Exception) -> PriorisError:
+    """An error no layer expected, for one item of a batch: the batch goes on."""
+    return ParseError(f"unexpected {type(exc).__name__} while fetching: {exc}")
 
 
 class Library:
@@ -431,7 +436,10 @@ class Library:
         for identifier in identifiers:
             try:
                 result = self.fetch_one(identifier, format=format)
-            except PriorisError as exc:
+            except Exception as caught:
+                exc = caught if isinstance(caught, PriorisError) else _unexpected(caught)
+                if exc is not caught:  # a defect: its traceback goes to the log (-v)
+                    log.error("fetching %s failed", identifier, exc_info=caught)
                 summary.fail(identifier, exc)
                 if on_done:
                     on_done(identifier, None, exc)

@@ -113,3 +113,27 @@ def test_deep_jats_fails_alone_in_a_fetch_batch(tmp_path: Path) -> None:
         assert [f["error"]["code"] for f in summary.failed] == ["parse_error"]
         assert "nested deeper than" in summary.failed[0]["error"]["message"]
         assert [r.id for r in summary.ingested] == ["europepmc:PMC222"]
+
+
+def test_an_unexpected_error_in_one_item_fails_that_item_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A defect in one provider record's handling (any exception, not only ours) used to
+    abort the whole fetch batch with a traceback; it now fails that identifier alone."""
+    settings = load_settings({**FAKE_PROVIDER_ENV, "PRIORIS_MCP_DATA_DIR": str(tmp_path)})
+    with Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr()) as library:
+        real_fetch_one = library.fetch_one
+
+        def fetch_one(identifier: str, *, format: str | None = None):  # type: ignore[no-untyped-def]
+            if identifier == "PMC111":
+                raise KeyError("pmcid")
+            return real_fetch_one(identifier, format=format)
+
+        monkeypatch.setattr(library, "fetch_one", fetch_one)
+        library.import_records([{"_id": "kept", "title": "Kept", "text": "stored words"}])
+        with caplog.at_level("ERROR", logger="prioris.library"):
+            summary = library.fetch(["PMC111", "kept"])
+        assert [f["error"]["code"] for f in summary.failed] == ["parse_error"]
+        assert "unexpected KeyError" in summary.failed[0]["error"]["message"]
+        assert [r.status for r in summary.skipped] == ["skipped"]
+        assert any(record.exc_info for record in caplog.records)
