@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from prioris.errors import ConfigurationError
 from prioris.storage.db import MIGRATIONS_DIR, apply_migrations, connect, schema_version
 
 
@@ -90,3 +91,26 @@ def test_markdown_format_is_backfilled_from_the_indexed_document(tmp_path: Path)
     conn = connect(path)
     rows = dict(conn.execute("SELECT id, markdown_format FROM works ORDER BY id").fetchall())
     assert rows == {"w1": "pdf", "w2": None}
+
+
+def test_a_library_from_a_newer_or_another_build_is_refused(tmp_path: Path) -> None:
+    """A development build's library had its migration 2 under another name: this build
+    skipped its own migration 2 and failed later on a half-known schema. Refused up front,
+    as is a library from a newer Prioris."""
+    path = tmp_path / "lib.sqlite"
+    connect(path).close()
+    conn = connect(path, migrate=False)
+    conn.execute("UPDATE schema_migrations SET name = '0002_other.sql' WHERE version = 2")
+    conn.close()
+    with pytest.raises(ConfigurationError, match="another build of Prioris"):
+        connect(path)
+    conn = connect(path, migrate=False)
+    conn.execute("UPDATE schema_migrations SET name = '0002_markdown_format.sql' WHERE version = 2")
+    conn.execute("INSERT INTO schema_migrations VALUES (99, '0099_future.sql', datetime('now'))")
+    conn.close()
+    with pytest.raises(ConfigurationError, match="newer Prioris"):
+        connect(path)
+    conn = connect(path, migrate=False)
+    conn.execute("DELETE FROM schema_migrations WHERE version = 99")
+    conn.close()
+    connect(path).close()

@@ -99,7 +99,7 @@ def _open(path: Path, migrate: bool, migrations_dir: Path | None) -> Any:
         _configure(conn)
         if migrate:
             _refuse_foreign_database(conn, path)
-            apply_migrations(conn, migrations_dir or MIGRATIONS_DIR)
+            apply_migrations(conn, migrations_dir or MIGRATIONS_DIR, str(path))
     except BaseException:
         conn.close()
         raise
@@ -149,11 +149,37 @@ def schema_version(conn: Any) -> int:
     return int(row[0] or 0)
 
 
-def apply_migrations(conn: Any, migrations_dir: Path) -> list[int]:
+def check_applied(recorded: dict[int, str], available: list[tuple[int, Path]], where: str) -> None:
+    """Refuse a library whose recorded migrations are not this build's: one made by a
+    newer Prioris (its schema is unknown here) or by another build whose migration of
+    the same number did something else. Running on it would corrupt or misread it."""
+    shipped = {version: file.name for version, file in available}
+    newer = sorted(v for v in recorded if v not in shipped and v > max(shipped, default=0))
+    if newer:
+        raise ConfigurationError(
+            f"{where} was written by a newer Prioris (schema migration {newer[-1]}: "
+            f"{recorded[newer[-1]]}); upgrade Prioris to open it (--db, PRIORIS_MCP_DB)"
+        )
+    for version, name in sorted(recorded.items()):
+        if shipped.get(version, name) != name:
+            raise ConfigurationError(
+                f"{where} records schema migration {version} as {name}, but this Prioris "
+                f"ships {shipped[version]} under that number: the library comes from "
+                "another build of Prioris; open it with that build, or export and import "
+                "it (--db, PRIORIS_MCP_DB)"
+            )
+
+
+def apply_migrations(conn: Any, migrations_dir: Path, where: str = "the library") -> list[int]:
     """Apply every migration newer than the file's version, each in its own transaction."""
     current = schema_version(conn)
+    available = available_migrations(migrations_dir)
+    recorded = {
+        int(r[0]): str(r[1]) for r in conn.execute("SELECT version, name FROM schema_migrations")
+    }
+    check_applied(recorded, available, where)
     applied = []
-    for version, file in available_migrations(migrations_dir):
+    for version, file in available:
         if version <= current:
             continue
         script = file.read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import ConfigurationError
+from prioris.storage import db as sqlite_db
 from prioris.storage.postgres.connection import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_STATEMENT_TIMEOUT_MS,
@@ -27,7 +28,6 @@ from prioris.storage.postgres.connection import (
 )
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations" / "postgres"
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[\w-]+\.sql$")
 MIN_PGVECTOR = (0, 5)  # HNSW indexes
 INSTALL_PGVECTOR = (
     "install pgvector 0.5 or later on the server (Debian/Ubuntu: apt install "
@@ -134,13 +134,8 @@ def _register_vector(raw: Any, url: str) -> None:
 
 
 def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
-    found = []
-    for file in sorted(directory.glob("*.sql")):
-        match = _MIGRATION_NAME.match(file.name)
-        if not match:
-            raise ConfigurationError(f"migration file name not understood: {file.name}")
-        found.append((int(match.group(1)), file))
-    return found
+    """PostgreSQL's numbered migrations (its own folder, the SQLite rules for names)."""
+    return sqlite_db.available_migrations(directory)
 
 
 def ensure_vector_extension(raw: Any, url: str) -> None:
@@ -192,8 +187,11 @@ def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> li
             "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
         )
         current = raw.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
+        available = available_migrations(directory)
+        recorded = raw.execute("SELECT version, name FROM schema_migrations").fetchall()
+        sqlite_db.check_applied({int(v): str(n) for v, n in recorded}, available, redact(url))
         applied = []
-        for version, file in available_migrations(directory):
+        for version, file in available:
             if version <= current:
                 continue
             raw.execute("BEGIN")
