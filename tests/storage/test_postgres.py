@@ -234,3 +234,24 @@ def test_full_text_ranks_by_bm25_so_rare_words_count_more(pg_url: str) -> None:
             "rare",
             "more",
         }  # statistics follow the new chunk
+
+
+def test_libraries_in_two_schemas_of_one_database_share_the_vector_extension(
+    pg_server: str,
+) -> None:
+    """The extension went into the first library's schema, so a second library in another
+    schema of the same database had no `vector` type (found by bench_postgres.py)."""
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS twolibs")
+        conn.execute("CREATE DATABASE twolibs")
+    base = pg_server.replace("postgres:@/postgres", "postgres:@/twolibs")
+    with psycopg.connect(base, autocommit=True) as conn:
+        for schema in ("lab_a", "lab_b", "lab_c"):
+            conn.execute(f"CREATE SCHEMA {schema}")
+    for schema in ("lab_a", "lab_b"):
+        with _open(f"{base}&options=-csearch_path%3D{schema},public") as library:
+            library.import_records(_records(3))
+            assert len(library.search("reef corals", mode="hybrid", k=3).hits) == 3
+    # a path without the extension's schema: said plainly, before any migration runs
+    with pytest.raises(ConfigurationError, match="search_path"):
+        _open(f"{base}&options=-csearch_path%3Dlab_c")

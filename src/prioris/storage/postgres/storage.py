@@ -151,8 +151,13 @@ def ensure_vector_extension(raw: Any, url: str) -> None:
             raise ConfigurationError(
                 f"the PostgreSQL server of {redact(url)} does not have pgvector: {INSTALL_PGVECTOR}"
             )
+        # in public when the library's path has it: libraries in other schemas of the same
+        # database (search_path=theirs,public) then see the one extension too
+        shared = raw.execute("SELECT 'public' = ANY(current_schemas(false))").fetchone()[0]
         try:
-            raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            raw.execute(
+                f"CREATE EXTENSION IF NOT EXISTS vector{' SCHEMA public' if shared else ''}"
+            )
         except psycopg.Error as exc:
             raise ConfigurationError(
                 f"cannot create the vector extension in {redact(url)} "
@@ -163,6 +168,17 @@ def ensure_vector_extension(raw: Any, url: str) -> None:
     if version < MIN_PGVECTOR:
         raise ConfigurationError(
             f"{redact(url)} has pgvector {row[0]}, older than 0.5 (no HNSW): {INSTALL_PGVECTOR}"
+        )
+    if raw.execute("SELECT to_regtype('vector') IS NULL").fetchone()[0]:
+        schema = raw.execute(
+            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
+            " WHERE e.extname = 'vector'"
+        ).fetchone()[0]
+        raise ConfigurationError(
+            f"the vector extension of {redact(url)} is installed in schema {schema!r}, which "
+            f"is not on this connection's search_path: add it to the URL (for example "
+            f"options=-csearch_path%3Dyour_schema,{schema}) or move the extension with "
+            f"ALTER EXTENSION vector SET SCHEMA public"
         )
 
 
