@@ -393,13 +393,7 @@ class IngestPipeline:
                 if stored is not None and not titles_agree(stored.title, work.title):
                     work.aliases = []  # ids in the text belong to another paper: do not merge
             work_id = work_store.upsert_work(conn, work, now)
-            if item.records:
-                record_store.save_records(conn, work_id, item.records, now)
-            stored_work = work_store.get_work(conn, work_id)
-            assert stored_work is not None
-            has_full_text = conn.execute(
-                "SELECT markdown_sha256 FROM works WHERE id = ?", (work_id,)
-            ).fetchone()[0]
+            stored_work, has_full_text = self._merged(work_id, item, now)
             if item.document is not None:
                 item.document.work_id = work_id
                 document_store.add_document(conn, item.document, item.content, now)
@@ -414,6 +408,18 @@ class IngestPipeline:
         result.chunks = chunk_count
         return result
 
+    def _merged(self, work_id: str, item: Prepared, now: str) -> tuple[Work, str | None]:
+        """After the upsert: save what the source printed (a new parse's records replace the
+        old), and return the stored work with the hash of its indexed Markdown (if any)."""
+        if item.records:
+            record_store.save_records(self.conn, work_id, item.records, now)
+        work = work_store.get_work(self.conn, work_id)
+        assert work is not None
+        indexed = self.conn.execute(
+            "SELECT markdown_sha256 FROM works WHERE id = ?", (work_id,)
+        ).fetchone()[0]
+        return work, indexed
+
     def _replace_parse(self, item: Prepared, owner: str, now: str) -> IngestResult:
         """Stored bytes parsed again: the document row takes the new parse, and the work's
         text, pages, chunks and vectors are rebuilt from it when it is the indexed text.
@@ -422,13 +428,7 @@ class IngestPipeline:
         conn = self.conn
         document_store.update_parse(conn, item.document)
         work_store.upsert_work(conn, replace(item.work, id=owner), now)
-        if item.records:  # what the new parse printed replaces what the old one did
-            record_store.save_records(conn, owner, item.records, now)
-        work = work_store.get_work(conn, owner)
-        assert work is not None
-        indexed = conn.execute(
-            "SELECT markdown_sha256 FROM works WHERE id = ?", (owner,)
-        ).fetchone()[0]
+        work, indexed = self._merged(owner, item, now)
         chunk_count = 0
         if indexed in (None, item.document.sha256):
             chunk_count = self._index(item, work, now)
