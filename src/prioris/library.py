@@ -66,11 +66,6 @@ def utc_now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-def _unexpected(exc: Exception) -> PriorisError:
-    """An error no layer expected, for one item of a batch: the batch goes on."""
-    return ParseError(f"unexpected {type(exc).__name__} while fetching: {exc}")
-
-
 class Library:
     """A research library in one SQLite file or a PostgreSQL database."""
 
@@ -268,7 +263,6 @@ class Library:
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
         """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
         all are the caller's mistake, invalid_request, before anything is parsed."""
-        from prioris.errors import ParseError
         from prioris.ingest.pdf import check_pdf_bytes
 
         try:
@@ -406,8 +400,19 @@ class Library:
 
         Already stored full text is served from storage without any request (and indexed
         again when only its Markdown had been deleted); a work with no reachable full text
-        is stored with its metadata and abstract.
+        is stored with its metadata and abstract. Any failure is a PriorisError: an
+        exception no layer expected becomes parse_error (its traceback in the log), so a
+        batch (CLI, MCP, the web app's jobs) goes on past it.
         """
+        try:
+            return self._fetch_one(identifier, format)
+        except PriorisError:
+            raise
+        except Exception as exc:
+            log.error("fetching %s failed", identifier, exc_info=exc)
+            raise ParseError(f"unexpected {type(exc).__name__} while fetching: {exc}") from exc
+
+    def _fetch_one(self, identifier: str, format: str | None) -> IngestResult:
         restored = self.artefacts.restore(identifier, format)
         if restored is not None:
             return restored
@@ -436,10 +441,7 @@ class Library:
         for identifier in identifiers:
             try:
                 result = self.fetch_one(identifier, format=format)
-            except Exception as caught:
-                exc = caught if isinstance(caught, PriorisError) else _unexpected(caught)
-                if exc is not caught:  # a defect: its traceback goes to the log (-v)
-                    log.error("fetching %s failed", identifier, exc_info=caught)
+            except PriorisError as exc:
                 summary.fail(identifier, exc)
                 if on_done:
                     on_done(identifier, None, exc)
