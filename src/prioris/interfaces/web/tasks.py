@@ -8,7 +8,7 @@ e.g. a duplicate) and ``failed`` (with the error code and message).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from prioris.errors import PriorisError
 from prioris.interfaces.web.jobs import JobContext, JobFunction
 
 if TYPE_CHECKING:
+    from prioris.ingest.pipeline import IngestResult
     from prioris.library import Library
 
 STAGE_WORDS = {
@@ -81,23 +82,14 @@ def folder_job(library: Library, folder: str) -> JobFunction:
         files = list(library.collect_pdfs([folder]))
         for path in files:
             context.add_item(str(path))
-        counts = {"ingested": 0, "skipped": 0, "failed": 0}
-        for index, path in enumerate(files):
-            context.progress(index, len(files), f"file {index + 1} of {len(files)}")
-            context.item(index, state="running", stage="reading pages")
-            try:
-                result = library.ingest_file(path, on_stage=_stage_reporter(context, index))
-            except PriorisError as exc:
-                context.fail_item(index, exc)
-                counts["failed"] += 1
-                continue
-            fields = _result_fields(result)
-            context.item(index, **fields)
-            counts[fields["state"]] += 1
-        context.progress(len(files), len(files))
-        if not files:
-            return f"no PDF files under {folder}"
-        return ", ".join(f"{n} {word}" for word, n in counts.items())
+        summary = _each(
+            context,
+            files,
+            "reading pages",
+            lambda index, path: library.ingest_file(path, on_stage=_stage_reporter(context, index)),
+            label=lambda index: f"file {index + 1} of {len(files)}",
+        )
+        return summary if files else f"no PDF files under {folder}"
 
     return run
 
@@ -106,21 +98,9 @@ def fetch_job(library: Library, identifiers: Sequence[str]) -> JobFunction:
     """Fetch works from their providers, one item per identifier."""
 
     def run(context: JobContext) -> str:
-        counts = {"ingested": 0, "skipped": 0, "failed": 0}
-        for index, identifier in enumerate(identifiers):
-            context.progress(index, len(identifiers))
-            context.item(index, state="running", stage="fetching")
-            try:
-                result = library.fetch_one(identifier)
-            except PriorisError as exc:
-                context.fail_item(index, exc)
-                counts["failed"] += 1
-                continue
-            fields = _result_fields(result)
-            context.item(index, **fields)
-            counts[fields["state"]] += 1
-        context.progress(len(identifiers), len(identifiers))
-        return ", ".join(f"{n} {word}" for word, n in counts.items())
+        return _each(
+            context, identifiers, "fetching", lambda _, identifier: library.fetch_one(identifier)
+        )
 
     return run
 
@@ -175,3 +155,29 @@ def reindex_job(library: Library) -> JobFunction:
         return f"{done} chunk(s) re-embedded"
 
     return run
+
+
+def _each(
+    context: JobContext,
+    items: Sequence[Any],
+    stage: str,
+    work: Callable[[int, Any], IngestResult],
+    *,
+    label: Callable[[int], str] | None = None,
+) -> str:
+    """Run ``work`` on each item of a job in turn (each fails alone) and sum up."""
+    counts = {"ingested": 0, "skipped": 0, "failed": 0}
+    for index, item in enumerate(items):
+        context.progress(index, len(items), label(index) if label else None)
+        context.item(index, state="running", stage=stage)
+        try:
+            result = work(index, item)
+        except PriorisError as exc:
+            context.fail_item(index, exc)
+            counts["failed"] += 1
+            continue
+        fields = _result_fields(result)
+        context.item(index, **fields)
+        counts[fields["state"]] += 1
+    context.progress(len(items), len(items))
+    return ", ".join(f"{n} {word}" for word, n in counts.items())
