@@ -246,3 +246,21 @@ def scanned_first_page() -> bytes:
     scanned = doc.new_page(width=612, height=792)
     scanned.insert_image(scanned.rect, pixmap=pixmap)
     return _save(doc, {"creationDate": "D:20230405120000Z"})
+
+
+def greetings_sheet() -> bytes:
+    """Not a paper: label lines in one body size, each followed by a greeting that looks
+    like a name ("Hello World"), as in pypdf's multilingual sample."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = "".join(
+        _p(text, 12, align="left")
+        for pair in (
+            ("English:", "Hello World"),
+            ("Russian:", "Привет, мир"),
+            ("German:", "Hallo Welt"),
+        )
+        for text in pair
+    )
+    _box(page, (72, 72, 540, 400), lines)
+    return _save(doc)

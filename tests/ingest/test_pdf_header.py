@@ -174,3 +174,10 @@ def test_hand_built_layout_hyphen_wrap_email_on_the_byline_and_cjk_names() -> No
     assert header.authors == ["Josephine Nana Afrakoma Agyeman-Duah", "Rui Wang", "王小明"]
     assert header.affiliations == ["University of Lagos"]
     assert header.abstract == "We listened to reefs at night and found that they are loud."
+
+
+def test_a_page_without_a_title_has_no_byline() -> None:
+    """pypdf's multilingual sample came out with authors "Hello World, مرحبا بالعالم, …":
+    with no title there is no byline under it, whatever looks like a name."""
+    meta = meta_of(papers.greetings_sheet())
+    assert meta.authors == []

@@ -108,7 +108,9 @@ def parse_header(page: HeaderPage, body_size: float) -> Header:
         header.title = _title_text(title_lines)
     top = max((line.y1 for line in title_lines), default=0.0)
     zone = _author_zone(lines, top, page, title_lines)
-    author_lines = _author_lines(zone)
+    # the byline is what stands under a title: a page with none (a form, a multilingual
+    # "Hello World" sheet) has no authors, only lines that look like names
+    author_lines = _author_lines(zone) if title_lines else []
     header.authors = _authors(author_lines)
     header.emails = _emails(zone)
     header.affiliations = _affiliations(zone, author_lines)
