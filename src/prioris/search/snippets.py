@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 tokens
@@ -32,6 +32,8 @@ def _stemmer() -> Any:
 
 def _fold(word: str) -> str:
     """Lower case without diacritics, as ``unicode61 remove_diacritics 2`` indexes words."""
+    if word.isascii():  # most words of most papers: nothing to decompose
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -41,7 +43,8 @@ def stems(words: Sequence[str]) -> list[str]:
     return list(_stemmer().stem_words([_fold(w) for w in words]))
 
 
-def _matcher(terms: Sequence[str]) -> Callable[[list[str]], list[bool]] | None:
+@lru_cache(maxsize=64)
+def _matcher(terms: tuple[str, ...]) -> Callable[[list[str]], list[bool]] | None:
     """A function marking which words of a list match one of the query terms."""
     prefixes = tuple(_fold(t[:-1]) for t in terms if t.endswith("*") and len(t) > 1)
     exact = {
@@ -67,7 +70,7 @@ def make_snippet(text: str, terms: Sequence[str], *, window: int = WINDOW_WORDS)
     words = list(_WORD.finditer(flat))
     if not words:
         return flat[:300]
-    matcher = _matcher(terms)
+    matcher = _matcher(tuple(terms))  # one per query: its hits share it
     marked = matcher([m.group(0) for m in words]) if matcher else [False] * len(words)
     hit_words = [i for i, is_hit in enumerate(marked) if is_hit]
     first = 0
