@@ -13,6 +13,12 @@ gets a copy: same text, same vectors, its native FTS index, brute-force vector s
 like Prioris's), the same queries embedded by the same model inside the timed call, and
 k=100. Work-level results collapse chunks to their best one in both. Quality is nDCG@10
 on the SciFact train qrels.
+
+``--which synthetic|realistic --chunks N`` does the same over the large libraries of
+``bench_latency.py`` (built there first; their queries, no quality figure): LanceDB gets
+the same chunk texts and vectors, so the speed comparison holds at every size.
+
+    PYTHONPATH=... .venv/bin/python bench/bench_lancedb.py --which synthetic --chunks 100000 -k 10
 """
 
 from __future__ import annotations
@@ -48,11 +54,13 @@ def export_chunks(db_path: Path) -> Any:
     from prioris.storage.db import connect
 
     conn = connect(db_path, migrate=False)
-    vectors = dict(conn.execute("SELECT chunk_id, embedding FROM chunks_vec").fetchall())
-    rows = conn.execute("SELECT id, work_id, text FROM chunks ORDER BY id").fetchall()
+    rows = conn.execute(
+        "SELECT c.id, c.work_id, c.text, v.embedding FROM chunks c "
+        "JOIN chunks_vec v ON v.chunk_id = c.id ORDER BY c.id"
+    ).fetchall()
     conn.close()
-    dim = len(next(iter(vectors.values()))) // 4
-    matrix = np.frombuffer(b"".join(vectors[r[0]] for r in rows), dtype=np.float32)
+    dim = len(rows[0][3]) // 4
+    matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
     return pa.table(
         {
             "chunk_id": [r[0] for r in rows],
@@ -106,6 +114,19 @@ def search_tables_bytes(db_path: Path) -> int | None:
     return int(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
+def large_queries(which: str, library_dir: Path, count: int) -> dict[str, str]:
+    """The queries ``bench_latency.py`` times on the same library."""
+    import json
+
+    if which == "realistic":
+        return dict(list(common.load_queries().items())[:count])
+    import bench_latency
+
+    info = json.loads((library_dir / "complete.json").read_text())
+    texts = bench_latency.synthetic_queries(info["vocabulary"], count)
+    return {str(i): text for i, text in enumerate(texts)}
+
+
 def timed_runs(search: Any, queries: dict[str, str], ids: list[str]) -> tuple[dict, list[float]]:
     runs, times = {}, []
     for qid in ids:
@@ -119,24 +140,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=300, help="train queries timed")
     parser.add_argument("-k", type=int, default=100)
-    parser.add_argument("--library", type=Path, default=common.OUT / "scifact")
+    parser.add_argument("--which", choices=("scifact", "synthetic", "realistic"), default="scifact")
+    parser.add_argument("--chunks", type=int, default=100_000, help="synthetic/realistic size")
     args = parser.parse_args(argv)
     lancedb = _lancedb()
     common.require_scifact()
-    library_dir = args.library
+    if args.which == "scifact":
+        library_dir = common.OUT / "scifact"
+        queries = common.load_queries()
+        qrels = common.load_qrels("train") or {}
+        ids = sorted(q for q in qrels if q in queries)[: args.queries]
+    else:
+        library_dir = common.OUT / f"{args.which}-{args.chunks // 1000}k"
+        queries, qrels = large_queries(args.which, library_dir, args.queries), {}
+        ids = sorted(queries)
+    if not (library_dir / "complete.json").is_file() and args.which != "scifact":
+        print(f"SKIPPED: build it first: bench_latency.py --which {args.which} --chunks ...")
+        return 0
     if not (library_dir / "library.sqlite").is_file():
         print("SKIPPED: build the SciFact library first: .venv/bin/python bench/bench_scifact.py")
         return 0
-    queries = common.load_queries()
-    qrels = common.load_qrels("train") or {}
-    ids = sorted(q for q in qrels if q in queries)[: args.queries]
-    lance_dir = common.OUT / "lancedb-scifact"
+    lance_dir = common.OUT / f"lancedb-{library_dir.name}"
     shutil.rmtree(lance_dir, ignore_errors=True)
     with common.open_library(library_dir) as library:
         embedder = library.embedder
+        started = time.perf_counter()
         db = lancedb.connect(str(lance_dir))
         table = db.create_table("chunks", data=export_chunks(Path(library.settings.db_path)))
         table.create_fts_index("text")
+        print(f"LanceDB table and FTS index built in {time.perf_counter() - started:.0f} s")
+        for q in list(queries.values())[:2]:  # the in-memory vector copy loads after these
+            library.search(q, mode="vector", k=args.k)
+        cache = getattr(library.searcher.backend, "vector_cache", None)
+        if cache is not None:
+            cache.wait_until_loaded(900)
         for q in list(queries.values())[:5]:  # warm both
             for mode in MODES:
                 lance_search(table, embedder, q, mode, args.k)
@@ -151,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             ):
                 runs, times = timed_runs(search, queries, ids)
-                quality = common.evaluate(runs, {q: qrels[q] for q in ids})
+                quality = (
+                    common.evaluate(runs, {q: qrels[q] for q in ids})
+                    if qrels
+                    else {"ndcg@10": float("nan")}
+                )
                 rows.append(
                     (
                         mode,
@@ -162,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 )
         prioris_bytes = search_tables_bytes(Path(library.settings.db_path))
-    print(f"\nSciFact chunks, {len(ids)} train queries, k={args.k}, query embedding included:")
+    print(f"\n{library_dir.name} chunks, {len(ids)} queries, k={args.k}, query embedding included:")
     common.print_table(["mode", "engine", "p50 ms", "p95 ms", "nDCG@10"], rows)
     mine = (
         "n/a (no sqlite3 shell)"
