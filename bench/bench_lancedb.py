@@ -142,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", type=int, default=100)
     parser.add_argument("--which", choices=("scifact", "synthetic", "realistic"), default="scifact")
     parser.add_argument("--chunks", type=int, default=100_000, help="synthetic/realistic size")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep a LanceDB table built by an earlier run"
+    )
     args = parser.parse_args(argv)
     lancedb = _lancedb()
     common.require_scifact()
@@ -161,14 +164,21 @@ def main(argv: list[str] | None = None) -> int:
         print("SKIPPED: build the SciFact library first: .venv/bin/python bench/bench_scifact.py")
         return 0
     lance_dir = common.OUT / f"lancedb-{library_dir.name}"
-    shutil.rmtree(lance_dir, ignore_errors=True)
+    built = lance_dir / "built"
+    if not (args.reuse and built.is_file()):
+        shutil.rmtree(lance_dir, ignore_errors=True)
     with common.open_library(library_dir) as library:
         embedder = library.embedder
         started = time.perf_counter()
         db = lancedb.connect(str(lance_dir))
-        table = db.create_table("chunks", data=export_chunks(Path(library.settings.db_path)))
-        table.create_fts_index("text")
-        print(f"LanceDB table and FTS index built in {time.perf_counter() - started:.0f} s")
+        if built.is_file():
+            table = db.open_table("chunks")
+            print("LanceDB table of an earlier run reused")
+        else:
+            table = db.create_table("chunks", data=export_chunks(Path(library.settings.db_path)))
+            table.create_fts_index("text")
+            built.write_text("ok\n")
+            print(f"LanceDB table and FTS index built in {time.perf_counter() - started:.0f} s")
         for q in list(queries.values())[:2]:  # the in-memory vector copy loads after these
             library.search(q, mode="vector", k=args.k)
         cache = getattr(library.searcher.backend, "vector_cache", None)

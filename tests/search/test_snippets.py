@@ -40,3 +40,20 @@ def test_window_centres_on_the_matches_and_marks_balance() -> None:
     assert "**Embeddings**" in snippet and "**folding**" in snippet
     assert snippet.count("**") % 2 == 0
     assert make_snippet("no match at all", ["zebra"]) == "no match at all"
+
+
+def test_the_word_memo_gives_the_same_marks_when_full_and_across_queries(monkeypatch) -> None:
+    """Folded forms and stems are memoised per word; a full memo is cleared, not trusted."""
+    from prioris.search import snippets
+
+    text = "Retrieval of CAFÉ data; retrieved cafés."
+    first = make_snippet(text, ["retrieval"])
+    monkeypatch.setattr(snippets, "_KNOWN", {})
+    monkeypatch.setattr(snippets, "_KNOWN_MAX", 8)
+    assert make_snippet(text, ["retrieval"]) == first == (
+        "**Retrieval** of CAFÉ data; **retrieved** cafés."
+    )
+    assert make_snippet(text, ["cafe"]) == "Retrieval of **CAFÉ** data; retrieved **cafés**."
+    assert set(snippets._KNOWN) == {"Retrieval", "of", "CAFÉ", "data", "retrieved", "cafés"}
+    assert make_snippet("Cafés were studied", ["study"]) == "Cafés were **studied**"
+    assert set(snippets._KNOWN) == {"Cafés", "were", "studied"}  # over 8: cleared first

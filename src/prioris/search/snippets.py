@@ -19,7 +19,6 @@ from typing import Any
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # FTS5 unicode61 tokens
 _HEADING_MARKS = re.compile(r"^#{1,6}\s+", re.MULTILINE)
-_SPACES = re.compile(r"\s+")
 WINDOW_WORDS = 40
 
 
@@ -43,6 +42,33 @@ def stems(words: Sequence[str]) -> list[str]:
     return list(_stemmer().stem_words([_fold(w) for w in words]))
 
 
+_KNOWN: dict[str, tuple[str, str]] = {}  # word as written -> (folded, stem)
+_KNOWN_MAX = 200_000  # ~40 MB at most; cleared when full
+
+
+def _folded_stems(words: list[str]) -> dict[str, tuple[str, str]]:
+    """Folded form and stem of each distinct word, from a process-wide memo: a hundred
+    hits of one query share most of their words, and papers share most of their
+    vocabulary, so folding and stemming each word once is most of a snippet's cost saved."""
+    known = _KNOWN
+    table: dict[str, tuple[str, str]] = {}
+    missing = []
+    for word in set(words):
+        found = known.get(word)
+        if found is None:
+            missing.append(word)
+        else:
+            table[word] = found
+    if missing:
+        folded = [_fold(w) for w in missing]
+        for word, fold, stem in zip(missing, folded, _stemmer().stem_words(folded), strict=True):
+            table[word] = (fold, stem)
+        if len(known) + len(missing) > _KNOWN_MAX:
+            known.clear()
+        known.update((w, table[w]) for w in missing)
+    return table
+
+
 @lru_cache(maxsize=64)
 def _matcher(terms: tuple[str, ...]) -> Callable[[list[str]], list[bool]] | None:
     """A function marking which words of a list match one of the query terms."""
@@ -54,11 +80,10 @@ def _matcher(terms: tuple[str, ...]) -> Callable[[list[str]], list[bool]] | None
         return None
 
     def matches(words: list[str]) -> list[bool]:
-        folded = [_fold(w) for w in words]
-        word_stems = _stemmer().stem_words(folded)
+        table = _folded_stems(words)
         return [
-            stem in exact or (bool(prefixes) and word.startswith(prefixes))
-            for word, stem in zip(folded, word_stems, strict=True)
+            table[word][1] in exact or (bool(prefixes) and table[word][0].startswith(prefixes))
+            for word in words
         ]
 
     return matches
@@ -66,7 +91,9 @@ def _matcher(terms: tuple[str, ...]) -> Callable[[list[str]], list[bool]] | None
 
 def make_snippet(text: str, terms: Sequence[str], *, window: int = WINDOW_WORDS) -> str:
     """The ``window``-word stretch with most query-word hits, matches marked in bold."""
-    flat = _SPACES.sub(" ", _HEADING_MARKS.sub("", text)).strip()
+    if "#" in text:
+        text = _HEADING_MARKS.sub("", text)
+    flat = " ".join(text.split())  # str.split's whitespace is regex \s: same result, faster
     words = list(_WORD.finditer(flat))
     if not words:
         return flat[:300]
