@@ -50,8 +50,10 @@ def test_the_word_memo_gives_the_same_marks_when_full_and_across_queries(monkeyp
     first = make_snippet(text, ["retrieval"])
     monkeypatch.setattr(snippets, "_KNOWN", {})
     monkeypatch.setattr(snippets, "_KNOWN_MAX", 8)
-    assert make_snippet(text, ["retrieval"]) == first == (
-        "**Retrieval** of CAFÉ data; **retrieved** cafés."
+    assert (
+        make_snippet(text, ["retrieval"])
+        == first
+        == ("**Retrieval** of CAFÉ data; **retrieved** cafés.")
     )
     assert make_snippet(text, ["cafe"]) == "Retrieval of **CAFÉ** data; retrieved **cafés**."
     assert set(snippets._KNOWN) == {"Retrieval", "of", "CAFÉ", "data", "retrieved", "cafés"}
