@@ -9,9 +9,14 @@
     (scanned) pages through real tesseract.
 (c) Peak RSS of ``python -m prioris --data-dir TMP ingest DIR --json`` over a directory of
     100 generated PDFs, sampled with psutil from this process (target < 1.5 GB).
+(e) Import at scale (``bench/ingest_scale.py``): ``prioris import`` of N generated records
+    with the model replaced by a stand-in, so the figures are the pipeline's own cost:
+    rate per tenth of the run, RSS over time, bytes per passage by table, the projection
+    to a million passages, and a SIGKILL at half way followed by the same command again.
 
-Everything is written into a temp dir. Parts: ``--part import|pdf|scanned|rss`` (default
-all); (a) needs ../shared/eval/scifact and is skipped with a message when it is absent.
+Everything is written into a temp dir. Parts: ``--part import|pdf|scanned|rss|scale``
+(default all but scale); (a) needs ../shared/eval/scifact and is skipped with a message
+when it is absent.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
+import ingest_scale
 
 
 def bench_import(docs: int, tmp: Path) -> None:
@@ -150,7 +156,9 @@ def bench_rss(tmp: Path, *, files: int, pages: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("import", "pdf", "scanned", "rss"), action="append")
+    parser.add_argument(
+        "--part", choices=("import", "pdf", "scanned", "rss", "scale"), action="append"
+    )
     parser.add_argument(
         "--docs",
         type=int,
@@ -162,6 +170,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scanned-pages", type=int, default=6)
     parser.add_argument("--rss-files", type=int, default=100)
     parser.add_argument("--rss-pages", type=int, default=8, help="mean pages per PDF for (c)")
+    parser.add_argument("--scale-records", type=int, default=20_000, help="records for (e)")
+    parser.add_argument(
+        "--model-chunks-per-s",
+        type=float,
+        default=ingest_scale.DEFAULT_MODEL_CHUNKS_PER_S,
+        help="the model's rate for the 1M projection of (e) (default: part (a)'s figure in "
+        "docs/benchmarks.md)",
+    )
+    parser.add_argument("--no-resume", action="store_true", help="(e) without the kill+resume")
+    parser.add_argument(
+        "--no-upkeep", action="store_true", help="(e) without timing FTS optimize and VACUUM"
+    )
     args = parser.parse_args(argv)
     parts = args.part or ["import", "pdf", "scanned", "rss"]
     with tempfile.TemporaryDirectory(prefix="prioris-bench-ingest-") as name:
@@ -174,6 +194,14 @@ def main(argv: list[str] | None = None) -> int:
             bench_pdfs(tmp / "s", files=args.scanned_pages, pages=1, scanned=True)
         if "rss" in parts:
             bench_rss(tmp / "c", files=args.rss_files, pages=args.rss_pages)
+        if "scale" in parts:
+            ingest_scale.bench_scale(
+                tmp / "e",
+                records=args.scale_records,
+                model_chunks_per_s=args.model_chunks_per_s,
+                resume=not args.no_resume,
+                upkeep=not args.no_upkeep,
+            )
     return 0
 
 

@@ -309,13 +309,16 @@ class Library:
         records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
         *,
         on_progress: Callable[[int], None] | None = None,
+        keep_results: bool = True,
     ) -> IngestSummary:
         """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups.
 
         Each record is validated on its own; a bad one fails alone (its ``file:line`` from
         :meth:`read_jsonl`, else ``record N``) and every good record around it is stored.
+        ``keep_results=False`` keeps only counts and failures in the summary, so memory
+        stays flat however many records the file holds.
         """
-        summary = IngestSummary()
+        summary = IngestSummary(keep_results=keep_results)
         batch: list[tuple[str, Any]] = []
 
         def flush() -> None:

@@ -25,14 +25,28 @@ FileDone = Callable[[Path, IngestResult | None, PriorisError | None], None]
 
 @dataclass
 class IngestSummary:
-    """What a batch did: the ``--json`` shape of ``ingest`` and ``import``."""
+    """What a batch did: the ``--json`` shape of ``ingest`` and ``import``.
+
+    With ``keep_results=False`` only the counts of ingested and skipped items are kept
+    (failures always are): a caller that prints counts does not hold a result per record,
+    which at a million records was the import's only memory growing with the run."""
 
     ingested: list[IngestResult] = field(default_factory=list)
     skipped: list[IngestResult] = field(default_factory=list)
     failed: list[dict[str, Any]] = field(default_factory=list)
+    keep_results: bool = True
+    ingested_count: int = 0
+    skipped_count: int = 0
 
     def add(self, result: IngestResult) -> None:
-        (self.skipped if result.status == "skipped" else self.ingested).append(result)
+        if result.status == "skipped":
+            self.skipped_count += 1
+            if self.keep_results:
+                self.skipped.append(result)
+        else:
+            self.ingested_count += 1
+            if self.keep_results:
+                self.ingested.append(result)
 
     def fail(self, path: str, error: PriorisError) -> None:
         self.failed.append({"path": path, "error": error.to_dict()})

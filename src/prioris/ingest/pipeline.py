@@ -88,6 +88,9 @@ class Prepared:
     records: dict[str, Any] = field(default_factory=dict)
     """Per-source records kept beside the work (``printed``, a provider's name)."""
     replace: bool = False  # bytes already stored: replace their parse (ingest --force)
+    chunked: bool = True
+    """False for a record whose bytes were already stored when it was prepared: its chunks
+    are only made (by :meth:`IngestPipeline.ensure_chunks`) if it still has to be indexed."""
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -190,14 +193,25 @@ class IngestPipeline:
         document: Document | None = None,
         content: bytes = b"",
         path: str | None = None,
+        chunk: bool = True,
     ) -> Prepared:
         markdown, spans = assemble_markdown(pages)
-        chunks = self._chunks_for(work.id, markdown, spans)
+        chunks = self._chunks_for(work.id, markdown, spans) if chunk else []
         ocr_pages = sum(1 for p in pages if p.ocr)
         result = IngestResult(
             id=work.id, path=path, pages=len(pages), ocr_pages=ocr_pages, chunks=len(chunks)
         )
-        return Prepared(work, markdown, spans, chunks, document, content, result=result)
+        return Prepared(
+            work, markdown, spans, chunks, document, content, result=result, chunked=chunk
+        )
+
+    def ensure_chunks(self, item: Prepared) -> None:
+        """Chunk a record prepared without chunks (its bytes were stored then) that has to
+        be indexed after all, e.g. because its work was deleted in the meantime."""
+        if not item.chunked:
+            item.chunks = self._chunks_for(item.work.id, item.markdown, item.pages)
+            item.result.chunks = len(item.chunks)
+            item.chunked = True
 
     def prepare_pdf(
         self,
@@ -295,6 +309,10 @@ class IngestPipeline:
 
         The record is validated first (:func:`prioris.ingest.records.validate_record`):
         a malformed one raises InvalidRequestError naming the field and the reason.
+        A record whose text is already stored is not chunked: a re-run of an import after a
+        crash skips what was stored at a few thousand records a second, instead of
+        tokenizing every stored record again (two thirds of a skip's cost, measured in
+        docs/benchmarks.md section 3 (e)).
         """
         valid = validate_record(record)
         title = (valid.title or "").strip()
@@ -319,7 +337,10 @@ class IngestPipeline:
             page_count=1,
             parser_version="text-1",
         )
-        return self.prepare_pages(work, [Page(1, markdown)], document=document, content=content)
+        stored = self.already_stored(document.sha256) is not None
+        return self.prepare_pages(
+            work, [Page(1, markdown)], document=document, content=content, chunk=not stored
+        )
 
     # -- embedding and committing --------------------------------------------------------
     def embed(self, prepared: Sequence[Prepared], progress: StepProgress | None = None) -> None:
@@ -439,6 +460,7 @@ class IngestPipeline:
     def _index(self, item: Prepared, work: Work, now: str) -> int:
         """Make ``item``'s Markdown the work's indexed text: pages, chunks, FTS, vectors."""
         conn = self.conn
+        self.ensure_chunks(item)  # stored when prepared, deleted since: it is indexed after all
         chunk_store.delete_chunks_of(conn, work.id)
         sha = item.document.sha256 if item.document else None
         work_store.set_markdown(conn, work.id, item.markdown, sha, now)
@@ -489,6 +511,8 @@ class IngestPipeline:
             for i in items
             if i.replace or i.document is None or not self.already_stored(i.document.sha256)
         ]
+        for item in new:
+            self.ensure_chunks(item)
         if new:
             self.embed(new, progress)
         results = []
@@ -507,6 +531,8 @@ class IngestPipeline:
         the failure stays with the document that caused it. Nothing committed is undone.
         """
         new = [i for i in items if i.document is None or not self.already_stored(i.document.sha256)]
+        for item in new:
+            self.ensure_chunks(item)
         failed: dict[int, PriorisError] = {}
         try:
             if new:

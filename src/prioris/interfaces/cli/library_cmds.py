@@ -226,7 +226,10 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
             total = None  # reading the records will say what is wrong
     progress = bar(total, "rec", "import", show)
     try:
-        summary = library.import_records(records, on_progress=progress.update)
+        # only --json prints a line per record; counts need no result held per record
+        summary = library.import_records(
+            records, on_progress=progress.update, keep_results=args.json
+        )
     finally:
         progress.close()
     if args.json:
@@ -236,7 +239,7 @@ def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
             err = failure["error"]
             ctx.print_line(f"failed   {failure['path']}  error [{err['code']}]: {err['message']}")
         ctx.print_line(
-            f"{len(summary.ingested)} imported, {len(summary.skipped)} skipped, "
+            f"{summary.ingested_count} imported, {summary.skipped_count} skipped, "
             f"{len(summary.failed)} failed"
         )
     return EXIT_ITEM_FAILED if summary.failed else EXIT_OK

@@ -121,10 +121,12 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
                 context.item(0, done=seen, total=total)
                 context.progress(seen, total)
 
-            summary = library.import_records(library.read_jsonl(path), on_progress=on_progress)
+            summary = library.import_records(
+                library.read_jsonl(path), on_progress=on_progress, keep_results=False
+            )
             failed = summary.failed
             message = (
-                f"{len(summary.ingested)} imported, {len(summary.skipped)} skipped, "
+                f"{summary.ingested_count} imported, {summary.skipped_count} skipped, "
                 f"{len(failed)} failed"
             )
             if failed:
@@ -132,7 +134,7 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
                 message += f" (first failure: {first['path']}: {first['error']['message']})"
             context.item(
                 0,
-                state="failed" if failed and not summary.ingested else "ingested",
+                state="failed" if failed and not summary.ingested_count else "ingested",
                 stage="",
                 message=message,
             )
