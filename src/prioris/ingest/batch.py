@@ -28,8 +28,8 @@ class IngestSummary:
     """What a batch did: the ``--json`` shape of ``ingest`` and ``import``.
 
     With ``keep_results=False`` only the counts of ingested and skipped items are kept
-    (failures always are): a caller that prints counts does not hold a result per record,
-    which at a million records was the import's only memory growing with the run."""
+    (failures always are): a caller that prints counts does not hold a result per record
+    (~250 bytes each: about 250 MB over a million records)."""
 
     ingested: list[IngestResult] = field(default_factory=list)
     skipped: list[IngestResult] = field(default_factory=list)

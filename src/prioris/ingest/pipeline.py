@@ -309,10 +309,9 @@ class IngestPipeline:
 
         The record is validated first (:func:`prioris.ingest.records.validate_record`):
         a malformed one raises InvalidRequestError naming the field and the reason.
-        A record whose text is already stored is not chunked: a re-run of an import after a
-        crash skips what was stored at a few thousand records a second, instead of
-        tokenizing every stored record again (two thirds of a skip's cost, measured in
-        docs/benchmarks.md section 3 (e)).
+        A record whose text is already stored is not chunked: when an import is run again
+        after a crash, tokenizing every stored record again was most of the cost of
+        skipping it (docs/benchmarks.md section 3 (e)).
         """
         valid = validate_record(record)
         title = (valid.title or "").strip()
