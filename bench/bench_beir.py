@@ -111,8 +111,17 @@ class MemoBackend:
     ``_``-keys of a configuration, an FTS variant of :mod:`fts_variants` in place of the
     product's table); the hit rows and stored vectors come from the backend itself."""
 
-    def __init__(self, inner: Any, name: str) -> None:
-        self.inner, self.name = inner, name
+    def __init__(self, inner: Any, name: str, embedder: Any = None) -> None:
+        self.inner, self.name, self.embedder = inner, name, embedder
+        self._work_vectors: Any = None
+
+    def work_vectors(self) -> Any:
+        """The work-vector table of :mod:`work_vectors`, built on first use."""
+        if self._work_vectors is None:
+            import work_vectors
+
+            self._work_vectors = work_vectors.WorkVectors(self.inner.conn, self.embedder, self.name)
+        return self._work_vectors
 
     def fts(self, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
         if CURRENT.get("_stopwords") == "extended":
@@ -131,6 +140,11 @@ class MemoBackend:
         return MEMO.get(key, limit, lambda n: self.inner.fts(expression, filters, n, **kw))
 
     def knn(self, vector: Any, filters: Any, k: int) -> Any:
+        how = CURRENT.get("_work_vector")
+        if how is not None:  # bench-only: one vector per work beside the chunk vectors
+            table = self.work_vectors()
+            key = ("knn-work", self.name, how, vector.tobytes(), filters)
+            return MEMO.get(key, k, lambda n: table.knn(vector, n, how))
         key = ("knn", self.name, vector.tobytes(), filters)
         return MEMO.get(key, k, lambda n: self.inner.knn(vector, filters, n))
 
@@ -166,7 +180,7 @@ class Bench:
         backend.vector_cache._background = False
         backend.vector_cache._queries = 1
         backend.vector_cache.knn(backend.conn, self.embedder.embed_query("warm up"), *_all())
-        self.backend = MemoBackend(backend, dataset.name)
+        self.backend = MemoBackend(backend, dataset.name, self.embedder.inner)
 
     def service(self, overrides: dict[str, Any]) -> Any:
         """A copy of the library's service with the configuration replaced; keys starting
@@ -245,6 +259,8 @@ EQUAL = {"fts_weight": 0.5, "vector_weight": 0.5}
 # learned fusion weights (fusion.FEATURES order) from bench/fit_fusion.py
 FIT_SFA_NF = (0.542, 0.333, 0.0, 0.042, 0.083, 0.0)  # fitted on SciFact half A + NFCorpus train
 FIT_SF = (0.524, 0.381, 0.0, 0.0, 0.048, -0.048)  # fitted on SciFact train
+ROCCHIO_3 = {"prf_docs": 3, "prf_vector_weight": 0.5}
+ROCCHIO_RM3 = {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3}
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
@@ -306,6 +322,41 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
             "rocchio+rm3 5 docs",
             {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3},
         ),
+    ],
+    "stopfts": [
+        ("short stop list (before)", {"fts_extended_stopwords": False}),
+        ("extended stop list, fts mode only (new)", {}),
+    ],
+    # pseudo-relevance feedback for short (topic) queries only, on the default fusion
+    "prf-short": [
+        ("short<=6 rocchio 3 b=0.5", {"_short_words": 6, "_short": ROCCHIO_3}),
+        ("short<=4 rocchio 3 b=0.5", {"_short_words": 4, "_short": ROCCHIO_3}),
+        ("short<=3 rocchio 3 b=0.5", {"_short_words": 3, "_short": ROCCHIO_3}),
+        (
+            "short<=6 rocchio 3 b=0.3",
+            {"_short_words": 6, "_short": {"prf_docs": 3, "prf_vector_weight": 0.3}},
+        ),
+        (
+            "short<=6 rocchio 5 b=0.3",
+            {"_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.3}},
+        ),
+        (
+            "short<=6 rocchio 5 b=0.5",
+            {"_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.5}},
+        ),
+        ("short<=6 rocchio+rm3 5", {"_short_words": 6, "_short": ROCCHIO_RM3}),
+    ],
+    "prf-rest": [
+        ("rocchio 5 docs b=0.3", {"prf_docs": 5, "prf_vector_weight": 0.3}),
+        ("rocchio 3 docs b=0.3", {"prf_docs": 3, "prf_vector_weight": 0.3}),
+        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5}),
+        ("rocchio+rm3 5 docs", ROCCHIO_RM3),
+    ],
+    "workvec": [
+        ("chunks only, exact (control)", {"_work_vector": ("mix", 0.0)}),
+        ("max(chunk, work vector)", {"_work_vector": ("max", 0.0)}),
+        ("0.3 work + 0.7 chunk", {"_work_vector": ("mix", 0.3)}),
+        ("0.5 work + 0.5 chunk", {"_work_vector": ("mix", 0.5)}),
     ],
     "prf-more": [
         ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0}),

@@ -20,10 +20,36 @@ STOPWORDS = frozenset(
 )
 
 
-def query_terms(text: str) -> list[str]:
-    """Lower-cased word tokens of a query, stopwords dropped unless nothing else is left."""
+# The query-side stop list of fts mode: the short list above plus the rest of the
+# Lucene/Snowball English stop set and a few frequent function words ("also", "may",
+# "might", "must"), as measured in bench/fts_variants.py (EXTENDED_STOPWORDS there).
+# Dropping them from the query only (the index keeps every word) raised fts nDCG@10 on
+# every split of SciFact and NFCorpus, but lost hybrid on SciFact half B, so hybrid keeps
+# the short list: docs/benchmarks.md, section 9. The service builds the expression (and
+# the snippet's marked words) from the same terms for both backends; PostgreSQL's
+# 'english' configuration drops the Snowball stop set again in every mode, a no-op there.
+EXTENDED_STOPWORDS = STOPWORDS | frozenset(
+    (
+        "about above after again against all also am any because before being below between "
+        "both could did doing down during each few further having he her here hers herself "
+        "him himself his i if itself just may me might more most must my myself no nor not "
+        "now off once only other ours ourselves out over own same she should so some such "
+        "than theirs them themselves they through too under until up very whom why would you "
+        "your yours yourself yourselves"
+    ).split()
+)
+
+
+def query_terms(text: str, stopwords: frozenset[str] = STOPWORDS) -> list[str]:
+    """Lower-cased word tokens of a query, stopwords dropped unless nothing else is left.
+
+    With a longer list than :data:`STOPWORDS`, a query of nothing but its words falls back
+    to the short list's terms first ("what about them" still searches "about" and "them"),
+    then to every token ("the")."""
     tokens = [t.lower() for t in _TOKEN.findall(text)]
-    kept = [t for t in tokens if t not in STOPWORDS]
+    kept = [t for t in tokens if t not in stopwords]
+    if not kept and stopwords is not STOPWORDS:
+        kept = [t for t in tokens if t not in STOPWORDS]
     return list(dict.fromkeys(kept or tokens))
 
 
@@ -32,12 +58,14 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def plain_to_fts5(text: str, *, bigrams: bool = False) -> str | None:
+def plain_to_fts5(
+    text: str, *, bigrams: bool = False, stopwords: frozenset[str] = STOPWORDS
+) -> str | None:
     """An OR of quoted terms (BM25 ranks documents matching more and rarer terms higher);
     None when the text has no searchable word. ``bigrams`` adds each pair of adjacent
     query words as a phrase, so passages keeping the query's word pairs together score
     higher (a proximity boost BM25 lacks)."""
-    terms = query_terms(text)
+    terms = query_terms(text, stopwords)
     if not terms:
         return None
     parts = [quote(t) for t in terms]

@@ -24,7 +24,13 @@ from prioris.models import Hit
 from prioris.search import feedback, fusion
 from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters
 from prioris.search.protocols import ChunkVectors, SearchBackend
-from prioris.search.query import fts5_expression_terms, plain_to_fts5, query_terms
+from prioris.search.query import (
+    EXTENDED_STOPWORDS,
+    STOPWORDS,
+    fts5_expression_terms,
+    plain_to_fts5,
+    query_terms,
+)
 from prioris.search.rerank import Reranker, rerank_head
 from prioris.search.scoring import collapse, top_works
 from prioris.search.snippets import make_snippet
@@ -51,6 +57,9 @@ class FusionConfig:
     """The same for the vector side (0: best passage only)."""
     fts_bigrams: bool = False
     """Adjacent query words also searched as phrases (plain syntax)."""
+    fts_extended_stopwords: bool = True
+    """Mode fts drops ``query.EXTENDED_STOPWORDS`` from a plain query (hybrid keeps the
+    short list: it lost SciFact half B there)."""
     prf_docs: int = 0
     """Pseudo-relevance feedback from this many first-pass works (0: off)."""
     prf_vector_weight: float = 0.0
@@ -137,8 +146,11 @@ class SearchService:
             if mode != "fts":
                 raise InvalidRequestError("syntax 'fts5' is only for mode 'fts'")
         else:
-            expression = plain_to_fts5(query, bigrams=self.config.fts_bigrams)
-            terms = query_terms(query)
+            stopwords = STOPWORDS
+            if mode == "fts" and self.config.fts_extended_stopwords:
+                stopwords = EXTENDED_STOPWORDS
+            expression = plain_to_fts5(query, bigrams=self.config.fts_bigrams, stopwords=stopwords)
+            terms = query_terms(query, stopwords)
 
         wanted = k  # the reranker, when there is one, sees a deeper list than k
         if self.reranker is not None and k is not None and self.config.rerank_depth > k:
