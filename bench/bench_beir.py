@@ -259,8 +259,17 @@ EQUAL = {"fts_weight": 0.5, "vector_weight": 0.5}
 # learned fusion weights (fusion.FEATURES order) from bench/fit_fusion.py
 FIT_SFA_NF = (0.542, 0.333, 0.0, 0.042, 0.083, 0.0)  # fitted on SciFact half A + NFCorpus train
 FIT_SF = (0.524, 0.381, 0.0, 0.0, 0.048, -0.048)  # fitted on SciFact train
-ROCCHIO_3 = {"prf_docs": 3, "prf_vector_weight": 0.5}
-ROCCHIO_RM3 = {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3}
+# feedback for every query (the default has it for queries of at most 4 words only)
+ANY = {"prf_max_words": None}
+ROCCHIO_3 = {"prf_docs": 3, "prf_vector_weight": 0.5, **ANY}
+ROCCHIO_RM3 = {
+    "prf_docs": 5,
+    "prf_vector_weight": 0.5,
+    "prf_terms": 10,
+    "prf_query_weight": 3,
+    **ANY,
+}
+OFF = {"prf_docs": 0}  # no feedback pass (the default before it)
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
@@ -315,12 +324,21 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ),
     ],
     "prf": [
-        ("rocchio 3 docs b=0.5", {"prf_docs": 3, "prf_vector_weight": 0.5}),
-        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5}),
-        ("rm3 5 docs 10 terms qw=3", {"prf_docs": 5, "prf_terms": 10, "prf_query_weight": 3}),
+        ("rocchio 3 docs b=0.5", {"prf_docs": 3, "prf_vector_weight": 0.5, **ANY}),
+        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5, **ANY}),
+        (
+            "rm3 5 docs 10 terms qw=3",
+            {"prf_docs": 5, "prf_terms": 10, "prf_query_weight": 3, **ANY},
+        ),
         (
             "rocchio+rm3 5 docs",
-            {"prf_docs": 5, "prf_vector_weight": 0.5, "prf_terms": 10, "prf_query_weight": 3},
+            {
+                "prf_docs": 5,
+                "prf_vector_weight": 0.5,
+                "prf_terms": 10,
+                "prf_query_weight": 3,
+                **ANY,
+            },
         ),
     ],
     "stopfts": [
@@ -329,41 +347,45 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     ],
     # pseudo-relevance feedback for short (topic) queries only, on the default fusion
     "prf-short": [
-        ("short<=6 rocchio 3 b=0.5", {"_short_words": 6, "_short": ROCCHIO_3}),
-        ("short<=4 rocchio 3 b=0.5", {"_short_words": 4, "_short": ROCCHIO_3}),
-        ("short<=3 rocchio 3 b=0.5", {"_short_words": 3, "_short": ROCCHIO_3}),
+        ("no feedback (before)", OFF),
+        ("short<=6 rocchio 3 b=0.5", {**OFF, "_short_words": 6, "_short": ROCCHIO_3}),
+        ("short<=4 rocchio 3 b=0.5", {**OFF, "_short_words": 4, "_short": ROCCHIO_3}),
+        ("short<=3 rocchio 3 b=0.5", {**OFF, "_short_words": 3, "_short": ROCCHIO_3}),
         (
             "short<=6 rocchio 3 b=0.3",
-            {"_short_words": 6, "_short": {"prf_docs": 3, "prf_vector_weight": 0.3}},
+            {**OFF, "_short_words": 6, "_short": {"prf_docs": 3, "prf_vector_weight": 0.3, **ANY}},
         ),
         (
             "short<=6 rocchio 5 b=0.3",
-            {"_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.3}},
+            {**OFF, "_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.3, **ANY}},
         ),
         (
             "short<=6 rocchio 5 b=0.5",
-            {"_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.5}},
+            {**OFF, "_short_words": 6, "_short": {"prf_docs": 5, "prf_vector_weight": 0.5, **ANY}},
         ),
-        ("short<=6 rocchio+rm3 5", {"_short_words": 6, "_short": ROCCHIO_RM3}),
+        ("short<=6 rocchio+rm3 5", {**OFF, "_short_words": 6, "_short": ROCCHIO_RM3}),
     ],
     "prf-rest": [
-        ("rocchio 5 docs b=0.3", {"prf_docs": 5, "prf_vector_weight": 0.3}),
-        ("rocchio 3 docs b=0.3", {"prf_docs": 3, "prf_vector_weight": 0.3}),
-        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5}),
+        ("rocchio 5 docs b=0.3", {"prf_docs": 5, "prf_vector_weight": 0.3, **ANY}),
+        ("rocchio 3 docs b=0.3", {"prf_docs": 3, "prf_vector_weight": 0.3, **ANY}),
+        ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5, **ANY}),
         ("rocchio+rm3 5 docs", ROCCHIO_RM3),
     ],
     "workvec": [
-        ("chunks only, exact (control)", {"_work_vector": ("mix", 0.0)}),
-        ("max(chunk, work vector)", {"_work_vector": ("max", 0.0)}),
-        ("0.3 work + 0.7 chunk", {"_work_vector": ("mix", 0.3)}),
-        ("0.5 work + 0.5 chunk", {"_work_vector": ("mix", 0.5)}),
+        ("chunks only, exact (control)", {**OFF, "_work_vector": ("mix", 0.0)}),
+        ("max(chunk, work vector)", {**OFF, "_work_vector": ("max", 0.0)}),
+        ("0.3 work + 0.7 chunk", {**OFF, "_work_vector": ("mix", 0.3)}),
+        ("0.5 work + 0.5 chunk", {**OFF, "_work_vector": ("mix", 0.5)}),
     ],
     "prf-more": [
-        ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0}),
-        ("rocchio 10 docs b=0.5", {"prf_docs": 10, "prf_vector_weight": 0.5}),
-        ("rm3 3 docs 10 terms qw=2", {"prf_docs": 3, "prf_terms": 10}),
-        ("rm3 5 docs 10 terms qw=2", {"prf_docs": 5, "prf_terms": 10}),
-        ("rm3 5 docs 20 terms qw=3", {"prf_docs": 5, "prf_terms": 20, "prf_query_weight": 3}),
+        ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0, **ANY}),
+        ("rocchio 10 docs b=0.5", {"prf_docs": 10, "prf_vector_weight": 0.5, **ANY}),
+        ("rm3 3 docs 10 terms qw=2", {"prf_docs": 3, "prf_terms": 10, **ANY}),
+        ("rm3 5 docs 10 terms qw=2", {"prf_docs": 5, "prf_terms": 10, **ANY}),
+        (
+            "rm3 5 docs 20 terms qw=3",
+            {"prf_docs": 5, "prf_terms": 20, "prf_query_weight": 3, **ANY},
+        ),
     ],
 }
 

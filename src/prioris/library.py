@@ -139,6 +139,7 @@ class Library:
                 fts_weight=fts_w,
                 vector_weight=vec_w,
                 rerank_depth=settings.rerank_depth,
+                prf_max_words=settings.feedback_max_words,
             ),
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),

@@ -137,15 +137,55 @@ def test_feedback_pass_moves_the_vector_and_expands_the_fts_query() -> None:
     service.close()
 
 
-def test_feedback_in_vector_mode_never_expands_fts_and_off_by_default() -> None:
+def test_feedback_in_vector_mode_never_expands_fts_and_zero_words_turns_it_off() -> None:
     backend = RecordingBackend()
     config = FusionConfig(prf_docs=2, prf_vector_weight=0.5, prf_terms=5)
     service = SearchService(backend, QueryEmbedder(), config)
     service.search("mitochondria", mode="vector", k=2)
     assert backend.expressions == [] and len(backend.vectors_asked) == 2
     plain = RecordingBackend()
-    SearchService(plain, QueryEmbedder(), FusionConfig()).search("mitochondria", k=2)
+    off = FusionConfig(prf_max_words=0)
+    SearchService(plain, QueryEmbedder(), off).search("mitochondria", k=2)
     assert len(plain.expressions) == 1 and len(plain.vectors_asked) == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "passes"),
+    [
+        ("mitochondria", 2),  # a short topic: Rocchio's second KNN
+        ("mitochondria energy cell respiration", 2),  # four words: still short
+        ("mitochondria produce energy through respiration", 1),  # five: a claim, one pass
+    ],
+)
+def test_default_feedback_is_rocchio_for_queries_of_at_most_four_words(
+    query: str, passes: int
+) -> None:
+    config = FusionConfig()
+    assert (config.prf_docs, config.prf_vector_weight, config.prf_terms) == (3, 0.5, 0)
+    backend = RecordingBackend()
+    service = SearchService(backend, QueryEmbedder(), config)
+    service.search(query, mode="hybrid", k=2)
+    assert len(backend.vectors_asked) == passes
+    assert len(backend.expressions) == 1  # never an RM3 expansion by default
+    if passes == 2:  # moved toward the first works' passages
+        assert not np.allclose(backend.vectors_asked[0], backend.vectors_asked[1])
+    service.close()
+
+
+def test_feedback_max_words_setting_reaches_the_service(settings: Any) -> None:
+    from prioris.config import load_settings
+    from prioris.library import Library
+
+    assert load_settings({}).feedback_max_words == 4
+    assert load_settings({"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "0"}).feedback_max_words == 0
+    with pytest.raises(ConfigurationError, match="PRIORIS_MCP_FEEDBACK_MAX_WORDS"):
+        load_settings({"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "-1"})
+    with Library.open(settings, embedder=FakeEmbedder()) as library:
+        assert library.searcher.config.prf_max_words == 4
+    with Library.open(
+        settings.with_overrides(feedback_max_words=7), embedder=FakeEmbedder()
+    ) as lib:
+        assert lib.searcher.config.prf_max_words == 7
 
 
 def test_rocchio_needs_a_backend_with_vectors() -> None:

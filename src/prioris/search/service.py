@@ -5,8 +5,10 @@ level (or the chunk level with ``chunks=True``): by default the learned fusion, 
 model over min-max normalised BM25 and cosine scores, the vector rank and the two lists'
 agreement, fitted on the development sets (:mod:`prioris.search.fusion`); it edges out the
 0.6/0.4 weighted sum on SciFact and NFCorpus alike, which beat reciprocal rank fusion (k=60,
-still selectable): docs/benchmarks.md, sections 2 and 9. Passage decay, pseudo-relevance
-feedback, bigram phrases and a cross-encoder are hooks, off by default (measured there).
+still selectable): docs/benchmarks.md, sections 2 and 9. Mode fts drops a longer English
+stop list from a plain query than hybrid does (it won fts on both development sets, and
+lost hybrid on one). Passage decay, pseudo-relevance feedback, bigram phrases and a
+cross-encoder are hooks, off by default (measured there).
 """
 
 from __future__ import annotations
@@ -60,10 +62,15 @@ class FusionConfig:
     fts_extended_stopwords: bool = True
     """Mode fts drops ``query.EXTENDED_STOPWORDS`` from a plain query (hybrid keeps the
     short list: it lost SciFact half B there)."""
-    prf_docs: int = 0
+    prf_docs: int = 3
     """Pseudo-relevance feedback from this many first-pass works (0: off)."""
-    prf_vector_weight: float = 0.0
+    prf_vector_weight: float = 0.5
     """Rocchio: how far the query vector moves toward the feedback passages."""
+    prf_max_words: int | None = 4
+    """Feedback only for queries of at most this many words (None: any length; 0: never).
+    Short topic queries gain from the feedback passages' vocabulary, claims drift: Rocchio
+    (3 works, 0.5) for queries of at most 4 words was the one setting measured that lost
+    no split of SciFact and NFCorpus (docs/benchmarks.md, section 9)."""
     prf_terms: int = 0
     """RM3-style: feedback words added to a plain FTS query."""
     prf_query_weight: int = 2
@@ -168,7 +175,7 @@ class SearchService:
             vector, vec_list = pending.result()
 
         ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
-        if self.config.prf_docs > 0 and ordered:
+        if self.config.prf_docs > 0 and ordered and self._feedback_wanted(query, mode):
             expand = syntax == "plain" and mode != "vector"
             second = self._feedback_pass(
                 ordered, vector, terms if expand else [], filters, depth, chunks
@@ -199,6 +206,11 @@ class SearchService:
             raise InvalidRequestError(f"k must be between 1 and {MAX_K}, got {k}")
         if not query or not query.strip():
             raise InvalidRequestError("the query is empty")
+
+    def _feedback_wanted(self, query: str, mode: str) -> bool:
+        """Whether a second, feedback pass runs: only for short (topic) queries."""
+        limit = self.config.prf_max_words
+        return limit is None or len(query.split()) <= limit
 
     def _fts(
         self, expression: str, filters: SearchFilters, k: int | None, chunks: bool
