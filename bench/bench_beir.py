@@ -259,7 +259,7 @@ EQUAL = {"fts_weight": 0.5, "vector_weight": 0.5}
 # learned fusion weights (fusion.FEATURES order) from bench/fit_fusion.py
 FIT_SFA_NF = (0.542, 0.333, 0.0, 0.042, 0.083, 0.0)  # fitted on SciFact half A + NFCorpus train
 FIT_SF = (0.524, 0.381, 0.0, 0.0, 0.048, -0.048)  # fitted on SciFact train
-# feedback for every query (the default has it for queries of at most 4 words only)
+# feedback for every query (PRIORIS_MCP_FEEDBACK_MAX_WORDS limits it to short ones)
 ANY = {"prf_max_words": None}
 ROCCHIO_3 = {"prf_docs": 3, "prf_vector_weight": 0.5, **ANY}
 ROCCHIO_RM3 = {
@@ -269,7 +269,7 @@ ROCCHIO_RM3 = {
     "prf_query_weight": 3,
     **ANY,
 }
-OFF = {"prf_docs": 0}  # no feedback pass (the default before it)
+OFF = {"prf_docs": 0}  # no feedback pass (the default)
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [

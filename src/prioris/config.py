@@ -62,7 +62,7 @@ class Settings:
     fusion_weights: tuple[float, float] = (0.6, 0.4)
     rerank_model: str | None = None  # a fastembed cross-encoder; off (offline) by default
     rerank_depth: int = 30
-    feedback_max_words: int = 4  # Rocchio feedback for queries of at most this many words
+    feedback_max_words: int = 0  # Rocchio feedback for queries of at most this many words
     embedding_batch_size: int = 16
     enrich: str = "auto"
     ui_port: int = 8765
@@ -250,7 +250,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         fusion_weights=(fts_w, vec_w),
         rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
         rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30, minimum=1),
-        feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 4, minimum=0),
+        feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 0, minimum=0),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),

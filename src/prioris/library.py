@@ -41,7 +41,12 @@ from prioris.ingest.pipeline import (
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
-from prioris.search.service import FusionConfig, SearchResponse, SearchService
+from prioris.search.service import (
+    SHORT_QUERY_FEEDBACK,
+    FusionConfig,
+    SearchResponse,
+    SearchService,
+)
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
@@ -53,6 +58,13 @@ IMPORT_BATCH = 64
 SQLITE_MAX_INT = 2**63 - 1
 REINDEX_BATCH = 256
 log = logging.getLogger(__name__)
+
+
+def _feedback(max_words: int) -> dict[str, Any]:
+    """The short-query feedback's FusionConfig fields when the setting turns it on."""
+    if max_words <= 0:
+        return {}
+    return {**SHORT_QUERY_FEEDBACK, "prf_max_words": max_words}
 
 
 def _pdf_limits(settings: Settings) -> Any:
@@ -139,7 +151,7 @@ class Library:
                 fts_weight=fts_w,
                 vector_weight=vec_w,
                 rerank_depth=settings.rerank_depth,
-                prf_max_words=settings.feedback_max_words,
+                **_feedback(settings.feedback_max_words),
             ),
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),

@@ -63,9 +63,7 @@ RECORDS = [
 
 
 def _open(env: dict[str, str] | None = None) -> Library:
-    # no feedback pass: it would move the hand-placed query vector these orders rest on
-    quiet = {"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "0"}
-    settings = load_settings({**os.environ, **quiet, **(env or {})})
+    settings = load_settings({**os.environ, **(env or {})})
     library = Library.open(settings, embedder=DirectionEmbedder(), ocr=FakeOcr())
     assert len(library.import_records(RECORDS).ingested) == len(RECORDS)
     return library

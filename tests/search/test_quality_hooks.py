@@ -18,7 +18,7 @@ from prioris.search.protocols import ChunkVectors, Passage, WorkSummary
 from prioris.search.query import adjacent_pairs, plain_to_fts5
 from prioris.search.rerank import CrossEncoderReranker, build_reranker, rerank_head
 from prioris.search.scoring import collapse, top_works
-from prioris.search.service import FusionConfig, SearchService
+from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchService
 
 TEXTS = {
     1: "mitochondria produce energy in the cell through respiration",
@@ -144,7 +144,7 @@ def test_feedback_in_vector_mode_never_expands_fts_and_zero_words_turns_it_off()
     service.search("mitochondria", mode="vector", k=2)
     assert backend.expressions == [] and len(backend.vectors_asked) == 2
     plain = RecordingBackend()
-    off = FusionConfig(prf_max_words=0)
+    off = FusionConfig(**SHORT_QUERY_FEEDBACK, prf_max_words=0)
     SearchService(plain, QueryEmbedder(), off).search("mitochondria", k=2)
     assert len(plain.expressions) == 1 and len(plain.vectors_asked) == 1
 
@@ -157,35 +157,35 @@ def test_feedback_in_vector_mode_never_expands_fts_and_zero_words_turns_it_off()
         ("mitochondria produce energy through respiration", 1),  # five: a claim, one pass
     ],
 )
-def test_default_feedback_is_rocchio_for_queries_of_at_most_four_words(
+def test_short_query_feedback_is_rocchio_for_queries_of_at_most_n_words(
     query: str, passes: int
 ) -> None:
-    config = FusionConfig()
+    config = FusionConfig(**SHORT_QUERY_FEEDBACK, prf_max_words=4)
     assert (config.prf_docs, config.prf_vector_weight, config.prf_terms) == (3, 0.5, 0)
     backend = RecordingBackend()
     service = SearchService(backend, QueryEmbedder(), config)
     service.search(query, mode="hybrid", k=2)
     assert len(backend.vectors_asked) == passes
-    assert len(backend.expressions) == 1  # never an RM3 expansion by default
+    assert len(backend.expressions) == 1  # never an RM3 expansion
     if passes == 2:  # moved toward the first works' passages
         assert not np.allclose(backend.vectors_asked[0], backend.vectors_asked[1])
     service.close()
 
 
-def test_feedback_max_words_setting_reaches_the_service(settings: Any) -> None:
+def test_feedback_max_words_setting_turns_the_short_query_feedback_on(settings: Any) -> None:
     from prioris.config import load_settings
     from prioris.library import Library
 
-    assert load_settings({}).feedback_max_words == 4
-    assert load_settings({"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "0"}).feedback_max_words == 0
+    assert load_settings({}).feedback_max_words == 0
+    assert load_settings({"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "4"}).feedback_max_words == 4
     with pytest.raises(ConfigurationError, match="PRIORIS_MCP_FEEDBACK_MAX_WORDS"):
         load_settings({"PRIORIS_MCP_FEEDBACK_MAX_WORDS": "-1"})
     with Library.open(settings, embedder=FakeEmbedder()) as library:
-        assert library.searcher.config.prf_max_words == 4
-    with Library.open(
-        settings.with_overrides(feedback_max_words=7), embedder=FakeEmbedder()
-    ) as lib:
-        assert lib.searcher.config.prf_max_words == 7
+        assert library.searcher.config.prf_docs == 0  # off by default (latency)
+    on = settings.with_overrides(feedback_max_words=4)
+    with Library.open(on, embedder=FakeEmbedder()) as lib:
+        config = lib.searcher.config
+        assert (config.prf_docs, config.prf_vector_weight, config.prf_max_words) == (3, 0.5, 4)
 
 
 def test_rocchio_needs_a_backend_with_vectors() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -90,9 +89,6 @@ def test_small_libraries_keep_no_copy(library: Library) -> None:
 
 
 def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) -> None:
-    # the first pass alone: a feedback pass would pick among tied works by storage order
-    searcher = filled.searcher
-    searcher.config = dataclasses.replace(searcher.config, prf_max_words=0)
     before = filled.search("topic 4 theme 1", mode="vector", k=10)
     filled.search("topic 4 theme 1", mode="vector", k=10)
     assert filled.searcher.backend.vector_cache.wait_until_loaded(30)

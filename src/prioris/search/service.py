@@ -62,15 +62,13 @@ class FusionConfig:
     fts_extended_stopwords: bool = True
     """Mode fts drops ``query.EXTENDED_STOPWORDS`` from a plain query (hybrid keeps the
     short list: it lost SciFact half B there)."""
-    prf_docs: int = 3
+    prf_docs: int = 0
     """Pseudo-relevance feedback from this many first-pass works (0: off)."""
-    prf_vector_weight: float = 0.5
+    prf_vector_weight: float = 0.0
     """Rocchio: how far the query vector moves toward the feedback passages."""
-    prf_max_words: int | None = 4
+    prf_max_words: int | None = None
     """Feedback only for queries of at most this many words (None: any length; 0: never).
-    Short topic queries gain from the feedback passages' vocabulary, claims drift: Rocchio
-    (3 works, 0.5) for queries of at most 4 words was the one setting measured that lost
-    no split of SciFact and NFCorpus (docs/benchmarks.md, section 9)."""
+    Short topic queries gain from the feedback passages' vocabulary, claims drift."""
     prf_terms: int = 0
     """RM3-style: feedback words added to a plain FTS query."""
     prf_query_weight: int = 2
@@ -79,6 +77,14 @@ class FusionConfig:
     """Method ``learned``: one weight per ``fusion.FEATURES`` entry."""
     rerank_depth: int = 30
     """How many of the first candidates a configured cross-encoder re-orders."""
+
+
+SHORT_QUERY_FEEDBACK = {"prf_docs": 3, "prf_vector_weight": 0.5}
+"""What ``PRIORIS_MCP_FEEDBACK_MAX_WORDS`` turns on for queries up to that length: Rocchio
+from the first three works, moved halfway. With 4 words it was the one feedback setting
+measured that lost no split of SciFact and NFCorpus (NFCorpus +0.009 nDCG@10), but its
+second KNN slowed hybrid p50 by about a third at 100k chunks, over the 20% a default may
+cost: opt-in (docs/benchmarks.md, section 9)."""
 
 
 @dataclass
