@@ -88,6 +88,12 @@ def test_input_limits_have_defaults_and_variables() -> None:
     assert tuned.ocr_page_timeout_seconds == 5 and tuned.pdf_memory_limit_bytes == 64 << 20
 
 
+def test_the_postings_threshold_defaults_to_100k_and_0_turns_it_off() -> None:
+    assert load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x"}).postings_min_chunks == 100_000
+    off = load_settings({"PRIORIS_MCP_DATA_DIR": "/tmp/x", "PRIORIS_MCP_POSTINGS_MIN_CHUNKS": "0"})
+    assert off.postings_min_chunks == 0
+
+
 @pytest.mark.parametrize(
     ("name", "value"),
     [
@@ -97,6 +103,7 @@ def test_input_limits_have_defaults_and_variables() -> None:
         ("PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", "1000"),
         ("PRIORIS_MCP_MAX_RECORD_BYTES", "1.5"),
         ("PRIORIS_MCP_MAX_QUERY_CHARS", "0"),
+        ("PRIORIS_MCP_POSTINGS_MIN_CHUNKS", "-1"),
     ],
 )
 def test_an_invalid_limit_names_its_variable(name: str, value: str) -> None:

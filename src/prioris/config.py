@@ -77,6 +77,9 @@ class Settings:
     ocr_page_timeout_seconds: float = 120.0
     max_record_bytes: int = 4_194_304
     max_query_chars: int = 4096
+    # plain FTS queries ranked from the BM25 postings sidecar (<library>.bm25) from this many
+    # chunks on; 0 never builds it (docs/configuration.md)
+    postings_min_chunks: int = 100_000
     # a postgresql:// library (PRIORIS_MCP_DB or --db as a URL; docs/postgres.md)
     db_url: str | None = None
     pg_pool_size: int = 4
@@ -289,6 +292,9 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
         ),
         "max_query_chars": _integer(
             env, "PRIORIS_MCP_MAX_QUERY_CHARS", d.max_query_chars, minimum=1
+        ),
+        "postings_min_chunks": _integer(
+            env, "PRIORIS_MCP_POSTINGS_MIN_CHUNKS", d.postings_min_chunks, minimum=0
         ),
         "pg_pool_size": _integer(env, "PRIORIS_MCP_PG_POOL_SIZE", d.pg_pool_size, minimum=1),
         "pg_connect_timeout_seconds": _integer(

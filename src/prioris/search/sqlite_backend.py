@@ -18,12 +18,14 @@ import json
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from prioris.search import fts_plan
 from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vector_search
+from prioris.search.postings_rank import PostingsRanker
 from prioris.search.protocols import Passage, WorkSummary
 from prioris.search.vector_cache import VectorCache
 from prioris.storage.chunks import VEC_TABLE, vectors_version
@@ -35,12 +37,20 @@ COUNT_CACHE = 20_000  # words whose chunk counts are remembered (per index versi
 
 
 class SqliteSearchBackend:
-    def __init__(self, connect_reader: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        connect_reader: Callable[[], Any],
+        *,
+        postings_path: Path | None = None,
+        postings_min_rows: int = FTS_SPLIT_ROWS,
+    ) -> None:
+        """``postings_path``: the BM25 postings sidecar of the library (None: never built)."""
         self._connect_reader = connect_reader
         self._local = threading.local()
         self._opened: list[Any] = []
         self._opened_lock = threading.Lock()
         self.vector_cache = VectorCache(connect_reader)
+        self.postings = PostingsRanker(connect_reader, postings_path, min_rows=postings_min_rows)
         self._fts_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prioris-fts")
         self._counts: dict[str, int] = {}
         self._counts_version = -1
@@ -58,6 +68,7 @@ class SqliteSearchBackend:
         return conn
 
     def close(self) -> None:
+        self.postings.close()
         self._fts_pool.shutdown(wait=True)
         with self._opened_lock:
             for conn in self._opened:
@@ -68,6 +79,12 @@ class SqliteSearchBackend:
         self, expression: str, filters: SearchFilters, limit: int, *, title_weight: float
     ) -> list[ChunkScore]:
         last = self.conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
+        if filters == SearchFilters():  # filtered queries stay with FTS5 (filters in SQL)
+            ranked = self.postings.rank(
+                self.conn, expression, limit, title_weight=title_weight, rows=last
+            )
+            if ranked is not None:
+                return self._with_works(ranked)
         if last < FTS_SPLIT_ROWS:
             return fts_search(self.conn, expression, filters, limit, title_weight=title_weight)
         words = fts_plan.words_of(expression)
@@ -93,6 +110,18 @@ class SqliteSearchBackend:
             limit,
             title_weight,
         )
+
+    def _with_works(self, ranked: list[tuple[int, float]]) -> list[ChunkScore]:
+        """The postings' (chunk id, score) list with each chunk's work."""
+        owners: dict[int, str] = {}
+        for batch in _batches([chunk_id for chunk_id, _ in ranked]):
+            marks = ", ".join("?" for _ in batch)
+            owners.update(
+                self.conn.execute(
+                    f"SELECT id, work_id FROM chunks WHERE id IN ({marks})", batch
+                ).fetchall()
+            )
+        return [ChunkScore(c, owners[c], s) for c, s in ranked if c in owners]
 
     def _in_parallel(
         self,

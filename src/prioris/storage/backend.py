@@ -113,9 +113,10 @@ class SqliteStorage:
 
     kind = "sqlite"
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, postings_min_chunks: int | None = None) -> None:
         self.path = Path(path)
         self.location = str(self.path)
+        self.postings_min_chunks = postings_min_chunks
 
     def connect(self, *, migrate: bool = True) -> Any:
         from prioris.storage.db import connect
@@ -123,9 +124,16 @@ class SqliteStorage:
         return connect(self.path, migrate=migrate)
 
     def search_backend(self) -> Any:
-        from prioris.search.sqlite_backend import SqliteSearchBackend
+        from prioris.search.postings import sidecar_path
+        from prioris.search.sqlite_backend import FTS_SPLIT_ROWS, SqliteSearchBackend
 
-        return SqliteSearchBackend(lambda: self.connect(migrate=False))
+        in_memory = str(self.path) == ":memory:"
+        minimum = self.postings_min_chunks
+        return SqliteSearchBackend(
+            lambda: self.connect(migrate=False),
+            postings_path=None if in_memory else sidecar_path(self.path),
+            postings_min_rows=FTS_SPLIT_ROWS if minimum is None else minimum,
+        )
 
     def size_bytes(self) -> int:
         db = self.path
@@ -147,4 +155,5 @@ def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
         from prioris.storage.postgres.storage import PostgresStorage
 
         return PostgresStorage(str(location), settings)
-    return SqliteStorage(location)
+    minimum = getattr(settings, "postings_min_chunks", None)
+    return SqliteStorage(location, postings_min_chunks=minimum)

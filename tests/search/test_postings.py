@@ -1,0 +1,281 @@
+"""The BM25 postings sidecar: FTS5's ranking from numpy while fresh, FTS5 otherwise."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from prioris.library import Library
+from prioris.search import postings
+from prioris.search.backends import ChunkScore, SearchFilters, fts_search
+from prioris.search.postings_rank import PostingsRanker
+from prioris.search.query import plain_to_fts5
+
+WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "running", "runs"]
+WEIGHTS = [60, 30, 15, 6, 3, 2, 1, 4, 4]
+
+
+@pytest.fixture
+def library_of_words(library: Library) -> Library:
+    """300 works: words from in most chunks to in a few, some in titles and headings, and
+    one word written 200 times in a chunk (a frequency past one byte)."""
+    rng = random.Random(7)
+
+    def words(k: int) -> str:
+        return " ".join(rng.choices(WORDS, WEIGHTS, k=k))
+
+    records = [
+        {"_id": f"w{i}", "title": f"Work {i} {words(2)}", "text": words(30)} for i in range(300)
+    ]
+    records.append({"_id": "dense", "title": "Dense", "text": "zeta " * 200 + "alpha"})
+    library.import_records(records)
+    conn = library.conn  # headings, set as a PDF's sections would (re-indexed like ingest)
+    rows = conn.execute(
+        "SELECT c.id, c.text, w.title, c.heading FROM chunks c JOIN works w ON w.id = c.work_id"
+    ).fetchall()
+    conn.execute("BEGIN IMMEDIATE")
+    for chunk_id, text, title, heading in rows[::3]:
+        new = f"Section {words(2)}"
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, text, title, heading) "
+            "VALUES ('delete', ?, ?, ?, ?)",
+            (chunk_id, text, title, heading),
+        )
+        conn.execute("UPDATE chunks SET heading = ? WHERE id = ?", (new, chunk_id))
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)",
+            (chunk_id, text, title, new),
+        )
+    conn.execute("COMMIT")
+    library.searcher.backend.postings.min_rows = 1
+    return library
+
+
+def _sidecar(library: Library) -> Path:
+    path = library.searcher.backend.postings.path
+    assert path is not None
+    return Path(path)
+
+
+def _build(library: Library) -> postings.BuildResult:
+    conn = library.storage.connect(migrate=False)
+    try:
+        result = postings.build(conn, _sidecar(library))
+    finally:
+        conn.close()
+    assert result is not None
+    return result
+
+
+def _same_ranking(got: list[ChunkScore], full: list[ChunkScore]) -> None:
+    """Same scores rank by rank; same chunks except in a tie at the cut."""
+    assert [c.score for c in got] == pytest.approx([c.score for c in full], rel=1e-9)
+    cut = full[-1].score * (1 + 1e-9) if full else 0
+    assert {c.chunk_id for c in got if c.score > cut} == {c.chunk_id for c in full if c.score > cut}
+    owners = {c.chunk_id: c.work_id for c in full}
+    assert all(owners[c.chunk_id] == c.work_id for c in got if c.chunk_id in owners)
+
+
+def _fts(library: Library, query: str, limit: int, title_weight: float = 1.0) -> list[ChunkScore]:
+    expression = plain_to_fts5(query)
+    assert expression is not None
+    return library.searcher.backend.fts(
+        expression, SearchFilters(), limit, title_weight=title_weight
+    )
+
+
+def _fts5(library: Library, query: str, limit: int, title_weight: float = 1.0) -> list[ChunkScore]:
+    expression = plain_to_fts5(query)
+    assert expression is not None
+    conn = library.searcher.backend.conn
+    return fts_search(conn, expression, SearchFilters(), limit, title_weight=title_weight)
+
+
+def test_the_freshness_key_moves_on_every_write_but_fts5s_cookie_does_not(
+    library_of_words: Library,
+) -> None:
+    """The structure record's first 4 bytes are FTS5's configuration cookie: a content
+    change leaves them alone, which is why the key is the whole structure and averages
+    records (whose write counter and totals every write moves)."""
+    conn = library_of_words.conn
+    keys = [postings.freshness_key(conn)]
+    library_of_words.import_records([{"_id": "new", "title": "New", "text": "alpha beta"}])
+    keys.append(postings.freshness_key(conn))
+    library_of_words.delete(["w3"])
+    keys.append(postings.freshness_key(conn))
+    conn.execute("UPDATE works SET title = 'Renamed kappa' WHERE id = 'w4'")
+    keys.append(postings.freshness_key(conn))
+    assert None not in keys and len(set(keys)) == 4
+    cookies = {key[4:8] for key in keys if key is not None}
+    assert cookies == {b"\x00\x00\x00\x00"}  # the "cookie" alone would call all of them fresh
+
+
+def test_postings_rank_as_fts5_does(library_of_words: Library) -> None:
+    assert library_of_words.conn.execute(
+        "SELECT count(*) FROM chunks WHERE heading LIKE '%Section %'"
+    ).fetchone()[0]
+    result = _build(library_of_words)
+    assert result.terms > len(WORDS) and result.pairs > 300
+    ranker = library_of_words.searcher.backend.postings
+    rng = random.Random(11)
+    queries = [" ".join(rng.sample(WORDS, rng.randint(1, 5))) for _ in range(40)]
+    queries += ["section alpha", "work kappa", "part omega", "zeta", "alpha zeta"]
+    queries += ["kappa nonexistentword", "nonexistentword", "running runs"]  # one stem twice
+    for query in queries:
+        for limit, title_weight in ((10, 1.0), (40, 2.5), (-1, 0.7)):
+            before = ranker.answered
+            got = _fts(library_of_words, query, limit, title_weight)
+            assert ranker.answered == before + 1, query  # the postings answered
+            _same_ranking(got, _fts5(library_of_words, query, limit, title_weight))
+
+
+def test_phrases_filters_and_fts5_syntax_stay_with_fts5(library_of_words: Library) -> None:
+    _build(library_of_words)
+    backend = library_of_words.searcher.backend
+    backend.fts('"alpha" OR "alpha-beta"', SearchFilters(), 10, title_weight=1.0)  # a phrase
+    backend.fts("alpha AND beta", SearchFilters(), 10, title_weight=1.0)
+    backend.fts('"alpha" OR "beta"', SearchFilters(work_ids=("w1", "w2")), 10, title_weight=1.0)
+    assert backend.postings.answered == 0
+
+
+def test_a_deletion_or_a_title_change_makes_it_stale_until_rebuilt(
+    library_of_words: Library,
+) -> None:
+    _build(library_of_words)
+    ranker = library_of_words.searcher.backend.postings
+    ranker._background = False  # the rebuild runs in the query here
+    assert _fts(library_of_words, "kappa", 1000)
+    answered = ranker.answered
+    library_of_words.delete(["dense"])
+    got = _fts(library_of_words, "zeta alpha", 1000)  # stale: FTS5 answers, rebuilds
+    assert ranker.answered == answered and "dense" not in {c.work_id for c in got}
+    _same_ranking(_fts(library_of_words, "zeta alpha", 1000), got)  # rebuilt: it answers
+    assert ranker.answered == answered + 1
+
+    library_of_words.conn.execute("UPDATE works SET title = 'Zeta zeta' WHERE id = 'w5'")
+    assert ranker._next_build > 0  # no new build sooner than the last one took...
+    ranker._next_build = 0.0  # ...which this test does not wait for
+    assert (
+        ranker.rank(library_of_words.searcher.backend.conn, '"zeta"', 5, title_weight=1.0, rows=9)
+        is None
+    )
+    got = _fts(library_of_words, "zeta", 5)  # rebuilt: w5's chunks lead on their title
+    assert ranker.answered == answered + 2 and got[0].work_id == "w5"
+    _same_ranking(got, _fts5(library_of_words, "zeta", 5))
+
+
+def test_a_corrupt_or_damaged_sidecar_is_ignored_and_replaced(
+    library_of_words: Library,
+) -> None:
+    ranker = library_of_words.searcher.backend.postings
+    ranker._background = False
+    _sidecar(library_of_words).write_bytes(b"not a database at all" * 100)
+    expected = _fts5(library_of_words, "alpha kappa", 10)
+    assert _fts(library_of_words, "alpha kappa", 10) == expected  # first query: no build
+    assert ranker.answered == 0
+    _same_ranking(_fts(library_of_words, "alpha kappa", 10), expected)  # rebuilt in it
+    assert ranker.answered == 0
+    _same_ranking(_fts(library_of_words, "alpha kappa", 10), expected)
+    assert ranker.answered == 1
+
+    conn = postings.sqlite3.connect(str(_sidecar(library_of_words)))
+    conn.execute("UPDATE postings SET tf = x'01' WHERE term = 'kappa'")  # a truncated blob
+    conn.commit()
+    conn.close()
+    ranker._drop()
+    ranker._examined = None
+    ranker._next_build = 0.0
+    assert _fts(library_of_words, "alpha kappa", 10) == expected  # FTS5 again, then rebuilt
+    _same_ranking(_fts(library_of_words, "alpha kappa", 10), expected)
+    assert ranker.answered == 2
+
+
+def test_concurrent_builders_leave_one_whole_snapshot(library_of_words: Library) -> None:
+    results: list[postings.BuildResult] = []
+
+    def build() -> None:
+        results.append(_build(library_of_words))
+
+    threads = [threading.Thread(target=build) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 3
+    assert [p.name for p in _sidecar(library_of_words).parent.iterdir() if ".tmp" in p.name] == []
+    _same_ranking(
+        _fts(library_of_words, "alpha omega", 20), _fts5(library_of_words, "alpha omega", 20)
+    )
+    assert library_of_words.searcher.backend.postings.answered == 1
+
+
+def test_built_in_a_background_thread_from_the_second_query_on(
+    library_of_words: Library,
+) -> None:
+    """A one-shot process (a single CLI search) never builds; a serving process does, in a
+    thread, and benchmarks can wait for it."""
+    ranker = library_of_words.searcher.backend.postings
+    library_of_words.search("alpha kappa", mode="fts", k=5)
+    assert not _sidecar(library_of_words).exists()
+    assert ranker.wait_until_built(timeout=0.01)  # nothing running
+    started = threading.Event()
+    real_build = postings.build
+
+    def slow_build(*args: object) -> postings.BuildResult | None:
+        started.set()
+        assert threading.current_thread().name == "prioris-postings"
+        return real_build(*args)  # type: ignore[arg-type]
+
+    import prioris.search.postings_rank as rank_module
+
+    rank_module.postings.build = slow_build  # type: ignore[assignment]
+    try:
+        library_of_words.search("alpha kappa", mode="hybrid", k=5)
+        assert started.wait(10)
+        assert ranker.wait_until_built(60)
+    finally:
+        rank_module.postings.build = real_build  # type: ignore[assignment]
+    assert ranker.last_build is not None and _sidecar(library_of_words).exists()
+    library_of_words.search("alpha kappa", mode="fts", k=5)
+    assert ranker.answered == 1
+
+
+def test_small_libraries_and_a_zero_threshold_never_build(library_of_words: Library) -> None:
+    ranker = library_of_words.searcher.backend.postings
+    ranker._background = False
+    for minimum in (10_000, 0):
+        ranker.min_rows = minimum
+        for _ in range(3):
+            _fts(library_of_words, "alpha kappa", 10)
+        assert not _sidecar(library_of_words).exists()
+
+
+def test_the_setting_reaches_the_backend_and_the_sidecar_sits_beside_the_library(
+    settings, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from prioris.embedding.fake import FakeEmbedder
+
+    with Library.open(
+        settings.with_overrides(postings_min_chunks=7), embedder=FakeEmbedder()
+    ) as lib:
+        ranker = lib.searcher.backend.postings
+        assert ranker.min_rows == 7
+        assert ranker.path == Path(f"{settings.db_path}.bm25")
+
+
+def test_postings_of_a_term_merge_a_chunk_split_across_batches() -> None:
+    import numpy as np
+
+    parts = iter([np.array([[1, 0], [2, 1], [2, 0]]), np.array([[2, 2], [5, 0], [5, 0]])])
+    ids, base, title = postings.term_postings(parts)
+    assert ids.tolist() == [1, 2, 5]
+    assert base.tolist() == [2, 3, 4]  # 2 x text + heading
+    assert title.tolist() == [0, 1, 0]
+
+
+def test_varints_as_sqlite_writes_them() -> None:
+    assert postings.varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
+    assert postings.varints(bytes([0xFF] * 8 + [0x01])) == [(1 << 64) - 255]
