@@ -279,3 +279,21 @@ def test_postings_of_a_term_merge_a_chunk_split_across_batches() -> None:
 def test_varints_as_sqlite_writes_them() -> None:
     assert postings.varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
     assert postings.varints(bytes([0xFF] * 8 + [0x01])) == [(1 << 64) - 255]
+
+
+def test_a_build_that_cannot_write_pauses_and_fts5_answers(
+    library_of_words: Library, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    backend = library_of_words.searcher.backend
+    ranker = PostingsRanker(
+        lambda: library_of_words.storage.connect(migrate=False),
+        tmp_path / "no such folder" / "library.sqlite.bm25",
+        min_rows=1,
+        background=False,
+    )
+    backend.postings = ranker
+    expected = _fts5(library_of_words, "alpha kappa", 10)
+    for _ in range(3):
+        assert _fts(library_of_words, "alpha kappa", 10) == expected
+    assert ranker.answered == 0 and ranker.last_build is None
+    assert "not built" in caplog.text and caplog.text.count("not built") == 1  # then paused

@@ -32,6 +32,7 @@ from prioris.storage.db import sqlite3
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered
+FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 log = logging.getLogger(__name__)
 
 
@@ -145,16 +146,12 @@ class PostingsRanker:
             opened = _open(self.path, file_id)
             if opened is None:
                 return None
-            old, self._snapshot = self._snapshot, opened
-            if old is not None:
-                old.conn.close()
+            self._snapshot = opened  # a search still scoring from the old one keeps it open
         return opened if opened.key == key else None
 
     def _drop(self) -> None:
         with self._lock:
-            if self._snapshot is not None:
-                self._snapshot.conn.close()
-                self._snapshot = None
+            self._snapshot = None  # closed when the last search using it lets go
 
     def _terms(self, snapshot: _Snapshot, words: list[str]) -> list[str] | None:
         """Each word as FTS5 indexes it: the chunks_fts tokenizer on a scratch table."""
@@ -227,6 +224,7 @@ class PostingsRanker:
 
     def _build(self) -> None:
         started = time.monotonic()
+        pause = 0.0
         try:
             conn = self._connect_reader()
             conn.execute("PRAGMA mmap_size = 0")  # streamed once: no mapped pages kept
@@ -239,8 +237,9 @@ class PostingsRanker:
                 conn.close()
         except Exception as exc:  # a cache: FTS5 keeps answering, a later query retries
             log.warning("BM25 postings snapshot not built (%s): FTS5 answers meanwhile", exc)
+            pause = FAILED_BUILD_PAUSE  # e.g. a read-only folder: do not retry every query
         finally:
-            self._next_build = time.monotonic() + (time.monotonic() - started)
+            self._next_build = time.monotonic() + max(pause, time.monotonic() - started)
             self._building.release()
 
     def wait_until_built(self, timeout: float = 60.0) -> bool:
@@ -253,7 +252,10 @@ class PostingsRanker:
     def close(self) -> None:
         self._stop.set()  # a build under way gives up at its next batch of terms
         self.wait_until_built(timeout=60)
-        self._drop()
+        with self._lock:
+            if self._snapshot is not None:
+                self._snapshot.conn.close()
+                self._snapshot = None
         with self._lock:
             if self._tokenizer is not None:
                 self._tokenizer.close()
