@@ -269,7 +269,10 @@ def test_the_setting_reaches_the_backend_and_the_sidecar_sits_beside_the_library
 def test_postings_of_a_term_merge_a_chunk_split_across_batches() -> None:
     import numpy as np
 
-    parts = iter([np.array([[1, 0], [2, 1], [2, 0]]), np.array([[2, 2], [5, 0], [5, 0]])])
+    def part(pairs: list[tuple[int, int]]) -> np.ndarray:  # (chunk id, column) instances
+        return np.array([doc * 4 + col for doc, col in pairs], dtype=np.int64)
+
+    parts = iter([part([(1, 0), (2, 1), (2, 0)]), part([(2, 2), (5, 0), (5, 0)])])
     ids, base, title = postings.term_postings(parts)
     assert ids.tolist() == [1, 2, 5]
     assert base.tolist() == [2, 3, 4]  # 2 x text + heading

@@ -99,46 +99,54 @@ class BuildResult:
     seconds: float
 
 
+_INSTANCE = "doc * 4 + CASE col WHEN 'text' THEN 0 WHEN 'title' THEN 1 ELSE 2 END"
+_BASE_WEIGHT = np.array([2, 0, 1, 0], dtype=np.int32)  # 2 x text + heading, by column code
+
+
 def _term_rows(conn: Any, term: str, instances: int) -> Iterator[np.ndarray]:
-    """(doc, column) rows of one term in doc order: one ``group_concat`` string for most
-    terms (no Python object per row), batches of rows for the very frequent ones."""
-    code = "CASE col WHEN 'text' THEN 0 WHEN 'title' THEN 1 ELSE 2 END"
+    """One term's instances as ``chunk id x 4 + column`` in chunk order: one
+    ``group_concat`` string for most terms (no Python object per instance), batches of
+    rows for the very frequent ones (a bounded string)."""
     if instances <= LARGE_TERM:
-        docs, cols = conn.execute(
-            f"SELECT group_concat(doc), group_concat({code}, '') FROM temp.prioris_vi "
-            "WHERE term = ?",
-            (term,),
-        ).fetchone()
-        if docs:
-            doc = np.fromstring(docs, dtype=np.int64, sep=",")  # parsed in C
-            col = np.frombuffer(cols.encode(), dtype=np.uint8).astype(np.int64) - 48
-            yield np.stack([doc, col], axis=1)
+        found = conn.execute(
+            f"SELECT group_concat({_INSTANCE}) FROM temp.prioris_vi WHERE term = ?", (term,)
+        ).fetchone()[0]
+        if found:
+            yield np.fromstring(found, dtype=np.int64, sep=",")  # parsed in C
         return
-    cursor = conn.execute(f"SELECT doc, {code} FROM temp.prioris_vi WHERE term = ?", (term,))
+    cursor = conn.execute(f"SELECT {_INSTANCE} FROM temp.prioris_vi WHERE term = ?", (term,))
     while rows := cursor.fetchmany(BATCH):
-        yield np.asarray(rows, dtype=np.int64).reshape(-1, 2)
+        yield np.array(rows, dtype=np.int64).reshape(-1)
+
+
+def _runs(values: np.ndarray) -> np.ndarray:
+    """Start of each run of equal values."""
+    first = np.empty(len(values), dtype=bool)
+    first[:1] = True
+    np.not_equal(values[1:], values[:-1], out=first[1:])
+    return np.flatnonzero(first)
 
 
 def term_postings(parts: Iterator[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Chunk ids, ``2 x text + heading`` and title counts of one term's instance rows."""
+    """Chunk ids, ``2 x text + heading`` and title counts of one term's instances."""
     ids_parts, base_parts, title_parts = [], [], []
-    for rows in parts:
-        doc, col = rows[:, 0], rows[:, 1]
-        if len(doc) > 1 and np.any(doc[1:] < doc[:-1]):  # FTS5 yields doc order; be sure
+    for values in parts:
+        doc, col = values >> 2, values & 3
+        if len(doc) > 1 and np.any(doc[1:] < doc[:-1]):  # FTS5 yields chunk order; be sure
             order = np.argsort(doc, kind="stable")
             doc, col = doc[order], col[order]
-        starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])
+        starts = _runs(doc)
         ids_parts.append(doc[starts])
-        base_parts.append(np.add.reduceat(np.where(col == 0, 2, np.where(col == 2, 1, 0)), starts))
-        title_parts.append(np.add.reduceat((col == 1).astype(np.int64), starts))
+        base_parts.append(np.add.reduceat(_BASE_WEIGHT[col], starts))
+        title_parts.append(np.add.reduceat((col == 1).astype(np.int32), starts))
     if not ids_parts:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
+    if len(ids_parts) == 1:
+        return ids_parts[0], base_parts[0], title_parts[0]
     ids, base, title = (np.concatenate(p) for p in (ids_parts, base_parts, title_parts))
-    if len(ids_parts) > 1:  # a chunk split across two batches: merge its runs
-        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-        ids, base, title = ids[starts], *(np.add.reduceat(a, starts) for a in (base, title))
-    return ids, base, title
+    starts = _runs(ids)  # a chunk split across two batches: merge its runs
+    return ids[starts], np.add.reduceat(base, starts), np.add.reduceat(title, starts)
 
 
 def _doc_lengths(conn: Any) -> np.ndarray:
