@@ -32,6 +32,9 @@ from prioris.storage.db import sqlite3
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered
+# float32 first-pass scores err by ~1e-7 per term added: chunks down to this share below
+# the limit-th score are scored again in float64, so float32 never decides the list
+FLOAT32_MARGIN = 1e-4
 FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,7 @@ class _Snapshot:
     conn: Any  # the sidecar, read-only
     rows: int
     norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by chunk id
+    norm32: np.ndarray  # the same in float32, for the first pass
     tokenizer: str
     file_id: tuple[int, int, int]
 
@@ -71,7 +75,15 @@ def _open(path: Path, file_id: tuple[int, int, int]) -> _Snapshot | None:
         rows, tokens = int(meta["rows"]), int(meta["tokens"])
         avgdl = tokens / rows if rows else 1.0
         norm = K1 * (1 - B + B * lengths / avgdl)
-        return _Snapshot(bytes(meta["key"]), conn, rows, norm, str(meta["tokenizer"]), file_id)
+        return _Snapshot(
+            bytes(meta["key"]),
+            conn,
+            rows,
+            norm,
+            norm.astype(np.float32),
+            str(meta["tokenizer"]),
+            file_id,
+        )
     except (sqlite3.Error, KeyError, TypeError, ValueError):
         conn.close()
         return None
@@ -183,36 +195,75 @@ class PostingsRanker:
     def _score(
         self, snapshot: _Snapshot, terms: list[str], limit: int, title_weight: float
     ) -> list[tuple[int, float]]:
-        scores = np.zeros(len(snapshot.norm), dtype=np.float64)
+        """Every chunk scored in float32 (half the memory traffic of float64), then the
+        head of the list, down to a margin below the cut that covers float32's rounding,
+        scored again in float64 in FTS5's order of terms: the scores FTS5 gives."""
+        scores = np.zeros(len(snapshot.norm32), dtype=np.float32)
+        lists = []
         for term in terms:  # a term twice (two words, one stem) counts twice, as in FTS5
-            with self._lock:
-                row = snapshot.conn.execute(
-                    "SELECT ids, tf, title_at, title_tf FROM postings WHERE term = ?", (term,)
-                ).fetchone()
-            if row is None:
+            found = self._postings(snapshot, term)
+            if found is None:
                 continue  # in no chunk
-            ids = np.frombuffer(row[0], dtype="<i4")
-            if len(ids) == 0:
-                continue
-            width = len(row[1]) // len(ids)
-            if width not in (1, 2) or width * len(ids) != len(row[1]):
-                raise ValueError(f"postings of {term!r} damaged")
-            freq = np.frombuffer(row[1], dtype="<u1" if width == 1 else "<u2") * 0.5
-            at = np.frombuffer(row[2], dtype="<i4")
+            lists.append(found)
+            ids, tf, at, counts, weight = found
+            freq = tf.astype(np.float32)
+            freq *= np.float32(0.5)
             if len(at):
-                freq[at] += title_weight * np.frombuffer(row[3], dtype="<u2")
-            weight = fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)
-            scores[ids] += weight * freq / (freq + snapshot.norm[ids])
-        matched = np.flatnonzero(scores)  # ascending chunk ids
-        if 0 <= limit < len(matched):
-            kept = scores[matched]
-            last = np.partition(kept, len(kept) - limit)[len(kept) - limit]  # limit-th best
-            tied = matched[kept == last]  # the lowest ids of a tie at the cut, as FTS5 does
-            matched = np.concatenate(
-                [matched[kept > last], tied[: limit - int((kept > last).sum())]]
-            )
-        order = np.lexsort((matched, -scores[matched]))  # best first, ties by chunk id
-        return [(int(i), float(scores[i])) for i in matched[order]]
+                freq[at] += np.float32(title_weight) * counts
+            length = snapshot.norm32[ids]
+            length += freq
+            freq *= np.float32(weight)
+            freq /= length
+            scores[ids] += freq
+        if 0 <= limit < len(scores):
+            last = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            matched = np.flatnonzero(scores >= last * np.float32(1 - FLOAT32_MARGIN))
+            if last == 0:
+                matched = matched[scores[matched] > 0]
+        else:
+            matched = np.flatnonzero(scores)
+        exact = np.zeros(len(matched), dtype=np.float64)
+        for ids, tf, at, counts, weight in lists:
+            where = np.minimum(np.searchsorted(ids, matched), len(ids) - 1)
+            hit = ids[where] == matched
+            where = where[hit]
+            freq = tf[where] * 0.5
+            if len(at):  # title counts of the hits: their positions among the title ones
+                spot = np.minimum(np.searchsorted(at, where), len(at) - 1)
+                titled = at[spot] == where
+                freq[titled] += title_weight * counts[spot[titled]]
+            exact[hit] += weight * freq / (freq + snapshot.norm[matched[hit]])
+        order = np.lexsort((matched, -exact))  # best first, ties by lowest chunk id
+        if limit >= 0:
+            order = order[:limit]
+        return [(int(matched[i]), float(exact[i])) for i in order]
+
+    def _postings(self, snapshot: _Snapshot, term: str) -> tuple[Any, ...] | None:
+        """A term's chunk ids, ``2 x text + heading`` counts, positions and counts of its
+        title occurrences, and ``idf x (k1 + 1)``."""
+        with self._lock:
+            row = snapshot.conn.execute(
+                "SELECT ids, tf, title_at, title_tf FROM postings WHERE term = ?", (term,)
+            ).fetchone()
+        if row is None:
+            return None
+        ids = np.frombuffer(row[0], dtype="<i4")
+        if len(ids) == 0:
+            return None
+        width = len(row[1]) // len(ids)
+        at = np.frombuffer(row[2], dtype="<i4")
+        counts = np.frombuffer(row[3], dtype="<u2")
+        if (
+            width not in (1, 2)
+            or width * len(ids) != len(row[1])
+            or len(at) != len(counts)
+            or (len(at) and (at[0] < 0 or at[-1] >= len(ids)))  # both sorted when written
+            or ids[0] < 0
+            or ids[-1] >= len(snapshot.norm)
+        ):
+            raise ValueError(f"postings of {term!r} damaged")
+        tf = np.frombuffer(row[1], dtype="<u1" if width == 1 else "<u2")
+        return ids, tf, at, counts, fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)
 
     def _refresh(self) -> None:
         if time.monotonic() < self._next_build or not self._building.acquire(blocking=False):
