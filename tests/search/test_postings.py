@@ -300,3 +300,18 @@ def test_a_build_that_cannot_write_pauses_and_fts5_answers(
         assert _fts(library_of_words, "alpha kappa", 10) == expected
     assert ranker.answered == 0 and ranker.last_build is None
     assert "not built" in caplog.text and caplog.text.count("not built") == 1  # then paused
+
+
+def test_a_one_shot_cli_search_never_builds(
+    settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    from prioris.embedding.fake import FakeEmbedder
+    from prioris.interfaces.cli import main
+
+    with Library.open(settings, embedder=FakeEmbedder()) as lib:
+        lib.import_records([{"_id": f"w{i}", "title": "T", "text": "alpha beta"} for i in range(5)])
+    monkeypatch.setenv("PRIORIS_MCP_POSTINGS_MIN_CHUNKS", "1")
+    for _ in range(2):  # two processes, one search each
+        assert main(["search", "alpha beta", "--mode", "fts", "--json"]) == 0
+    assert '"hits"' in capsys.readouterr().out
+    assert not Path(f"{settings.db_path}.bm25").exists()
