@@ -9,7 +9,9 @@ chunks the backend ranks a plain query over the chunks holding its rare words on
 that provably gives the full query's list (:mod:`prioris.search.fts_plan`), and
 otherwise ranks the lower and upper halves of the chunk ids in two threads and merges
 them; BM25's statistics are those of the whole index in every part, so each merged list
-is the one a single query gives.
+is the one a single query gives. Before any of that, a plain query without filters is
+ranked from the BM25 postings snapshot (:mod:`prioris.search.postings_rank`) when the
+library has one that matches its FTS5 index: the same list, without FTS5's ``bm25()``.
 """
 
 from __future__ import annotations
