@@ -153,6 +153,25 @@ def test_importing_a_pdf_is_a_clear_error(library: Library, tmp_path: Path) -> N
         library.import_records(library.read_jsonl(pdf))
 
 
+def test_a_pdf_like_first_line_before_good_records_fails_alone(
+    library: Library, tmp_path: Path
+) -> None:
+    """Found by the JSONL fuzz test: ``%PDF-`` then records is JSONL with one bad line."""
+    path = tmp_path / "odd.jsonl"
+    record = {"id": "r1", "title": "A record", "text": "Plain text of the record."}
+    path.write_bytes(b"%PDF-\n" + json.dumps(record).encode() + b"\n")
+    summary = library.import_records(library.read_jsonl(path))
+    assert [f["path"] for f in summary.failed] == [f"{path}:1"]
+    assert library.resolve_work_id("r1")
+
+
+def test_a_pdf_of_one_line_is_still_a_pdf(library: Library, tmp_path: Path) -> None:
+    path = tmp_path / "tiny.pdf"
+    path.write_bytes(b"%PDF-1.7 nothing else")
+    with pytest.raises(InvalidRequestError, match="is a PDF, not a JSONL file"):
+        library.import_records(library.read_jsonl(path))
+
+
 def test_a_binary_file_is_not_jsonl(library: Library, tmp_path: Path) -> None:
     junk = tmp_path / "data.bin"
     junk.write_bytes(bytes(range(256)) * 400)

@@ -190,3 +190,37 @@ def test_a_row_gone_from_vec0_is_dropped_by_the_exact_rescoring(
     kept, exact = vector_cache._rescore_exact(conn, snapshot, query, picked, scores, 5)
     assert gone not in {int(snapshot.chunk_ids[i]) for i in kept}
     assert len(kept) == len(picked) - 1 and list(exact) == sorted(exact, reverse=True)
+
+
+def test_the_float_copy_scans_on_one_blas_thread(
+    filled: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenBLAS's idle threads spin on the cores the query embedding needs next."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+    real = vector_cache.one_blas_thread
+
+    class Recording:
+        def __enter__(self) -> None:
+            self.inner = real()
+            self.inner.__enter__()
+            seen.append(blas_threads())
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.__exit__(*exc)
+
+    before = blas_threads()
+    monkeypatch.setattr(vector_cache, "one_blas_thread", Recording)
+    cache = _cache(filled)
+    conn = connect(filled.settings.db_path, migrate=False)
+    vector = filled.embedder.embed_query("topic 3 words")
+    assert cache.knn(conn, vector, SearchFilters(), 5) is None  # first call: loads
+    cache.knn(conn, vector, SearchFilters(), 5)
+    rows = cache.knn(conn, vector, SearchFilters(), 5)
+    conn.close()
+    assert rows and seen and all(threads and set(threads) == {1} for threads in seen)
+    assert blas_threads() == before  # restored after the scan

@@ -138,7 +138,9 @@ def read_jsonl(path: Path, *, max_line_bytes: int = 4_194_304) -> Iterator[Jsonl
 
 def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[JsonlLine]:
     """Until a line parses, errors are held back: a file that is not JSONL at all (a PDF,
-    binary junk) is refused with one error instead of one per line."""
+    binary junk) is refused with one error instead of one per line. A file that starts
+    like a PDF is called one only when none of its lines parses: a ``%PDF-`` line before
+    good records fails alone, like any other bad line (the fuzz suite found this)."""
     good = 0
     held: list[JsonlLine] = []
     looks_pdf = False
@@ -151,8 +153,6 @@ def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[
             continue
         else:
             looks_pdf = looks_pdf or (not good and not held and raw.startswith(b"%PDF-"))
-            if looks_pdf:
-                raise _not_jsonl(path, looks_pdf, [])
             item = _parse_line(raw)
         line = JsonlLine(f"{path}:{number}", item)
         if good:
@@ -168,6 +168,8 @@ def _jsonl_lines(path: Path, handle: BinaryIO, max_line_bytes: int) -> Iterator[
             yield from held
             held.clear()
             yield line
+    if held and looks_pdf and not good:  # a PDF: no line of it parsed
+        raise _not_jsonl(path, looks_pdf, [])
     yield from held  # a short file of bad lines: each fails alone
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from functools import cache
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,21 @@ import numpy as np
 from prioris.search.backends import ChunkScore, SearchFilters
 from prioris.search.quantized import QuantizedVectors
 from prioris.storage.chunks import VEC_TABLE, vectors_version
+
+
+@cache
+def _blas() -> Any:
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """The float copy's scan on one BLAS thread. OpenBLAS's second thread halves a lone
+    matrix-vector product, but then spins idle on the core the next query embedding (ONNX
+    Runtime) and hybrid's FTS half need: SciFact vector searches took 19 ms with it and 9
+    without, at 100k chunks 30.3 against 24.0 ms p50 (docs/benchmarks.md, section 8)."""
+    return _blas().limit(limits=1, user_api="blas")
 
 MIN_VECTORS = 1_000  # below this vec0 answers in a few milliseconds: no copy kept
 EXACT_MAX_BYTES = 256 << 20  # float32 copy up to this size, quantised copy above
@@ -85,7 +102,8 @@ class Snapshot:
         if self.quantized is not None:
             return self.quantized.search(query, k, keep=mask)
         assert self.matrix is not None
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        with one_blas_thread():
+            scores = self.matrix @ np.asarray(query, dtype=np.float32)
         if mask is None:  # no filter: rank every row in place, no index copies
             top = min(k, len(scores))
             part = np.argpartition(scores, len(scores) - top)[len(scores) - top :]
