@@ -25,8 +25,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from functools import cache
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     Runtime) and hybrid's FTS half need: SciFact vector searches took 19 ms with it and 9
     without, at 100k chunks 30.3 against 24.0 ms p50 (docs/benchmarks.md, section 8)."""
     return _blas().limit(limits=1, user_api="blas")
+
 
 MIN_VECTORS = 1_000  # below this vec0 answers in a few milliseconds: no copy kept
 EXACT_MAX_BYTES = 256 << 20  # float32 copy up to this size, quantised copy above
