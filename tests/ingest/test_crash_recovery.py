@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from prioris.storage.db import connect
 
+from kill_midway import kill_after
 from pdf_factory import make_text_pdf
 
 N_FILES = 24
@@ -27,18 +26,6 @@ def _ingest(folder: Path, data_dir: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def _works(db: Path) -> int:
-    if not db.exists():
-        return 0
-    conn = connect(db, migrate=False)
-    try:
-        return int(conn.execute("SELECT count(*) FROM works").fetchone()[0])
-    except Exception:
-        return 0
-    finally:
-        conn.close()
-
-
 def test_kill_minus_nine_leaves_whole_documents_and_rerun_completes(tmp_path: Path) -> None:
     folder = tmp_path / "pdfs"
     for i in range(N_FILES):
@@ -48,12 +35,7 @@ def test_kill_minus_nine_leaves_whole_documents_and_rerun_completes(tmp_path: Pa
     db = data_dir / "library.sqlite"
 
     process = _ingest(folder, data_dir)
-    deadline = time.monotonic() + 120
-    while _works(db) < 3 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    assert process.poll() is None, "ingest finished before it could be killed"
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
+    kill_after(process, db, 3, timeout=120)
 
     conn = connect(db, migrate=False)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from prioris.embedding.fake import FakeEmbedder
 from prioris.library import Library
 from prioris.storage.db import connect
+
+from kill_midway import kill_after, stored_works
 
 
 class CountingEmbedder(FakeEmbedder):
@@ -95,21 +95,6 @@ def _import(data_dir: Path, file: Path) -> subprocess.Popen[str]:
     )
 
 
-def _works(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        conn = connect(db, migrate=False)
-    except Exception:
-        return 0
-    try:
-        return int(conn.execute("SELECT count(*) FROM works").fetchone()[0])
-    except Exception:
-        return 0
-    finally:
-        conn.close()
-
-
 def test_kill_minus_nine_during_import_then_rerun_stores_each_record_once(
     tmp_path: Path,
 ) -> None:
@@ -121,13 +106,8 @@ def test_kill_minus_nine_during_import_then_rerun_stores_each_record_once(
     data_dir = tmp_path / "lib"
     db = data_dir / "library.sqlite"
     process = _import(data_dir, file)
-    deadline = time.monotonic() + 300
-    while _works(db) < 16 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    assert process.poll() is None, "import finished before it could be killed"
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
-    partial = _works(db)
+    kill_after(process, db, 16, timeout=300)
+    partial = stored_works(db)
     assert 0 < partial < count
 
     rerun = _import(data_dir, file)
