@@ -2,7 +2,8 @@
 
 FTS5's ``bm25()`` costs about 2 us per matching row, and a plain query's common words match
 hundreds of thousands of passages at a million; reading the same postings as arrays and
-scoring them in numpy costs a tenth of that (``bench/bm25_postings_probe.py``). This module
+scoring them in numpy costs a tenth of that (``bench/bench_latency.py``, with and without
+``PRIORIS_MCP_POSTINGS_MIN_CHUNKS=0``; docs/benchmarks.md, section 8). This module
 writes those arrays, derived from the FTS5 index (so terms and stems are FTS5's own), into
 a *sidecar* SQLite file next to the library (``<library>.bm25``):
 
