@@ -8,11 +8,11 @@ responses elsewhere). ``env()`` gives the ``PRIORIS_MCP_*`` URLs pointing at it.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pymupdf
+
+from route_server import RouteServer
 
 ARXIV_ID = "2401.01234v2"
 PMCID = "PMC3339582"
@@ -99,11 +99,10 @@ def arxiv_pdf() -> bytes:
     return data
 
 
-class Providers:
+class Providers(RouteServer):
     """The server; ``paths`` records every request for the test to inspect."""
 
     def __init__(self) -> None:
-        self.paths: list[str] = []
         pdf = arxiv_pdf()
         routes = {
             "/arxiv/api": ("application/atom+xml", ATOM),
@@ -116,28 +115,7 @@ class Providers:
             ),
             "/openalex/works": ("application/json", json.dumps(OPENALEX_PAGE).encode()),
         }
-        paths = self.paths
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                paths.append(self.path)
-                route = routes.get(urlsplit(self.path).path)
-                if route is None:
-                    self.send_error(404)
-                    return
-                content_type, body = route
-                self.send_response(200)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(routes)
 
     def env(self) -> dict[str, str]:
         return {
@@ -152,11 +130,3 @@ class Providers:
     def queries(self, prefix: str) -> list[dict[str, list[str]]]:
         """The query strings of the requests made to paths starting with ``prefix``."""
         return [parse_qs(urlsplit(p).query) for p in self.paths if p.startswith(prefix)]
-
-    def __enter__(self) -> Providers:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

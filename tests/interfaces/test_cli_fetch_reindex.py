@@ -7,9 +7,7 @@ serving an Atom entry and a PDF made here.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from prioris.library import Library
 
 from conftest import FakeOcr
 from pdf_factory import make_text_pdf
+from route_server import RouteServer
 
 pytestmark = pytest.mark.slow  # the real embedding model
 
@@ -34,47 +33,15 @@ FEED = (
 )
 
 
-class Arxiv:
-    """A loopback arXiv: the API answers FEED, /pdf/ answers a generated PDF."""
-
-    def __init__(self, pdf: bytes) -> None:
-        self.paths: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.paths.append(self.path)
-                if self.path.startswith("/api/query"):
-                    kind, body = "application/atom+xml", FEED
-                elif self.path.startswith("/pdf/2402.05555v2"):
-                    kind, body = "application/pdf", pdf
-                else:
-                    self.send_response(404)
-                    self.end_headers()
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def arxiv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Arxiv]:
+def arxiv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[RouteServer]:
     body = "Surge-type glaciers advance suddenly after decades of quiescence. " * 30
     pdf = make_text_pdf(tmp_path / "surge.pdf", "Glacier surges", [body, body]).read_bytes()
-    server = Arxiv(pdf)
+    routes = {
+        "/api/query": ("application/atom+xml", FEED),
+        "/pdf/2402.05555v2": ("application/pdf", pdf),
+    }
+    server = RouteServer(routes).start()  # a loopback arXiv: its API and one PDF
     monkeypatch.setenv("PRIORIS_MCP_ARXIV_API_URL", f"{server.base}/api/query")
     monkeypatch.setenv("PRIORIS_MCP_ARXIV_SITE_URL", server.base)
     monkeypatch.setenv("PRIORIS_MCP_OCR", "never")
@@ -89,7 +56,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_fetch_into_the_folder_given_by_data_dir(
-    arxiv: Arxiv, tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+    arxiv: RouteServer, tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "elsewhere"
     code, out, _ = run(capsys, "--data-dir", str(folder), "fetch", "arXiv:2402.05555", "--json")

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from prioris.interfaces.cli import main
 
 from conftest import shared_path
+from route_server import RouteServer
 
 WRITTEN_FEED = (
     b'<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
@@ -45,56 +44,19 @@ EPMC = json.dumps(
 ).encode()
 
 
-class Server:
-    def __init__(self, routes: dict[str, tuple[str, bytes]]) -> None:
-        self.routes = routes
-        self.paths: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                outer.paths.append(self.path)
-                route = outer.routes.get(self.path.split("?", 1)[0])
-                if route is None:
-                    self.send_response(404)
-                    self.end_headers()
-                    return
-                kind, body = route
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[RouteServer]:
     routes = {
         "/api/query": ("application/atom+xml", WRITTEN_FEED),
         "/rest/search": ("application/json", EPMC),
     }
-    with Server(routes) as srv:
+    with RouteServer(routes) as srv:
         monkeypatch.setenv("PRIORIS_MCP_ARXIV_API_URL", f"{srv.base}/api/query")
         monkeypatch.setenv("PRIORIS_MCP_EUROPEPMC_BASE_URL", f"{srv.base}/rest")
         yield srv
 
 
-def test_arxiv_search_json(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+def test_arxiv_search_json(server: RouteServer, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arxiv", "search", "loopback paper", "--max-results", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["total"] == 3 and out["next"] == 1
@@ -104,7 +66,7 @@ def test_arxiv_search_json(server: Server, capsys: pytest.CaptureFixture[str]) -
 
 
 def test_arxiv_search_recorded_fixture_table(
-    server: Server, capsys: pytest.CaptureFixture[str]
+    server: RouteServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = shared_path("fixtures", "api", "arxiv", "q_testing_s0_m10_bc5a6c384fe9.atom.xml")
     server.routes["/api/query"] = ("application/atom+xml", path.read_bytes())
@@ -117,7 +79,7 @@ def test_arxiv_search_recorded_fixture_table(
 
 
 def test_arxiv_limits_fail_before_any_request(
-    server: Server, capsys: pytest.CaptureFixture[str]
+    server: RouteServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["arxiv", "search", "x", "--start", "29500", "--max-results", "600"]) == 2
     assert "error [invalid_request]" in capsys.readouterr().err
@@ -125,7 +87,7 @@ def test_arxiv_limits_fail_before_any_request(
 
 
 def test_europepmc_search_json_and_table(
-    server: Server, capsys: pytest.CaptureFixture[str]
+    server: RouteServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["europepmc", "search", "malaria", "--page-size", "5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -141,7 +103,7 @@ def test_europepmc_search_json_and_table(
 def test_provider_down_is_reported(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with Server({}) as srv:
+    with RouteServer({}) as srv:
         monkeypatch.setenv("PRIORIS_MCP_ARXIV_API_URL", f"{srv.base}/nothing-here")
         assert main(["arxiv", "search", "x"]) == 1
     assert "error [not_found]" in capsys.readouterr().err
