@@ -115,8 +115,12 @@ class MemoBackend:
         self.inner, self.name, self.embedder = inner, name, embedder
         self._work_vectors: Any = None
 
-    def work_vectors(self) -> Any:
-        """The work-vector table of :mod:`work_vectors`, built on first use."""
+    def work_vectors(self, work_ids: Any) -> Any:
+        return self.inner.work_vectors(work_ids)
+
+    def exact_work_table(self) -> Any:
+        """The work-vector table of :mod:`work_vectors` (exact, every work), built on first
+        use."""
         if self._work_vectors is None:
             import work_vectors
 
@@ -142,7 +146,7 @@ class MemoBackend:
     def knn(self, vector: Any, filters: Any, k: int) -> Any:
         how = CURRENT.get("_work_vector")
         if how is not None:  # bench-only: one vector per work beside the chunk vectors
-            table = self.work_vectors()
+            table = self.exact_work_table()
             key = ("knn-work", self.name, how, vector.tobytes(), filters)
             return MEMO.get(key, k, lambda n: table.knn(vector, n, how))
         key = ("knn", self.name, vector.tobytes(), filters)
@@ -270,6 +274,7 @@ ROCCHIO_RM3 = {
     **ANY,
 }
 OFF = {"prf_docs": 0}  # no feedback pass (the default)
+NO_WORK = {"work_vector_weight": 0.0}  # vector side from the best chunk alone (before)
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
@@ -371,11 +376,22 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("rocchio 5 docs b=0.5", {"prf_docs": 5, "prf_vector_weight": 0.5, **ANY}),
         ("rocchio+rm3 5 docs", ROCCHIO_RM3),
     ],
+    # the bench's exact form (every work scored from memory; the product weight off)
     "workvec": [
-        ("chunks only, exact (control)", {**OFF, "_work_vector": ("mix", 0.0)}),
-        ("max(chunk, work vector)", {**OFF, "_work_vector": ("max", 0.0)}),
-        ("0.3 work + 0.7 chunk", {**OFF, "_work_vector": ("mix", 0.3)}),
-        ("0.5 work + 0.5 chunk", {**OFF, "_work_vector": ("mix", 0.5)}),
+        ("chunks only, exact (control)", {**OFF, **NO_WORK, "_work_vector": ("mix", 0.0)}),
+        ("max(chunk, work vector)", {**OFF, **NO_WORK, "_work_vector": ("max", 0.0)}),
+        ("0.3 work + 0.7 chunk", {**OFF, **NO_WORK, "_work_vector": ("mix", 0.3)}),
+        ("0.5 work + 0.5 chunk", {**OFF, **NO_WORK, "_work_vector": ("mix", 0.5)}),
+    ],
+    # the product's form: the works of the chunk KNN rescored with their stored vectors
+    "workvec-product": [
+        ("chunks only (weight 0, before)", {**OFF, **NO_WORK}),
+        ("weight 0.3, pool 100 (default)", OFF),
+        ("weight 0.3, pool 300", {**OFF, "work_vector_pool": 300}),
+        ("weight 0.2, pool 100", {**OFF, "work_vector_weight": 0.2}),
+        ("weight 0.4, pool 100", {**OFF, "work_vector_weight": 0.4}),
+        ("short<=4 rocchio, weight 0", {**NO_WORK, "_short_words": 4, "_short": ROCCHIO_3}),
+        ("short<=4 rocchio, weight 0.3", {"_short_words": 4, "_short": ROCCHIO_3}),
     ],
     "prf-more": [
         ("rocchio 3 docs b=1", {"prf_docs": 3, "prf_vector_weight": 1.0, **ANY}),

@@ -187,11 +187,12 @@ def test_model_change_marks_chunks_stale_and_reindex_rebuilds(settings) -> None:
     lib = Library.open(settings, embedder=FakeEmbedder(dim=32, model_id="fake/b"))
     status = lib.status()
     assert status["stale_chunks"] == 5 and status["model"] == "fake/b" and status["dim"] == 32
+    assert status["stale_works"] == 5  # their own vectors are fake/a's too
     assert lib.search("text number 3", mode="vector").hits == []
     seen: list[tuple[int, int]] = []
     assert lib.reindex(on_progress=lambda d, t: seen.append((d, t))) == 5
-    assert seen[-1] == (5, 5)
-    assert lib.status()["stale_chunks"] == 0
+    assert seen[-1] == (10, 10)  # five chunks, then five works
+    assert lib.status()["stale_chunks"] == 0 and lib.status()["stale_works"] == 0
     assert lib.search("text number 3", mode="vector", k=1).hits[0].id == "d3"
     lib.close()
 

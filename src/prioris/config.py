@@ -63,6 +63,7 @@ class Settings:
     rerank_model: str | None = None  # a fastembed cross-encoder; off (offline) by default
     rerank_depth: int = 30
     feedback_max_words: int = 0  # Rocchio feedback for queries of at most this many words
+    work_vector_weight: float = 0.3  # a work's own vector in its vector score (0: chunks only)
     embedding_batch_size: int = 16
     enrich: str = "auto"
     ui_port: int = 8765
@@ -131,6 +132,13 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
         raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number") from None
     if value < minimum or value != value:  # NaN check
         raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number >= {minimum:g}")
+    return value
+
+
+def _fraction(env: Mapping[str, str], name: str, default: float) -> float:
+    value = _number(env, name, default)
+    if value > 1:
+        raise ConfigurationError(f"{name}={env[name]!r} is invalid; accepted: a number from 0 to 1")
     return value
 
 
@@ -254,6 +262,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
         rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30, minimum=1),
         feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 0, minimum=0),
+        work_vector_weight=_fraction(env, "PRIORIS_MCP_WORK_VECTOR_WEIGHT", 0.3),
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),

@@ -49,6 +49,7 @@ from prioris.search.service import (
 )
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.backend import open_storage
 from prioris.storage.markdown import load_markdown, markdown_view
@@ -151,6 +152,7 @@ class Library:
                 fts_weight=fts_w,
                 vector_weight=vec_w,
                 rerank_depth=settings.rerank_depth,
+                work_vector_weight=settings.work_vector_weight,
                 **_feedback(settings.feedback_max_words),
             ),
             max_query_chars=settings.max_query_chars,
@@ -491,7 +493,11 @@ class Library:
         One report per work (see :meth:`EnrichmentService.enrich`); unknown ids raise
         not_found before any request."""
         work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids)) if ids else None
-        return self.enrichment.enrich(work_ids, on_done=on_done)
+        reports = self.enrichment.enrich(work_ids, on_done=on_done)
+        changed = [r["id"] for r in reports if {"title", "abstract"} & set(r.get("changed", []))]
+        if changed:  # their vectors were dropped with the old text (a trigger)
+            self.embed_work_vectors(changed)
+        return reports
 
     def metadata_records(self, text: str) -> dict[str, dict[str, Any]]:
         """What each source said about a work: ``printed`` (its PDF) and each provider."""
@@ -653,6 +659,9 @@ class Library:
         """Counts, index state, model and file size (``prioris status --json``)."""
         with self.lock:
             counts = work_store.library_counts(self.conn)
+            counts["stale_works"] = work_vector_store.count_missing(
+                self.conn, self.embedder.model_id
+            )
         return {
             **counts,
             "model": self.embedder.model_id,
@@ -662,16 +671,21 @@ class Library:
         }
 
     def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
-        """Re-embed stale chunks in batches, each batch committed: resumable after a stop."""
+        """Re-embed stale chunks, then the works without a vector of their own, in
+        batches, each batch committed: resumable after a stop. Returns the chunks done
+        (``on_progress`` counts chunks and works together)."""
         from prioris.ingest.pipeline import embedding_text
 
         done = 0
+        model = self.embedder.model_id
         with self.lock:
             total = chunk_store.count_stale(self.conn)
+            total += work_vector_store.count_missing(self.conn, model)
         while True:
             with self.lock:
                 rows = chunk_store.stale_chunks(self.conn, REINDEX_BATCH)
             if not rows:
+                self.embed_work_vectors(None, done=done, total=total, on_progress=on_progress)
                 return done
             texts = [embedding_text(r["title"], r["text"]) for r in rows]
             vectors = self.embedder.embed_passages(texts)
@@ -694,6 +708,59 @@ class Library:
             done += len(rows)
             if on_progress:
                 on_progress(done, total)
+
+    def embed_work_vectors(
+        self,
+        work_ids: Sequence[str] | None,
+        *,
+        done: int = 0,
+        total: int = 0,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Embed the works' own vectors (title + abstract) that are missing or of another
+        model: these works, or every work with chunks when ``work_ids`` is None. Each batch
+        is committed; returns how many were embedded."""
+        ids = None if work_ids is None else list(dict.fromkeys(work_ids))
+        groups: list[list[str] | None] = [None]
+        if ids is not None:
+            groups = [ids[i : i + REINDEX_BATCH] for i in range(0, len(ids), REINDEX_BATCH)]
+        embedded = 0
+        for group in groups:
+            after = ""
+            while True:
+                with self.lock:
+                    rows = work_vector_store.missing(
+                        self.conn,
+                        self.embedder.model_id,
+                        REINDEX_BATCH,
+                        after=after,
+                        work_ids=group,
+                    )
+                if not rows:
+                    break
+                after = rows[-1][0]
+                embedded += self._store_work_vectors(rows)
+                if on_progress:
+                    on_progress(done + embedded, total)
+        return embedded
+
+    def _store_work_vectors(self, rows: list[tuple[str, str, str | None, str]]) -> int:
+        """Embed and store one batch of ``work_vector_store.missing`` rows (one commit)."""
+        from prioris.ingest.pipeline import work_text
+
+        texts = [work_text(title, abstract, head) for _, title, abstract, head in rows]
+        vectors = self.embedder.embed_passages(texts)
+        model = self.embedder.model_id
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for (work_id, *_), vector, text in zip(rows, vectors, texts, strict=True):
+                    work_vector_store.store(self.conn, work_id, vector, model, text)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return len(rows)
 
     # --- discovery / OpenAlex / export (discovery helper) ---
     def openalex_client(self) -> Any:

@@ -220,8 +220,13 @@ def test_the_model_sees_each_passage_with_its_work_title(settings) -> None:  # t
         chunks = library.status()["chunks"]
     finally:
         library.close()
-    assert len(embedder.texts) == chunks >= 3
+    # every passage, then each work's own text: Karst's is its one passage (embedded once)
+    assert len(embedder.texts) == chunks + 1 and chunks >= 3
+    passages, own = embedder.texts[:chunks], embedder.texts[chunks:]
     # a later passage does not start with the title: it is put in front of it
-    assert embedder.texts[1].startswith("Fjords\nPart 1\n\nSediment")
-    assert all(t.startswith("Fjords") for t in embedder.texts[:-1])
-    assert embedder.texts[-1] == "Karst\n\nCaves dissolve."
+    assert passages[1].startswith("Fjords\nPart 1\n\nSediment")
+    assert all(t.startswith("Fjords") for t in passages[:-1])
+    assert passages[-1] == "Karst\n\nCaves dissolve."
+    # no abstract: the head of the text (4,000 characters, past what MiniLM reads)
+    assert len(own) == 1 and own[0].startswith("Fjords\n\nPart 0\n\nSediment")
+    assert len(own[0]) <= 4000

@@ -30,6 +30,7 @@ from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import records as record_store
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.strings import without_surrogates
 
@@ -84,6 +85,8 @@ class Prepared:
     document: Document | None = None
     content: bytes = b""
     vectors: Any = None
+    work_vector: Any = None
+    """The work's own vector (title + abstract, :func:`work_text`), made with its chunks'."""
     result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
     records: dict[str, Any] = field(default_factory=dict)
     """Per-source records kept beside the work (``printed``, a provider's name)."""
@@ -119,6 +122,13 @@ def embedding_text(title: str, text: str) -> str:
     if title and not body.startswith(title):
         return f"{title}\n{body}"
     return body
+
+
+def work_text(title: str, abstract: str | None, markdown: str | None) -> str:
+    """What a work's own vector embeds: its title and abstract, else the head of its
+    text (a record whose text is its abstract, a paper whose abstract was not found)."""
+    head = (markdown or "")[: work_vector_store.WORK_TEXT_CHARS]
+    return embedding_text(title or "", (abstract or "").strip() or head.strip())
 
 
 def _title_words(text: str) -> set[str]:
@@ -343,11 +353,18 @@ class IngestPipeline:
 
     # -- embedding and committing --------------------------------------------------------
     def embed(self, prepared: Sequence[Prepared], progress: StepProgress | None = None) -> None:
-        """Embed the chunks of several documents together (batching across them).
+        """Embed the chunks of several documents together (batching across them), and
+        each document's own text (title + abstract, :func:`work_text`).
 
+        A text met twice is embedded once: a short record's one chunk is its work text.
         With ``progress``, the texts are embedded ``EMBED_STEP`` at a time, shortest first
         (so each call pads as little as one big call would), reporting after each call."""
-        texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
+        chunk_texts = [embedding_text(p.work.title, c.text) for p in prepared for c in p.chunks]
+        owners = [p for p in prepared if p.chunks]  # a work without chunks is never found
+        work_texts = [work_text(p.work.title, p.work.abstract, p.markdown) for p in owners]
+        slots: dict[str, int] = {}
+        where = [slots.setdefault(t, len(slots)) for t in (*chunk_texts, *work_texts)]
+        texts = list(slots)
         started = time.perf_counter()
         if progress is not None:
             progress("embed", 0, len(texts))
@@ -362,11 +379,21 @@ class IngestPipeline:
                 progress("embed", start + len(part), len(texts))
         if progress is not None and len(texts) <= EMBED_STEP:
             progress("embed", len(texts), len(texts))
-        log.debug("embedded %d chunks in %.2f s", len(texts), time.perf_counter() - started)
+        log.debug(
+            "embedded %d chunks and %d work texts (%d distinct) in %.2f s",
+            len(chunk_texts),
+            len(work_texts),
+            len(texts),
+            time.perf_counter() - started,
+        )
+        vectors = np.asarray(vectors)[np.asarray(where, dtype=np.int64)] if where else vectors
         position = 0
         for item in prepared:
             item.vectors = vectors[position : position + len(item.chunks)]
             position += len(item.chunks)
+        for item in owners:
+            item.work_vector = vectors[position]
+            position += 1
 
     def already_stored(self, sha256: str) -> str | None:
         with self.write_lock:
@@ -399,6 +426,7 @@ class IngestPipeline:
                             item.work, id=owner, aliases=[item.work.id, *item.work.aliases]
                         )
                         work_store.upsert_work(conn, known, now)
+                        self._keep_work_vector(owner)
                     conn.execute("COMMIT")
                     return IngestResult(
                         id=owner,
@@ -419,6 +447,8 @@ class IngestPipeline:
                 document_store.add_document(conn, item.document, item.content, now)
             # full text already indexed stays; a further copy is only stored
             chunk_count = 0 if has_full_text else self._index(item, stored_work, now)
+            if has_full_text:
+                self._keep_work_vector(work_id)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -452,6 +482,8 @@ class IngestPipeline:
         chunk_count = 0
         if indexed in (None, item.document.sha256):
             chunk_count = self._index(item, work, now)
+        else:
+            self._keep_work_vector(owner)
         result = item.result
         result.id, result.chunks, result.reason = owner, chunk_count, "re-extracted"
         return result
@@ -477,7 +509,29 @@ class IngestPipeline:
                 sources=[work.source] * len(ids),
                 years=[work.year] * len(ids),
             )
+            self._store_work_vector(item, work)
         return len(ids)
+
+    def _keep_work_vector(self, work_id: str) -> None:
+        """A work already indexed whose new title or abstract dropped its vector (the
+        trigger) gets one for its new text, in the same transaction."""
+        model = self.embedder.model_id
+        for _, title, abstract, head in work_vector_store.missing(
+            self.conn, model, 1, work_ids=[work_id]
+        ):
+            text = work_text(title, abstract, head)
+            vector = self.embedder.embed_passages([text])[0]
+            work_vector_store.store(self.conn, work_id, vector, model, text)
+
+    def _store_work_vector(self, item: Prepared, work: Work) -> None:
+        """The work's own vector, from the text it has now that it is merged: the one
+        embedded with the chunks when the text is the same, else embedded here."""
+        text = work_text(work.title, work.abstract, item.markdown)
+        prepared = work_text(item.work.title, item.work.abstract, item.markdown)
+        vector = item.work_vector
+        if vector is None or text != prepared:
+            vector = self.embedder.embed_passages([text])[0]
+        work_vector_store.store(self.conn, work.id, vector, self.embedder.model_id, text)
 
     def index_stored(self, item: Prepared) -> int:
         """Index a work's text again from a document it still stores (after its Markdown

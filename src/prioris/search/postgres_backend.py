@@ -33,6 +33,7 @@ from prioris.search.backends import ChunkScore, SearchFilters
 from prioris.search.fts_plan import idf
 from prioris.search.protocols import Passage, WorkSummary
 from prioris.search.tsquery import to_tsquery_text
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.postgres.connection import PgConnection
 from prioris.storage.postgres.index import VECTOR_TABLE
 
@@ -232,3 +233,7 @@ class PostgresSearchBackend:
             }
 
         return dict(self._run(run))
+
+    def work_vectors(self, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The works' own vectors (title + abstract), for the vector side's work score."""
+        return dict(self._run(lambda conn: work_vector_store.read(conn, work_ids)))

@@ -71,3 +71,13 @@ class ChunkVectors(Protocol):
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
         """One row per chunk found (an empty array when none is)."""
         ...
+
+
+@runtime_checkable
+class WorkVectors(Protocol):
+    """What a backend offers for the work score of vector search: each work's own vector
+    (title + abstract). Optional: without it a work is scored by its best chunk alone."""
+
+    def work_vectors(self, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The current vector of each work that has one (others are left out)."""
+        ...

@@ -13,7 +13,9 @@ count (it is a prefix of the index's ranking), which is what a search can afford
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
 
 from prioris.search.backends import ChunkScore, best_per_work
 
@@ -59,3 +61,27 @@ def top_works(
         if len(works) >= k or len(rows) < limit or (cap is not None and limit >= cap):
             return works[:k]
         limit = limit * 4 if cap is None else min(limit * 4, cap)
+
+
+def with_work_vectors(
+    works: Sequence[ChunkScore],
+    vectors: Mapping[str, np.ndarray],
+    query: np.ndarray,
+    weight: float,
+) -> list[ChunkScore]:
+    """Works of a vector list (one entry each, its best chunk's cosine) scored
+    ``weight x cosine(query, work's own vector) + (1 - weight) x best chunk's cosine``,
+    best first (ties keep the list's order). A passage matches one part of a paper, the
+    work vector (title + abstract) what the paper is about; a work without one keeps its
+    chunk's score, as if both agreed."""
+    unit = np.asarray(query, dtype=np.float32)
+    unit = unit / max(float(np.linalg.norm(unit)), 1e-12)
+    scored = []
+    for item in works:
+        own = vectors.get(item.work_id)
+        score = item.score
+        if own is not None and own.shape == unit.shape:
+            cosine = float(own @ unit) / max(float(np.linalg.norm(own)), 1e-12)
+            score = weight * cosine + (1.0 - weight) * item.score
+        scored.append(ChunkScore(item.chunk_id, item.work_id, score))
+    return sorted(scored, key=lambda c: -c.score)

@@ -30,6 +30,7 @@ from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vecto
 from prioris.search.postings_rank import PostingsRanker
 from prioris.search.protocols import Passage, WorkSummary
 from prioris.search.vector_cache import VectorCache
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.chunks import VEC_TABLE, vectors_version
 
 BATCH = 500  # ids per IN (...) list
@@ -176,6 +177,10 @@ class SqliteSearchBackend:
         if not rows:
             return np.zeros((0, 0), dtype=np.float32)
         return np.vstack([np.frombuffer(r[0], dtype=np.float32) for r in rows])
+
+    def work_vectors(self, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The works' own vectors (title + abstract), for the vector side's work score."""
+        return work_vector_store.read(self.conn, work_ids)
 
     def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
         found: dict[int, Passage] = {}

@@ -74,6 +74,7 @@ def delete_chunks_of(conn: Any, work_id: str) -> None:
     ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
     index_of(conn).delete_rows(conn, ids)
     conn.execute("DELETE FROM chunks WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM work_vectors WHERE work_id = ?", (work_id,))  # goes with them
     if ids:
         bump_vectors_version(conn)
 

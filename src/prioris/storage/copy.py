@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prioris.errors import ConfigurationError, InvalidRequestError
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.backend import StorageBackend, index_of
 from prioris.storage.chunks import ensure_vector_index, get_state, set_state
 
@@ -128,6 +129,7 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
     chunks = _rows(src, f"SELECT {CHUNK_COLUMNS} FROM chunks", work_ids)
     titles = {w[0]: w[1] for w in works}
     vectors = index_of(src).read_vectors(src, [c[0] for c in chunks])
+    work_vectors = work_vector_store.read_rows(src, work_ids)
     dst.execute("BEGIN IMMEDIATE")
     try:
         marks = ", ".join("?" for _ in WORK_COLUMNS.split(","))
@@ -173,6 +175,7 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
                 sources=[vectors[c][2] for c in kept],
                 years=[vectors[c][3] for c in kept],
             )
+        work_vector_store.insert_rows(dst, work_vectors)
         if chunks:
             from prioris.storage.chunks import bump_vectors_version
 

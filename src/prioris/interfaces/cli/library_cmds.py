@@ -361,8 +361,9 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
 
 def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     library = ctx.library()
-    total = library.status()["stale_chunks"]
-    progress = bar(total, "chunk", "reindex", wants_progress(args.json))
+    status = library.status()
+    total = status["stale_chunks"] + status["stale_works"]  # then the works' own vectors
+    progress = bar(total, "vector", "reindex", wants_progress(args.json))
     last = 0
 
     def on_progress(done: int, _total: int) -> None:

@@ -28,7 +28,7 @@ STAGES = {
     "parse": ("reading pages", "page"),
     "ocr": ("reading pages", "page"),
     "enrich": ("completing metadata", "lookup"),
-    "embed": ("embedding", "chunk"),
+    "embed": ("embedding", "text"),  # the chunks and each work's own text
     "index": ("indexing", "doc"),
 }
 

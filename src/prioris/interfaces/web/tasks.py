@@ -147,11 +147,12 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
 
 
 def reindex_job(library: Library) -> JobFunction:
-    """Re-embed stale chunks (resumable: each batch is committed)."""
+    """Re-embed stale chunks, then works without their own vector (resumable: each
+    batch is committed)."""
 
     def run(context: JobContext) -> str:
         def on_progress(done: int, total: int) -> None:
-            context.progress(done, total, f"{done} of {total} chunks")
+            context.progress(done, total, f"{done} of {total} vectors")
 
         done = library.reindex(on_progress=on_progress)
         return f"{done} chunk(s) re-embedded"

@@ -1,0 +1,20 @@
+-- One vector per work (title + abstract), read by work id only: see the SQLite migration
+-- 0005_work_vectors.sql. float32 bytes, as SQLite keeps them (no pgvector index needed).
+CREATE TABLE work_vectors (
+    work_id TEXT COLLATE "C" PRIMARY KEY REFERENCES works(id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    embedding BYTEA NOT NULL
+);
+
+CREATE FUNCTION prioris_work_vector_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM work_vectors WHERE work_id = NEW.id;
+    RETURN NULL;
+END;
+$$;
+
+CREATE TRIGGER works_vector_stale AFTER UPDATE OF title, abstract ON works
+    FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title
+                       OR OLD.abstract IS DISTINCT FROM NEW.abstract)
+    EXECUTE FUNCTION prioris_work_vector_stale();

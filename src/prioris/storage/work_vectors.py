@@ -1,0 +1,127 @@
+"""One vector per work: its title and abstract embedded as one text, beside its chunks'.
+
+A passage vector sees one part of a paper; the work vector sees what the paper is about.
+Vector search scores a work by both (:func:`prioris.search.service.SearchService`), which
+won every split of both development sets (docs/benchmarks.md, section 9). The rows are
+plain (float32 bytes) and read by work id, with the same SQL on SQLite and PostgreSQL:
+only the works a chunk KNN found are rescored, so no second vector index is needed.
+
+A vector is current when its ``model`` is the library's embedding model; a new title or
+abstract drops it (a trigger), as does re-indexing the work's chunks, until ingest or
+``prioris reindex`` stores the new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+WORK_TEXT_CHARS = 4000
+"""The head of a work without an abstract that its vector reads: well past the 256 word
+pieces MiniLM (the default model) reads, so the cut never shortens what it sees."""
+BATCH = 500  # ids per IN (...) list
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def store(conn: Any, work_id: str, vector: np.ndarray, model_id: str, text: str) -> None:
+    """Store (or replace) a work's vector, inside the caller's transaction."""
+    blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+    conn.execute(
+        "INSERT INTO work_vectors(work_id, model, text_sha256, embedding) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(work_id) DO UPDATE SET model = excluded.model, "
+        "text_sha256 = excluded.text_sha256, embedding = excluded.embedding",
+        (work_id, model_id, text_sha256(text), blob),
+    )
+
+
+def delete(conn: Any, work_id: str) -> None:
+    conn.execute("DELETE FROM work_vectors WHERE work_id = ?", (work_id,))
+
+
+def read(conn: Any, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
+    """The current vectors (of the library's model) of these works; absent ones are left
+    out (a work without one is scored by its chunks alone)."""
+    found: dict[str, np.ndarray] = {}
+    ids = list(dict.fromkeys(work_ids))
+    for start in range(0, len(ids), BATCH):
+        batch = ids[start : start + BATCH]
+        marks = ", ".join("?" for _ in batch)
+        for work_id, blob in conn.execute(
+            "SELECT v.work_id, v.embedding FROM work_vectors v JOIN index_state s "
+            "ON s.key = 'embedding_model' AND s.value = v.model "
+            f"WHERE v.work_id IN ({marks})",
+            batch,
+        ):
+            found[str(work_id)] = np.frombuffer(bytes(blob), dtype=np.float32)
+    return found
+
+
+def markdown_head(conn: Any, work_id: str) -> str:
+    """The part of a work's Markdown its vector can read (when it has no abstract)."""
+    row = conn.execute(
+        "SELECT substr(markdown, 1, ?) FROM works WHERE id = ?", (WORK_TEXT_CHARS, work_id)
+    ).fetchone()
+    return "" if row is None or row[0] is None else str(row[0])
+
+
+def read_rows(conn: Any, work_ids: Sequence[str]) -> list[tuple[Any, ...]]:
+    """Whole rows ``(work_id, model, text_sha256, embedding)`` (a library being copied)."""
+    rows: list[tuple[Any, ...]] = []
+    for start in range(0, len(work_ids), BATCH):
+        batch = list(work_ids[start : start + BATCH])
+        marks = ", ".join("?" for _ in batch)
+        rows += [
+            (r[0], r[1], r[2], bytes(r[3]))
+            for r in conn.execute(
+                "SELECT work_id, model, text_sha256, embedding FROM work_vectors "
+                f"WHERE work_id IN ({marks})",
+                batch,
+            )
+        ]
+    return rows
+
+
+def insert_rows(conn: Any, rows: Sequence[tuple[Any, ...]]) -> None:
+    conn.executemany(
+        "INSERT INTO work_vectors(work_id, model, text_sha256, embedding) VALUES (?, ?, ?, ?)",
+        rows,
+    )
+
+
+_MISSING = (
+    "FROM works w WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.work_id = w.id) "
+    "AND NOT EXISTS (SELECT 1 FROM work_vectors v WHERE v.work_id = w.id AND v.model = ?)"
+)
+
+
+def missing(
+    conn: Any,
+    model_id: str,
+    limit: int,
+    *,
+    after: str = "",
+    work_ids: Sequence[str] | None = None,
+) -> list[tuple[str, str, str | None, str]]:
+    """Works with chunks but no vector of ``model_id``, by id past ``after`` (reindex;
+    only ``work_ids`` when given): ``(work_id, title, abstract, head of the Markdown)``
+    each, what ``pipeline.work_text`` reads."""
+    among, params = "", []
+    if work_ids is not None:
+        among = f" AND w.id IN ({', '.join('?' for _ in work_ids) or 'NULL'})"
+        params = list(work_ids)
+    rows = conn.execute(
+        "SELECT w.id, w.title, w.abstract, substr(w.markdown, 1, ?) "
+        f"{_MISSING} AND w.id > ?{among} ORDER BY w.id LIMIT ?",
+        (WORK_TEXT_CHARS, model_id, after, *params, limit),
+    ).fetchall()
+    return [(str(r[0]), r[1] or "", r[2], r[3] or "") for r in rows]
+
+
+def count_missing(conn: Any, model_id: str) -> int:
+    return int(conn.execute(f"SELECT count(*) {_MISSING}", (model_id,)).fetchone()[0])

@@ -1,0 +1,216 @@
+"""One vector per work (title + abstract) beside its chunks', on both backends.
+
+Vector search scores a work by ``0.3 x`` its own vector's cosine ``+ 0.7 x`` its best
+chunk's. The library here is built so the two disagree: work ``b`` has the best chunk,
+work ``a`` the abstract that is the query, so the work vectors decide the order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+from prioris.embedding.fake import FakeEmbedder
+from prioris.ingest.pipeline import work_text
+from prioris.library import Library
+from prioris.search.backends import ChunkScore
+from prioris.search.scoring import with_work_vectors
+from prioris.storage import work_vectors as work_vector_store
+
+from conftest import FakeOcr
+
+FILLER = " ".join(f"filler{i}" for i in range(30))
+RECORDS = [
+    {
+        "_id": "a",
+        "title": "Ocean notes",
+        "abstract": "krill penguins glaciers",
+        "text": f"krill {FILLER}",
+    },
+    {
+        "_id": "b",
+        "title": "Misc",
+        "abstract": "tax law courts contracts",
+        "text": "krill penguins " + " ".join(f"other{i}" for i in range(10)),
+    },
+]
+QUERY = "krill penguins glaciers"
+
+
+@pytest.fixture
+def settings(backend_settings):  # type: ignore[no-untyped-def]
+    return backend_settings
+
+
+@pytest.fixture
+def lib(settings) -> Any:  # type: ignore[no-untyped-def]
+    library = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
+    library.import_records(RECORDS)
+    yield library
+    library.close()
+
+
+def _weight(library: Library, weight: float) -> None:
+    library.searcher.config = dataclasses.replace(
+        library.searcher.config, work_vector_weight=weight
+    )
+
+
+def _own_vectors(library: Library, *ids: str) -> dict[str, np.ndarray]:
+    with library.lock:
+        return work_vector_store.read(library.conn, ids)
+
+
+def test_ingest_stores_the_title_and_abstract_vector(lib: Library) -> None:
+    stored = _own_vectors(lib, "a", "b")
+    assert set(stored) == {"a", "b"}
+    expected = FakeEmbedder().embed_passages([work_text("Ocean notes", RECORDS[0]["abstract"], "")])
+    np.testing.assert_allclose(stored["a"], expected[0], atol=1e-6)
+    assert lib.status()["stale_works"] == 0
+
+
+def test_work_vectors_decide_between_a_better_chunk_and_a_better_abstract(lib: Library) -> None:
+    _weight(lib, 0.0)  # best chunk only: b's passage holds two of the three words
+    assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["b", "a"]
+    _weight(lib, 0.3)  # a's abstract is the query
+    hits = lib.search(QUERY, mode="vector", k=2).hits
+    assert [h.id for h in hits] == ["a", "b"]
+    assert hits[0].snippet and "krill" in hits[0].snippet  # the hit still shows a passage
+    hybrid = {h.id: h.ranks for h in lib.search(QUERY, mode="hybrid", k=2).hits}
+    assert hybrid["a"]["vector"] == 1 and hybrid["b"]["fts"] == 1  # fusion sees both
+    chunk_hits = lib.search(QUERY, mode="vector", k=2, chunks=True).hits
+    assert chunk_hits[0].id == "b"  # passages are ranked as passages
+
+
+def test_weight_comes_from_the_environment(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prioris.config import load_settings
+    from prioris.errors import ConfigurationError
+
+    monkeypatch.setenv("PRIORIS_MCP_WORK_VECTOR_WEIGHT", "0")
+    assert load_settings().work_vector_weight == 0.0
+    for bad in ("1.5", "-0.1", "half"):
+        monkeypatch.setenv("PRIORIS_MCP_WORK_VECTOR_WEIGHT", bad)
+        with pytest.raises(ConfigurationError, match="PRIORIS_MCP_WORK_VECTOR_WEIGHT"):
+            load_settings()
+
+
+def test_a_new_abstract_drops_the_vector_and_reindex_embeds_it(lib: Library) -> None:
+    before = _own_vectors(lib, "a")["a"]
+    with lib.lock:
+        lib.conn.execute("BEGIN IMMEDIATE")
+        lib.conn.execute("UPDATE works SET abstract = ? WHERE id = ?", ("tax law", "a"))
+        lib.conn.execute("COMMIT")
+    assert _own_vectors(lib, "a") == {}  # the trigger dropped the stale vector
+    assert lib.status()["stale_works"] == 1
+    _weight(lib, 0.3)
+    hits = lib.search(QUERY, mode="vector", k=2).hits  # a is scored by its chunk alone
+    assert [h.id for h in hits] == ["b", "a"]
+    assert lib.reindex() == 0  # no chunk was stale; the work vector was
+    after = _own_vectors(lib, "a")["a"]
+    assert not np.allclose(after, before) and lib.status()["stale_works"] == 0
+
+
+def test_an_abstract_filled_in_later_is_embedded_at_once(lib: Library) -> None:
+    text = "seabirds of the southern ocean and their prey"
+    lib.import_records([{"_id": "c", "title": "Seabirds", "text": text}])
+    without = _own_vectors(lib, "c")["c"]  # no abstract: the head of the text
+    head = work_text("Seabirds", None, f"# Seabirds\n\n{text}")
+    np.testing.assert_allclose(without, FakeEmbedder().embed_passages([head])[0], atol=1e-6)
+    # the same text again, now with an abstract: the stored text stays, the gap is filled
+    lib.import_records([{"_id": "c", "title": "Seabirds", "text": text, "abstract": QUERY}])
+    assert lib.get_work("c").abstract == QUERY
+    expected = FakeEmbedder().embed_passages([work_text("Seabirds", QUERY, "")])[0]
+    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=1e-6)
+    assert lib.status()["stale_works"] == 0
+
+
+def test_deleting_a_work_deletes_its_vector(lib: Library) -> None:
+    lib.delete(["b"])
+    with lib.lock:
+        rows = lib.conn.execute("SELECT work_id FROM work_vectors").fetchall()
+    assert [r[0] for r in rows] == ["a"]
+
+
+def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: Any) -> None:
+    first = Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr())
+    first.import_records(RECORDS)
+    first.close()
+    lib = Library.open(settings, embedder=FakeEmbedder(model_id="fake/b"), ocr=FakeOcr())
+    try:
+        assert _own_vectors(lib, "a", "b") == {}
+        assert lib.status()["stale_works"] == 2
+        lib.reindex()
+        assert set(_own_vectors(lib, "a", "b")) == {"a", "b"}
+        assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["a", "b"]
+    finally:
+        lib.close()
+
+
+def test_with_work_vectors_mixes_and_keeps_works_without_one() -> None:
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    works = [ChunkScore(1, "x", 0.9), ChunkScore(2, "y", 0.8), ChunkScore(3, "z", 0.5)]
+    own = {"y": np.array([2.0, 0.0], dtype=np.float32), "x": np.array([0.0, 1.0], np.float32)}
+    mixed = with_work_vectors(works, own, query, 0.3)
+    assert [c.work_id for c in mixed] == ["y", "x", "z"]
+    assert mixed[0].score == pytest.approx(0.3 * 1.0 + 0.7 * 0.8)  # cosine: norm ignored
+    assert mixed[1].score == pytest.approx(0.7 * 0.9)
+    assert mixed[2].score == 0.5 and mixed[2].chunk_id == 3  # no vector: its chunk's score
+    wrong_size = {"x": np.ones(3, dtype=np.float32)}  # another model's: ignored
+    assert with_work_vectors(works, wrong_size, query, 0.3)[0].score == 0.9
+
+
+def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir: Any) -> None:
+    from prioris.config import load_settings
+
+    settings = load_settings()  # a SQLite file (PostgreSQL runs its own migration 2)
+    lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
+    lib.import_records(RECORDS)
+    with lib.lock:  # back to schema 4: no table, no trigger, no record of migration 5
+        for statement in (
+            "DROP TRIGGER works_vector_stale",
+            "DROP TABLE work_vectors",
+            "DELETE FROM schema_migrations WHERE version = 5",
+        ):
+            lib.conn.execute(statement)
+    lib.close()
+    lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
+    try:
+        assert lib.status()["stale_works"] == 2 and lib.status()["stale_chunks"] == 0
+        assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["b", "a"]
+        assert lib.reindex() == 0
+        assert lib.status()["stale_works"] == 0
+        assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["a", "b"]
+    finally:
+        lib.close()
+
+
+def test_a_work_text_is_embedded_once_beside_its_chunks(settings: Any) -> None:
+    texts: list[str] = []
+
+    class Recording(FakeEmbedder):
+        def embed_passages(self, batch: Any) -> np.ndarray:
+            texts.extend(batch)
+            return super().embed_passages(batch)
+
+    with Library.open(settings, embedder=Recording(), ocr=FakeOcr()) as library:
+        long_text = " ".join(f"Sentence {i} about peat bogs and carbon." for i in range(400))
+        library.import_records(
+            [
+                {
+                    "_id": "long",
+                    "title": "Peat",
+                    "abstract": "Bogs store carbon.",
+                    "text": long_text,
+                },
+                {"_id": "short", "title": "Fens", "text": "Fens are wetlands."},
+            ]
+        )
+        chunks = library.status()["chunks"]
+        assert chunks > 2
+        # every chunk, plus one work text for the long record; the short record's one
+        # chunk is its work text, embedded once for both
+        assert len(texts) == len(set(texts)) == chunks + 1
+        assert set(_own_vectors(library, "long", "short")) == {"long", "short"}
