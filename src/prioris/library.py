@@ -57,7 +57,6 @@ from prioris.strings import without_surrogates
 
 IMPORT_BATCH = 64
 SQLITE_MAX_INT = 2**63 - 1
-REINDEX_BATCH = 256
 log = logging.getLogger(__name__)
 
 
@@ -674,93 +673,16 @@ class Library:
         """Re-embed stale chunks, then the works without a vector of their own, in
         batches, each batch committed: resumable after a stop. Returns the chunks done
         (``on_progress`` counts chunks and works together)."""
-        from prioris.ingest.pipeline import embedding_text
+        return self._reindexer().run(on_progress)
 
-        done = 0
-        model = self.embedder.model_id
-        with self.lock:
-            total = chunk_store.count_stale(self.conn)
-            total += work_vector_store.count_missing(self.conn, model)
-        while True:
-            with self.lock:
-                rows = chunk_store.stale_chunks(self.conn, REINDEX_BATCH)
-            if not rows:
-                self.embed_work_vectors(None, done=done, total=total, on_progress=on_progress)
-                return done
-            texts = [embedding_text(r["title"], r["text"]) for r in rows]
-            vectors = self.embedder.embed_passages(texts)
-            with self.lock:
-                self.conn.execute("BEGIN IMMEDIATE")
-                try:
-                    chunk_store.insert_vectors(
-                        self.conn,
-                        [r["id"] for r in rows],
-                        vectors,
-                        self.embedder.model_id,
-                        work_ids=[r["work_id"] for r in rows],
-                        sources=[r["source"] for r in rows],
-                        years=[r["year"] for r in rows],
-                    )
-                    self.conn.execute("COMMIT")
-                except BaseException:
-                    self.conn.execute("ROLLBACK")
-                    raise
-            done += len(rows)
-            if on_progress:
-                on_progress(done, total)
+    def embed_work_vectors(self, work_ids: Sequence[str]) -> int:
+        """Embed these works' own vectors (title + abstract) where they are missing."""
+        return self._reindexer().works(work_ids)
 
-    def embed_work_vectors(
-        self,
-        work_ids: Sequence[str] | None,
-        *,
-        done: int = 0,
-        total: int = 0,
-        on_progress: Callable[[int, int], None] | None = None,
-    ) -> int:
-        """Embed the works' own vectors (title + abstract) that are missing or of another
-        model: these works, or every work with chunks when ``work_ids`` is None. Each batch
-        is committed; returns how many were embedded."""
-        ids = None if work_ids is None else list(dict.fromkeys(work_ids))
-        groups: list[list[str] | None] = [None]
-        if ids is not None:
-            groups = [ids[i : i + REINDEX_BATCH] for i in range(0, len(ids), REINDEX_BATCH)]
-        embedded = 0
-        for group in groups:
-            after = ""
-            while True:
-                with self.lock:
-                    rows = work_vector_store.missing(
-                        self.conn,
-                        self.embedder.model_id,
-                        REINDEX_BATCH,
-                        after=after,
-                        work_ids=group,
-                    )
-                if not rows:
-                    break
-                after = rows[-1][0]
-                embedded += self._store_work_vectors(rows)
-                if on_progress:
-                    on_progress(done + embedded, total)
-        return embedded
+    def _reindexer(self) -> Any:
+        from prioris.ingest.reindex import Reindexer
 
-    def _store_work_vectors(self, rows: list[tuple[str, str, str | None, str]]) -> int:
-        """Embed and store one batch of ``work_vector_store.missing`` rows (one commit)."""
-        from prioris.ingest.pipeline import work_text
-
-        texts = [work_text(title, abstract, head) for _, title, abstract, head in rows]
-        vectors = self.embedder.embed_passages(texts)
-        model = self.embedder.model_id
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                for (work_id, *_), vector, text in zip(rows, vectors, texts, strict=True):
-                    work_vector_store.store(self.conn, work_id, vector, model, text)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-        return len(rows)
+        return Reindexer(self.conn, self.lock, self.embedder)
 
     # --- discovery / OpenAlex / export (discovery helper) ---
     def openalex_client(self) -> Any:
