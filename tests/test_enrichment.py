@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
 import paper_factory as papers
@@ -337,6 +338,16 @@ def test_enrich_stored_works_updates_record_and_indexes(open_library: Any, tmp_p
     assert stored.id in [h.id for h in hits]
     in_year = library.search("reef heatwaves", mode="vector", from_year=2019, to_year=2019).hits
     assert [h.id for h in in_year] == [stored.id]  # the vector index knows the new year
+    # the work's own vector was made again from the provider's title and abstract
+    from prioris.ingest.pipeline import work_text
+    from prioris.storage import work_vectors as work_vector_store
+
+    with library.lock:
+        own = work_vector_store.read(library.conn, [stored.id])[stored.id]
+    text = work_text(work.title, work.abstract, None)
+    assert work.abstract and text.startswith(work.title)
+    np.testing.assert_allclose(own, library.embedder.embed_passages([text])[0], atol=1e-6)
+    assert library.status()["stale_works"] == 0
     assert library.enrich([other.id])[0]["status"] == "no_identifier"
 
 
