@@ -275,6 +275,7 @@ ROCCHIO_RM3 = {
 }
 OFF = {"prf_docs": 0}  # no feedback pass (the default)
 NO_WORK = {"work_vector_weight": 0.0}  # vector side from the best chunk alone (before)
+ONE_POOL = {"work_vector_pool_factor": 1}  # rescore only the pool (none below the depth)
 GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "default": [("default", {})],
     "fusion": [
@@ -386,10 +387,14 @@ GROUPS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     # the product's form: the works of the chunk KNN rescored with their stored vectors
     "workvec-product": [
         ("chunks only (weight 0, before)", {**OFF, **NO_WORK}),
-        ("weight 0.3, pool 100 (default)", OFF),
-        ("weight 0.3, pool 300", {**OFF, "work_vector_pool": 300}),
-        ("weight 0.2, pool 100", {**OFF, "work_vector_weight": 0.2}),
-        ("weight 0.4, pool 100", {**OFF, "work_vector_weight": 0.4}),
+        ("weight 0.3, pool 100", {**OFF, **ONE_POOL}),
+        ("weight 0.3, pool 300", {**OFF, **ONE_POOL, "work_vector_pool": 300}),
+        ("weight 0.3, pool 600", {**OFF, **ONE_POOL, "work_vector_pool": 600}),
+        ("weight 0.3, pool 1000", {**OFF, **ONE_POOL, "work_vector_pool": 1000}),
+        ("weight 0.3, pool 2 x depth", {**OFF, "work_vector_pool_factor": 2}),
+        ("weight 0.3, pool 3 x depth (default)", OFF),
+        ("weight 0.2, pool 3 x depth", {**OFF, "work_vector_weight": 0.2}),
+        ("weight 0.4, pool 3 x depth", {**OFF, "work_vector_weight": 0.4}),
         ("short<=4 rocchio, weight 0", {**NO_WORK, "_short_words": 4, "_short": ROCCHIO_3}),
         ("short<=4 rocchio, weight 0.3", {"_short_words": 4, "_short": ROCCHIO_3}),
     ],

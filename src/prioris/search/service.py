@@ -79,6 +79,10 @@ class FusionConfig:
     split of SciFact and NFCorpus, in vector and hybrid mode (docs/benchmarks.md, §9)."""
     work_vector_pool: int = 100
     """How many works of the chunk KNN (at least) are rescored with their own vectors."""
+    work_vector_pool_factor: int = 3
+    """... and at least this many times the works asked for: a work whose passages rank
+    below the asked depth can still belong in it by its own vector (hybrid at SciFact
+    k=100 matched exact scoring of every work from twice its depth, not from once)."""
     learned_weights: tuple[float, ...] = fusion.LEARNED_WEIGHTS
     """Method ``learned``: one weight per ``fusion.FEATURES`` entry."""
     rerank_depth: int = 30
@@ -254,7 +258,8 @@ class SearchService:
         decay, weight = self.config.vector_decay, self.config.work_vector_weight
         if weight <= 0 or not isinstance(self.backend, WorkVectors):
             return top_works(nearest, k, cap=VEC_MAX_K, decay=decay)
-        found = top_works(nearest, max(k, self.config.work_vector_pool), cap=VEC_MAX_K, decay=decay)
+        pool = max(self.config.work_vector_pool, self.config.work_vector_pool_factor * k)
+        found = top_works(nearest, pool, cap=VEC_MAX_K, decay=decay)
         own = self.backend.work_vectors([item.work_id for item in found])
         return with_work_vectors(found, own, vector, weight)[:k]
 
