@@ -76,12 +76,19 @@ def with_work_vectors(
     chunk's score, as if both agreed."""
     unit = np.asarray(query, dtype=np.float32)
     unit = unit / max(float(np.linalg.norm(unit)), 1e-12)
-    scored = []
-    for item in works:
-        own = vectors.get(item.work_id)
-        score = item.score
-        if own is not None and own.shape == unit.shape:
-            cosine = float(own @ unit) / max(float(np.linalg.norm(own)), 1e-12)
-            score = weight * cosine + (1.0 - weight) * item.score
-        scored.append(ChunkScore(item.chunk_id, item.work_id, score))
-    return sorted(scored, key=lambda c: -c.score)
+    scores = np.array([item.score for item in works], dtype=np.float64)
+    rows = [i for i, item in enumerate(works) if _fits(vectors.get(item.work_id), unit)]
+    if rows:
+        matrix = np.vstack([vectors[works[i].work_id] for i in rows])
+        norms = np.maximum(np.linalg.norm(matrix, axis=1), 1e-12)
+        cosines = (matrix @ unit) / norms
+        scores[rows] = weight * cosines + (1.0 - weight) * scores[rows]
+    order = np.argsort(-scores, kind="stable")  # ties keep the list's order
+    return [
+        ChunkScore(works[i].chunk_id, works[i].work_id, float(scores[i])) for i in order.tolist()
+    ]
+
+
+def _fits(vector: np.ndarray | None, unit: np.ndarray) -> bool:
+    """A stored vector the query can be compared with (another model's size is not)."""
+    return vector is not None and vector.shape == unit.shape
