@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,9 @@ def test_demo_output_is_the_real_search_output(capsys, tmp_path: Path) -> None: 
         assert err.split(" in ")[0] in demo  # "2 hits"
     for line in demo.splitlines():
         assert line.count("**") % 2 == 0, line  # no unclosed bold
+    assert main(["status", "--json", "--data-dir", str(kept)]) == 0
+    status = json.loads(capsys.readouterr().out)  # the real model gave each work its vector
+    assert status["works"] == 3 and status["stale_works"] == 0 and status["stale_chunks"] == 0
 
 
 def test_demo_without_keep_says_how_to_keep(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
