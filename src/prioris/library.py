@@ -38,6 +38,7 @@ from prioris.ingest.pipeline import (
     os_reason,
     read_file_checked,
 )
+from prioris.ingest.reindex import Reindexer, work_vectors_pending
 from prioris.models import Work
 from prioris.search.backends import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
@@ -131,6 +132,8 @@ class Library:
         self.stale_on_open = chunk_store.ensure_vector_index(
             self.conn, embedder.model_id, embedder.dim
         )
+        self.work_vectors_pending = work_vectors_pending(self.conn)
+        """The library predates works' own vectors: ``reindex`` gives them."""
         self.pipeline = IngestPipeline(
             self.conn,
             embedder,
@@ -679,9 +682,7 @@ class Library:
         """Embed these works' own vectors (title + abstract) where they are missing."""
         return self._reindexer().works(work_ids)
 
-    def _reindexer(self) -> Any:
-        from prioris.ingest.reindex import Reindexer
-
+    def _reindexer(self) -> Reindexer:
         return Reindexer(self.conn, self.lock, self.embedder)
 
     # --- discovery / OpenAlex / export (discovery helper) ---

@@ -117,12 +117,12 @@ def test_reindex_after_a_model_change(
     assert "7 chunks are stale until `prioris reindex`" in err
     code, out, _ = run(capsys, "reindex", "--json")
     report = json.loads(out)
-    assert code == 0 and report["reindexed"] == 7
+    assert code == 0 and report["reindexed"] == 7 and report["work_vectors"] == 7
     assert report["model"] == json.loads(run(capsys, "status", "--json")[1])["model"]
     code, out, _ = run(capsys, "status", "--json")
     assert json.loads(out)["stale_chunks"] == 0
     code, out, _ = run(capsys, "reindex")
-    assert code == 0 and out.startswith("re-embedded 0 chunks with ")
+    assert code == 0 and out.startswith("re-embedded 0 chunks and 0 work vectors with ")
     code, out, _ = run(capsys, "search", "moraine ridge number 3", "--mode", "vector", "--json")
     assert json.loads(out)["hits"][0]["id"] == "d3"
     assert load_settings().db_path == data_dir / "library.sqlite"

@@ -178,6 +178,7 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
     lib.close()
     lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
     try:
+        assert lib.work_vectors_pending  # the migration noted it, opening reads it
         assert lib.status()["stale_works"] == 2 and lib.status()["stale_chunks"] == 0
         assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["b", "a"]
         assert lib.reindex() == 0
@@ -185,6 +186,30 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
         assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["a", "b"]
     finally:
         lib.close()
+    with Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr()) as again:
+        assert not again.work_vectors_pending
+
+
+def test_the_cli_says_an_old_library_wants_a_reindex(
+    data_dir: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import prioris.embedding
+    from prioris.config import load_settings
+    from prioris.interfaces.cli import main
+
+    monkeypatch.setattr(prioris.embedding, "build_embedder", lambda settings: FakeEmbedder())
+    with Library.open(load_settings(), embedder=FakeEmbedder(), ocr=FakeOcr()) as lib:
+        lib.import_records(RECORDS)
+        with lib.lock:
+            lib.conn.execute(
+                "INSERT INTO index_state(key, value) VALUES ('work_vectors_pending', '1')"
+            )
+    assert main(["status"]) == 0
+    assert "made before works had vectors of their own" in capsys.readouterr().err
+    assert main(["reindex"]) == 0
+    assert "re-embedded 0 chunks and 0 work vectors" in capsys.readouterr().out
+    assert main(["status"]) == 0
+    assert "made before" not in capsys.readouterr().err
 
 
 def test_a_work_text_is_embedded_once_beside_its_chunks(settings: Any) -> None:

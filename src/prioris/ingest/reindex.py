@@ -21,7 +21,13 @@ from prioris.storage import chunks as chunk_store
 from prioris.storage import work_vectors as work_vector_store
 
 BATCH = 256  # texts per embedding call and per transaction
+PENDING = "work_vectors_pending"  # set by the migration that made work vectors
 Progress = Callable[[int, int], None]
+
+
+def work_vectors_pending(conn: Any) -> bool:
+    """Whether the library predates work vectors and no reindex has given them yet."""
+    return chunk_store.get_state(conn, PENDING) is not None
 
 
 class Reindexer:
@@ -102,6 +108,9 @@ class Reindexer:
                 embedded += len(rows)
                 if on_progress:
                     on_progress(done + embedded, total)
+        if work_ids is None:  # a full pass: every work has its vector
+            with self._transaction():
+                self.conn.execute("DELETE FROM index_state WHERE key = ?", (PENDING,))
         return embedded
 
     @contextmanager

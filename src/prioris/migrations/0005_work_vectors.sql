@@ -18,3 +18,8 @@ WHEN old.title IS NOT new.title OR old.abstract IS NOT new.abstract
 BEGIN
     DELETE FROM work_vectors WHERE work_id = new.id;
 END;
+
+-- A library that already has works gets their vectors from `prioris reindex`; until its
+-- first full pass, opening the library says so (one indexed read, not a count).
+INSERT INTO index_state(key, value)
+    SELECT 'work_vectors_pending', '1' WHERE EXISTS (SELECT 1 FROM works);

@@ -51,6 +51,12 @@ class CliContext:
                     f"{stale} {'chunk is' if stale == 1 else 'chunks are'} stale until "
                     "`prioris reindex`"
                 )
+            elif self._library.work_vectors_pending:
+                log.warning(
+                    "this library was made before works had vectors of their own (title + "
+                    "abstract); vector search scores them by their passages alone until "
+                    "`prioris reindex`"
+                )
         return self._library
 
     def close(self) -> None:

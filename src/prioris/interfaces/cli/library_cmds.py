@@ -375,10 +375,14 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
         done = library.reindex(on_progress=on_progress)
     finally:
         progress.close()
+    works = status["stale_works"] - library.status()["stale_works"]
+    model = library.embedder.model_id
     if args.json:
-        ctx.print_json({"reindexed": done, "model": library.embedder.model_id})
+        ctx.print_json({"reindexed": done, "work_vectors": works, "model": model})
     else:
-        ctx.print_line(f"re-embedded {plural(done, 'chunk')} with {library.embedder.model_id}")
+        ctx.print_line(
+            f"re-embedded {plural(done, 'chunk')} and {plural(works, 'work vector')} with {model}"
+        )
     return EXIT_OK
 
 

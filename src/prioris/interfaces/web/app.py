@@ -228,6 +228,8 @@ def serve(
         log_line(
             f"note: {library.stale_on_open} chunks are stale; re-index them on the Status page"
         )
+    elif library.work_vectors_pending:
+        log_line("note: works have no vectors of their own yet; re-index on the Status page")
     if open_browser:
 
         def open_when_ready() -> None:

@@ -18,3 +18,8 @@ CREATE TRIGGER works_vector_stale AFTER UPDATE OF title, abstract ON works
     FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title
                        OR OLD.abstract IS DISTINCT FROM NEW.abstract)
     EXECUTE FUNCTION prioris_work_vector_stale();
+
+-- A library that already has works gets their vectors from `prioris reindex`; until its
+-- first full pass, opening the library says so (one indexed read, not a count).
+INSERT INTO index_state(key, value)
+    SELECT 'work_vectors_pending', '1' WHERE EXISTS (SELECT 1 FROM works);
