@@ -92,3 +92,31 @@ def test_model_dir_holds_weights_and_licensed_tokenizer(tmp_path: Path) -> None:
 def test_fake_embedder_is_deterministic() -> None:
     fake = FakeEmbedder()
     assert np.allclose(fake.embed_query("a b"), fake.embed_passages(["a b"])[0])
+
+
+def test_processes_starting_at_once_assemble_the_model_dir_without_a_race(
+    tmp_path: Path,
+) -> None:
+    """Two importers starting together on a new data directory once failed with
+    "are the same file": one linked a file between the other's check and its link."""
+    import threading
+
+    def assemble(target: Path, barrier: threading.Barrier, failures: list[BaseException]) -> None:
+        barrier.wait()
+        try:
+            assemble_model_dir(target)
+        except BaseException as exc:
+            failures.append(exc)
+
+    for attempt in range(10):
+        target, barrier, failures = tmp_path / f"m{attempt}", threading.Barrier(6), []
+        threads = [
+            threading.Thread(target=assemble, args=(target, barrier, failures)) for _ in range(6)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        assert not [p.name for p in target.iterdir() if p.name.startswith(".")]  # no temporary
+        assert (target / "model.onnx").stat().st_size > 20_000_000

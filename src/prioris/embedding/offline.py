@@ -10,7 +10,9 @@ the weights' SHA-256.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import threading
 from pathlib import Path
 
 from prioris.errors import ConfigurationError
@@ -71,12 +73,23 @@ def assemble_model_dir(target: Path) -> Path:
         if not source.exists():
             raise ConfigurationError(f"vendored tokenizer file missing: {source}")
         link = target / name
-        if link.is_symlink() or link.exists():
-            if link.resolve() == source.resolve():
-                continue
-            link.unlink()
-        try:
-            link.symlink_to(source)
-        except OSError:
-            shutil.copyfile(source, link)
+        if (link.is_symlink() or link.exists()) and link.resolve() == source.resolve():
+            continue
+        _place(link, source)
     return target
+
+
+def _place(link: Path, source: Path) -> None:
+    """``link`` made a symlink to ``source`` (a copy where symlinks are refused), under a
+    temporary name first and then renamed over: two processes starting at once on a new
+    data directory each end with the same whole file, never with one's half-made link."""
+    temporary = link.with_name(f".{link.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        try:
+            temporary.symlink_to(source)
+        except OSError:
+            shutil.copyfile(source, temporary)
+        os.replace(temporary, link)
+    finally:
+        if temporary.is_symlink() or temporary.exists():
+            temporary.unlink()
