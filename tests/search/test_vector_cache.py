@@ -224,3 +224,38 @@ def test_the_float_copy_scans_on_one_blas_thread(
     conn.close()
     assert rows and seen and all(threads and set(threads) == {1} for threads in seen)
     assert blas_threads() == before  # restored after the scan
+
+
+def test_closing_waits_for_a_running_load_and_starts_no_other(filled: Library) -> None:
+    """A library in a temporary folder could not be deleted: a load still running in the
+    background after close opened the file again (``-wal``/``-shm`` reappeared)."""
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    real_connect = connect
+
+    def slow_connect() -> Any:
+        started.set()
+        release.wait(5)
+        return real_connect(filled.settings.db_path, migrate=False)
+
+    cache = VectorCache(slow_connect, background=True)
+    conn = real_connect(filled.settings.db_path, migrate=False)
+    try:
+        vector = filled.embedder.embed_query("topic 3")
+        for _ in range(2):  # the second query starts the background load
+            assert cache.knn(conn, vector, SearchFilters(), 5) is None
+        assert started.wait(5)
+        closer = threading.Thread(target=cache.close)
+        closer.start()
+        closer.join(0.2)
+        assert closer.is_alive()  # close waits for the load ...
+        release.set()
+        closer.join(5)
+        assert not closer.is_alive()  # ... which then finished
+        started.clear()
+        assert cache.knn(conn, vector, SearchFilters(), 5) is None
+        assert not started.wait(0.3)  # and a closed cache loads nothing more
+    finally:
+        release.set()
+        conn.close()

@@ -71,6 +71,7 @@ class SqliteSearchBackend:
         return conn
 
     def close(self) -> None:
+        self.vector_cache.close()
         self.postings.close()
         self._fts_pool.shutdown(wait=True)
         with self._opened_lock:

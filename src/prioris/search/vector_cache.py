@@ -262,6 +262,7 @@ class VectorCache:
         self._loading = threading.Lock()
         self._declined_version: int | None = None
         self._queries = 0
+        self._closed = False
 
     def knn(
         self, conn: Any, query: np.ndarray, filters: SearchFilters, k: int
@@ -290,9 +291,17 @@ class VectorCache:
             for i, score in zip(picked, scores, strict=True)
         ]
 
+    def close(self) -> None:
+        """Start no more loads and wait for a running one, so nothing reads the library
+        (or creates its ``-wal`` and ``-shm`` files) after it is closed; a library in a
+        temporary folder could not be deleted while a load was still opening it."""
+        self._closed = True
+        self.wait_until_loaded()
+        self._snapshot = None
+
     def _refresh(self) -> None:
-        if not self._loading.acquire(blocking=False):
-            return  # a load is already under way
+        if self._closed or not self._loading.acquire(blocking=False):
+            return  # closed, or a load is already under way
         if self._background:
             threading.Thread(target=self._load, daemon=True, name="prioris-vectors").start()
         else:
