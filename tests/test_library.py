@@ -404,3 +404,12 @@ def test_a_library_that_fails_to_open_closes_what_it_opened(
     with pytest.raises(InvalidRequestError):
         Library.open(settings, embedder=FakeEmbedder())
     assert closed == ["conn", "storage"]
+
+
+def test_ingest_file_takes_a_path_as_text_too(library: Library, tmp_path: Path) -> None:
+    """A Python caller passing a str got AttributeError ('str' has no 'exists')."""
+    pdf = make_text_pdf(tmp_path / "text.pdf", "Paths as text", ["Body text here. " * 30])
+    result = library.ingest_file(str(pdf))
+    assert result.status == "ingested" and result.path == str(pdf)
+    with pytest.raises(NotFoundError):
+        library.ingest_file(str(tmp_path / "missing.pdf"))

@@ -183,14 +183,14 @@ class Library:
     # -- ingest --------------------------------------------------------------------------
     collect_pdfs = staticmethod(collect_pdfs)
 
-    def read_jsonl(self, path: Path) -> Iterable[JsonlLine]:
+    def read_jsonl(self, path: str | Path) -> Iterable[JsonlLine]:
         """The lines of a JSONL file as records or per-line errors (``file:line`` each),
         each line bounded by ``PRIORIS_MCP_MAX_RECORD_BYTES``."""
         return read_jsonl(Path(path), max_line_bytes=self.settings.max_record_bytes)
 
     def ingest_file(
         self,
-        path: Path,
+        path: str | Path,
         *,
         ocr_mode: str | None = None,
         progress: Callable[[int, int], None] | None = None,
@@ -203,6 +203,7 @@ class Library:
         ``progress(stage, done, total)`` follows pages read (OCR included), chunks embedded
         and the commit, so a caller can show a bar that never sits still."""
         check_path(path)
+        path = Path(path)
         if not path.exists():
             raise NotFoundError(f"no such file: {path}")
         if path.is_dir():

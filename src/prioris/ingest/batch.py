@@ -83,7 +83,7 @@ def collect_pdfs(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
-def check_path(path: Path) -> None:
+def check_path(path: str | Path) -> None:
     """InvalidRequestError unless the operating system can take ``path`` (no NUL
     character; text that encodes to the file system's bytes)."""
     try:
