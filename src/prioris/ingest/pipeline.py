@@ -265,12 +265,14 @@ class IngestPipeline:
                 title=meta.title or fallback,
                 authors=list(meta.authors),
                 year=meta.year,
+                abstract=meta.abstract,
                 aliases=list(meta.identifiers),
                 source="file",
                 extra={"filename": Path(path).name} if path else {},
             )
         else:
             work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
+            work.abstract = work.abstract or meta.abstract  # a provider's abstract wins
         document = Document(
             sha256=sha,
             work_id=work.id,
