@@ -239,3 +239,20 @@ def test_a_work_text_is_embedded_once_beside_its_chunks(settings: Any) -> None:
         # chunk is its work text, embedded once for both
         assert len(texts) == len(set(texts)) == chunks + 1
         assert set(_own_vectors(library, "long", "short")) == {"long", "short"}
+
+
+def test_a_pdf_s_printed_abstract_is_its_work_s_and_its_vector_s_text(
+    lib: Library, tmp_path: Any
+) -> None:
+    import paper_factory
+
+    pdf = tmp_path / "lncs.pdf"
+    pdf.write_bytes(paper_factory.single_column_lncs())
+    result = lib.ingest_file(pdf)
+    work = lib.get_work(result.id)
+    printed = lib.metadata_records(result.id)["printed"]
+    assert work.title == paper_factory.LNCS_TITLE
+    assert work.abstract and work.abstract == printed["abstract"]
+    assert work.abstract.startswith("Coral reefs face repeated marine heatwaves")
+    expected = FakeEmbedder().embed_passages([work_text(work.title, work.abstract, None)])[0]
+    np.testing.assert_allclose(_own_vectors(lib, result.id)[result.id], expected, atol=1e-6)
