@@ -375,10 +375,14 @@ def test_reindex_job_refreshes_stale_chunks(data_dir: Path) -> None:
     web = Web(library)
     try:
         assert library.status()["stale_chunks"] == 1
-        assert "1 chunk(s) have no vector" in web.client.get("/status").text
+        page = web.client.get("/status").text
+        assert "1 chunk(s) have no vector" in page
+        assert "1 work(s) have no vector of their own" in page  # the old model's
         job = web.wait(web.post("/api/reindex").json()["job"]["id"])
         assert job["state"] == "done" and job["message"] == "1 chunk(s) re-embedded"
-        assert library.status()["stale_chunks"] == 0
+        assert library.status()["stale_chunks"] == 0 and library.status()["stale_works"] == 0
+        page = web.client.get("/status").text
+        assert "have no vector of their own" not in page and 'id="reindex" disabled' in page
     finally:
         web.jobs.close()
         library.close()
@@ -439,3 +443,22 @@ def test_uploads_wait_beside_the_library_and_old_leftovers_are_swept(tmp_path: P
     assert sweep_uploads(folder) == [old]
     assert fresh.exists() and not old.exists()
     assert sweep_uploads(tmp_path / "missing") == []
+
+
+def test_works_without_their_own_vector_can_be_reindexed_from_the_status_page(
+    data_dir: Path,
+) -> None:
+    library = make_library(data_dir)
+    library.import_records([{"_id": "a", "title": "A", "text": "alpha"}])
+    with library.lock:  # as in a library made before works had their own vectors
+        library.conn.execute("DELETE FROM work_vectors")
+    web = Web(library)
+    try:
+        page = web.client.get("/status").text
+        assert "1 work(s) have no vector of their own" in page
+        assert 'id="reindex" disabled' not in page  # nothing else stale: still enabled
+        job = web.wait(web.post("/api/reindex").json()["job"]["id"])
+        assert job["state"] == "done" and library.status()["stale_works"] == 0
+    finally:
+        web.jobs.close()
+        library.close()
