@@ -111,8 +111,8 @@ class MemoBackend:
     ``_``-keys of a configuration, an FTS variant of :mod:`fts_variants` in place of the
     product's table); the hit rows and stored vectors come from the backend itself."""
 
-    def __init__(self, inner: Any, name: str, embedder: Any = None) -> None:
-        self.inner, self.name, self.embedder = inner, name, embedder
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
         self._work_vectors: Any = None
 
     def work_vectors(self, work_ids: Any) -> Any:
@@ -124,7 +124,7 @@ class MemoBackend:
         if self._work_vectors is None:
             import work_vectors
 
-            self._work_vectors = work_vectors.WorkVectors(self.inner.conn, self.embedder, self.name)
+            self._work_vectors = work_vectors.WorkVectors(self.inner.conn)
         return self._work_vectors
 
     def fts(self, expression: str, filters: Any, limit: int, **kw: Any) -> Any:
@@ -184,7 +184,7 @@ class Bench:
         backend.vector_cache._background = False
         backend.vector_cache._queries = 1
         backend.vector_cache.knn(backend.conn, self.embedder.embed_query("warm up"), *_all())
-        self.backend = MemoBackend(backend, dataset.name, self.embedder.inner)
+        self.backend = MemoBackend(backend, dataset.name)
 
     def service(self, overrides: dict[str, Any]) -> Any:
         """A copy of the library's service with the configuration replaced; keys starting

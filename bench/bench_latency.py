@@ -139,7 +139,7 @@ def random_work_vectors(data_dir: Path, model_id: str, dim: int) -> int:
         for work_id in ids:
             vector = rng.standard_normal(dim).astype(np.float32)
             vector /= np.linalg.norm(vector)
-            work_vector_store.store(conn, work_id, vector, model_id, "random")
+            work_vector_store.store(conn, work_id, vector, model_id)
         conn.execute("COMMIT")
     finally:
         conn.close()

@@ -1,57 +1,50 @@
-"""One vector per work (title + abstract as one unit) beside the chunk vectors, bench-only.
+"""The exact form of the work-vector score, bench-only: every work scored from memory.
 
-The product embeds each chunk with its work's title line (``pipeline.embedding_text``) and
-scores a work in vector mode by its best chunk. This variant adds a vector per work,
-``title + "\\n" + abstract`` (the works row's abstract, else its whole text: a BEIR record
-is its abstract), embedded by the same real model through the embedding cache (so it is
-computed once) and kept in memory, and scores a work as
+The product (``scoring.with_work_vectors``) rescores the first works of the chunk KNN with
+their stored vectors (``storage/work_vectors.py``, title + abstract). This form scores
+every work of the library exactly, from every chunk vector and every stored work vector
+held in float32, which is what the product's pool is checked against
+(``bench_beir.py --group workvec``):
 
 - ``("max", _)``: the larger of its best chunk's cosine and its work vector's cosine;
 - ``("mix", w)``: ``w x work cosine + (1 - w) x best chunk cosine`` (``w = 0`` is the
   control: best chunk only, through this exact float32 path).
 
 The KNN answers one entry per work (its best chunk's id, so snippets and Rocchio's
-feedback passages stay chunks), which ``scoring.top_works`` collapses unchanged. MiniLM
-reads at most 256 word pieces, so a long abstract's tail is not in its work vector.
+feedback passages stay chunks), which ``scoring.top_works`` collapses unchanged. A work
+without a stored vector of the library's model counts its best chunk for both.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
-from prioris.ingest.pipeline import embedding_text
 from prioris.search.backends import ChunkScore
+from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.sqlite_index import VEC_TABLE
-
-BATCH = 256
 
 
 class WorkVectors:
-    """Every chunk vector and one vector per work of a library, exact float32 scores."""
+    """Every chunk vector and every stored work vector of a library, exact float32 scores."""
 
-    def __init__(self, conn: Any, embedder: Any, name: str) -> None:
+    def __init__(self, conn: Any) -> None:
         rows = conn.execute(
             f"SELECT v.chunk_id, c.work_id, v.embedding FROM {VEC_TABLE} v "
             "JOIN chunks c ON c.id = v.chunk_id ORDER BY c.work_id, v.chunk_id"
         ).fetchall()
         self.chunk_ids = np.array([r[0] for r in rows], dtype=np.int64)
         self.chunks = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
-        works = conn.execute(
-            "SELECT id, title, coalesce(nullif(abstract, ''), markdown) FROM works ORDER BY id"
-        ).fetchall()
-        self.work_ids = [str(w[0]) for w in works]
+        self.work_ids = [str(w[0]) for w in conn.execute("SELECT id FROM works ORDER BY id")]
         index = {w: i for i, w in enumerate(self.work_ids)}
         self.chunk_work = np.array([index[str(r[1])] for r in rows], dtype=np.int64)
-        texts = [embedding_text(w[1] or "", (w[2] or "").strip()) for w in works]
-        parts = []
-        for start in range(0, len(texts), BATCH):
-            parts.append(embedder.embed_passages(texts[start : start + BATCH]))
-            if start and start % (BATCH * 8) == 0:
-                print(f"  {name}: work vectors {start}/{len(texts)}", file=sys.stderr, flush=True)
-        self.works = np.vstack(parts).astype(np.float32)
+        stored = work_vector_store.read(conn, self.work_ids)
+        self.works = np.zeros((len(self.work_ids), self.chunks.shape[1]), dtype=np.float32)
+        self.has_own = np.zeros(len(self.work_ids), dtype=bool)
+        for work_id, vector in stored.items():
+            self.works[index[work_id]] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+            self.has_own[index[work_id]] = True
 
     def knn(self, query: np.ndarray, limit: int, how: tuple[str, float]) -> list[ChunkScore]:
         """Works by the variant's score, best first, each with its best chunk's id."""
@@ -64,7 +57,7 @@ class WorkVectors:
         first[1:] = self.chunk_work[order][1:] != self.chunk_work[order][:-1]
         best_chunk = np.zeros(len(self.work_ids), dtype=np.int64)
         best_chunk[self.chunk_work[order][first]] = self.chunk_ids[order][first]
-        work_scores = self.works @ q
+        work_scores = np.where(self.has_own, self.works @ q, best)  # none: its chunk's
         kind, weight = how
         if kind == "max":
             scores = np.maximum(best, work_scores)

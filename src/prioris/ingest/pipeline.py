@@ -87,6 +87,8 @@ class Prepared:
     vectors: Any = None
     work_vector: Any = None
     """The work's own vector (title + abstract, :func:`work_text`), made with its chunks'."""
+    work_text: str | None = None
+    """The text ``work_vector`` was made from."""
     result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
     records: dict[str, Any] = field(default_factory=dict)
     """Per-source records kept beside the work (``printed``, a provider's name)."""
@@ -393,8 +395,8 @@ class IngestPipeline:
         for item in prepared:
             item.vectors = vectors[position : position + len(item.chunks)]
             position += len(item.chunks)
-        for item in owners:
-            item.work_vector = vectors[position]
+        for item, text in zip(owners, work_texts, strict=True):
+            item.work_vector, item.work_text = vectors[position], text
             position += 1
 
     def already_stored(self, sha256: str) -> str | None:
@@ -521,19 +523,17 @@ class IngestPipeline:
         for _, title, abstract, head in work_vector_store.missing(
             self.conn, model, 1, work_ids=[work_id]
         ):
-            text = work_text(title, abstract, head)
-            vector = self.embedder.embed_passages([text])[0]
-            work_vector_store.store(self.conn, work_id, vector, model, text)
+            vector = self.embedder.embed_passages([work_text(title, abstract, head)])[0]
+            work_vector_store.store(self.conn, work_id, vector, model)
 
     def _store_work_vector(self, item: Prepared, work: Work) -> None:
         """The work's own vector, from the text it has now that it is merged: the one
         embedded with the chunks when the text is the same, else embedded here."""
         text = work_text(work.title, work.abstract, item.markdown)
-        prepared = work_text(item.work.title, item.work.abstract, item.markdown)
         vector = item.work_vector
-        if vector is None or text != prepared:
+        if vector is None or text != item.work_text:
             vector = self.embedder.embed_passages([text])[0]
-        work_vector_store.store(self.conn, work.id, vector, self.embedder.model_id, text)
+        work_vector_store.store(self.conn, work.id, vector, self.embedder.model_id)
 
     def index_stored(self, item: Prepared) -> int:
         """Index a work's text again from a document it still stores (after its Markdown

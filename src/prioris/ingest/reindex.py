@@ -101,10 +101,8 @@ class Reindexer:
                 texts = [work_text(title, abstract, head) for _, title, abstract, head in rows]
                 vectors = self.embedder.embed_passages(texts)
                 with self._transaction():
-                    for (work_id, *_), vector, text in zip(rows, vectors, texts, strict=True):
-                        work_vector_store.store(
-                            self.conn, work_id, vector, self.embedder.model_id, text
-                        )
+                    for (work_id, *_), vector in zip(rows, vectors, strict=True):
+                        work_vector_store.store(self.conn, work_id, vector, self.embedder.model_id)
                 embedded += len(rows)
                 if on_progress:
                     on_progress(done + embedded, total)

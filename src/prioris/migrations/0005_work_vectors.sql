@@ -3,11 +3,10 @@
 -- which won every split of SciFact and NFCorpus (docs/benchmarks.md, section 9). Rows are
 -- read by work id only (the works a chunk KNN found are rescored), so there is no second
 -- vector index. ``model`` is the embedding model that made the vector (a vector of another
--- model is ignored until ``prioris reindex`` replaces it); ``text_sha256`` names the text.
+-- model is ignored until ``prioris reindex`` replaces it).
 CREATE TABLE work_vectors (
     work_id TEXT PRIMARY KEY REFERENCES works(id) ON DELETE CASCADE,
     model TEXT NOT NULL,
-    text_sha256 TEXT NOT NULL,
     embedding BLOB NOT NULL
 );
 

@@ -13,7 +13,6 @@ abstract drops it (a trigger), as does re-indexing the work's chunks, until inge
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,23 +24,15 @@ pieces MiniLM (the default model) reads, so the cut never shortens what it sees.
 BATCH = 500  # ids per IN (...) list
 
 
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def store(conn: Any, work_id: str, vector: np.ndarray, model_id: str, text: str) -> None:
+def store(conn: Any, work_id: str, vector: np.ndarray, model_id: str) -> None:
     """Store (or replace) a work's vector, inside the caller's transaction."""
     blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
     conn.execute(
-        "INSERT INTO work_vectors(work_id, model, text_sha256, embedding) VALUES (?, ?, ?, ?) "
+        "INSERT INTO work_vectors(work_id, model, embedding) VALUES (?, ?, ?) "
         "ON CONFLICT(work_id) DO UPDATE SET model = excluded.model, "
-        "text_sha256 = excluded.text_sha256, embedding = excluded.embedding",
-        (work_id, model_id, text_sha256(text), blob),
+        "embedding = excluded.embedding",
+        (work_id, model_id, blob),
     )
-
-
-def delete(conn: Any, work_id: str) -> None:
-    conn.execute("DELETE FROM work_vectors WHERE work_id = ?", (work_id,))
 
 
 def read(conn: Any, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -62,25 +53,16 @@ def read(conn: Any, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
     return found
 
 
-def markdown_head(conn: Any, work_id: str) -> str:
-    """The part of a work's Markdown its vector can read (when it has no abstract)."""
-    row = conn.execute(
-        "SELECT substr(markdown, 1, ?) FROM works WHERE id = ?", (WORK_TEXT_CHARS, work_id)
-    ).fetchone()
-    return "" if row is None or row[0] is None else str(row[0])
-
-
 def read_rows(conn: Any, work_ids: Sequence[str]) -> list[tuple[Any, ...]]:
-    """Whole rows ``(work_id, model, text_sha256, embedding)`` (a library being copied)."""
+    """Whole rows ``(work_id, model, embedding)`` (a library being copied)."""
     rows: list[tuple[Any, ...]] = []
     for start in range(0, len(work_ids), BATCH):
         batch = list(work_ids[start : start + BATCH])
         marks = ", ".join("?" for _ in batch)
         rows += [
-            (r[0], r[1], r[2], bytes(r[3]))
+            (r[0], r[1], bytes(r[2]))
             for r in conn.execute(
-                "SELECT work_id, model, text_sha256, embedding FROM work_vectors "
-                f"WHERE work_id IN ({marks})",
+                f"SELECT work_id, model, embedding FROM work_vectors WHERE work_id IN ({marks})",
                 batch,
             )
         ]
@@ -89,7 +71,7 @@ def read_rows(conn: Any, work_ids: Sequence[str]) -> list[tuple[Any, ...]]:
 
 def insert_rows(conn: Any, rows: Sequence[tuple[Any, ...]]) -> None:
     conn.executemany(
-        "INSERT INTO work_vectors(work_id, model, text_sha256, embedding) VALUES (?, ?, ?, ?)",
+        "INSERT INTO work_vectors(work_id, model, embedding) VALUES (?, ?, ?)",
         rows,
     )
 

@@ -375,7 +375,7 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
         done = library.reindex(on_progress=on_progress)
     finally:
         progress.close()
-    works = status["stale_works"] - library.status()["stale_works"]
+    works = last - done  # progress counts the chunks, then the works
     model = library.embedder.model_id
     if args.json:
         ctx.print_json({"reindexed": done, "work_vectors": works, "model": model})

@@ -3,7 +3,6 @@
 CREATE TABLE work_vectors (
     work_id TEXT COLLATE "C" PRIMARY KEY REFERENCES works(id) ON DELETE CASCADE,
     model TEXT NOT NULL,
-    text_sha256 TEXT NOT NULL,
     embedding BYTEA NOT NULL
 );
 
