@@ -414,49 +414,47 @@ class IngestPipeline:
         return result
 
     def _commit(self, item: Prepared) -> IngestResult:
-        now = self.now()
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if item.document is not None:
-                owner = document_store.has_document(conn, item.document.sha256)
-                if owner is not None and item.replace:
-                    result = self._replace_parse(item, owner, now)
-                    conn.execute("COMMIT")
-                    return result
-                if owner is not None:
-                    if item.work.source != "file":  # a provider's record of the same bytes
-                        known = replace(
-                            item.work, id=owner, aliases=[item.work.id, *item.work.aliases]
-                        )
-                        work_store.upsert_work(conn, known, now)
-                        self._keep_work_vector(owner)
-                    conn.execute("COMMIT")
-                    return IngestResult(
-                        id=owner,
-                        path=item.result.path,
-                        status="skipped",
-                        reason="identical bytes already stored",
-                    )
-            work = item.work
-            if work.source == "file":
-                existing = work_store.find_work_id(conn, work.aliases)
-                stored = work_store.get_work(conn, existing) if existing else None
-                if stored is not None and not titles_agree(stored.title, work.title):
-                    work.aliases = []  # ids in the text belong to another paper: do not merge
-            work_id = work_store.upsert_work(conn, work, now)
-            stored_work, has_full_text = self._merged(work_id, item, now)
-            if item.document is not None:
-                item.document.work_id = work_id
-                document_store.add_document(conn, item.document, item.content, now)
-            # full text already indexed stays; a further copy is only stored
-            chunk_count = 0 if has_full_text else self._index(item, stored_work, now)
-            if has_full_text:
-                self._keep_work_vector(work_id)
+            result = self._write(item, self.now())
+            self._keep_work_vector(result.id)  # a merged title or abstract dropped it
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        return result
+
+    def _write(self, item: Prepared, now: str) -> IngestResult:
+        """Everything one document changes, inside ``_commit``'s transaction."""
+        conn = self.conn
+        if item.document is not None:
+            owner = document_store.has_document(conn, item.document.sha256)
+            if owner is not None and item.replace:
+                return self._replace_parse(item, owner, now)
+            if owner is not None:
+                if item.work.source != "file":  # a provider's record of the same bytes
+                    known = replace(item.work, id=owner, aliases=[item.work.id, *item.work.aliases])
+                    work_store.upsert_work(conn, known, now)
+                return IngestResult(
+                    id=owner,
+                    path=item.result.path,
+                    status="skipped",
+                    reason="identical bytes already stored",
+                )
+        work = item.work
+        if work.source == "file":
+            existing = work_store.find_work_id(conn, work.aliases)
+            stored = work_store.get_work(conn, existing) if existing else None
+            if stored is not None and not titles_agree(stored.title, work.title):
+                work.aliases = []  # ids in the text belong to another paper: do not merge
+        work_id = work_store.upsert_work(conn, work, now)
+        stored_work, has_full_text = self._merged(work_id, item, now)
+        if item.document is not None:
+            item.document.work_id = work_id
+            document_store.add_document(conn, item.document, item.content, now)
+        # full text already indexed stays; a further copy is only stored
+        chunk_count = 0 if has_full_text else self._index(item, stored_work, now)
         result = item.result
         result.id = work_id
         result.chunks = chunk_count
@@ -486,8 +484,6 @@ class IngestPipeline:
         chunk_count = 0
         if indexed in (None, item.document.sha256):
             chunk_count = self._index(item, work, now)
-        else:
-            self._keep_work_vector(owner)
         result = item.result
         result.id, result.chunks, result.reason = owner, chunk_count, "re-extracted"
         return result
@@ -517,8 +513,9 @@ class IngestPipeline:
         return len(ids)
 
     def _keep_work_vector(self, work_id: str) -> None:
-        """A work already indexed whose new title or abstract dropped its vector (the
-        trigger) gets one for its new text, in the same transaction."""
+        """A work with chunks but no vector of its own (a merged title or abstract dropped
+        it: the trigger) gets one for its new text, in the same transaction; one indexed
+        read when it has one."""
         model = self.embedder.model_id
         for _, title, abstract, head in work_vector_store.missing(
             self.conn, model, 1, work_ids=[work_id]
