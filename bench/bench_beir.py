@@ -78,7 +78,7 @@ class Memo:
         )
 
     def _unpack(self, packed: tuple[Any, Any, Any], limit: int) -> list[Any]:
-        from prioris.search.backends import ChunkScore
+        from prioris.search.protocols import ChunkScore
 
         ids, codes, scores = packed
         n = len(ids) if limit < 0 else min(limit, len(ids))
@@ -169,7 +169,7 @@ class Bench:
     """One dataset's library, its queries and qrels, and services per configuration."""
 
     def __init__(self, dataset: beir_data.Dataset) -> None:
-        from prioris.search import vector_cache
+        from prioris.engines.sqlite import vector_cache
 
         vector_cache.MIN_VECTORS = 0  # exact KNN from the in-memory copy: same lists, faster
         self.dataset = dataset
@@ -233,7 +233,7 @@ def _light_hits(ordered: list[Any], *rest: Any) -> list[Any]:
 
 
 def _all() -> tuple[Any, int]:
-    from prioris.search.backends import SearchFilters
+    from prioris.search.protocols import SearchFilters
 
     return SearchFilters(), 10
 

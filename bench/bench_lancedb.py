@@ -51,7 +51,7 @@ def export_chunks(db_path: Path) -> Any:
     import numpy as np
     import pyarrow as pa
 
-    from prioris.storage.db import connect
+    from prioris.engines.sqlite.connection import connect
 
     conn = connect(db_path, migrate=False)
     rows = conn.execute(

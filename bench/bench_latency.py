@@ -48,10 +48,10 @@ def build_synthetic(data_dir: Path, chunks: int, *, model_id: str, dim: int) -> 
     """Works of 10 chunks each, inserted in transactions of 10,000 chunks."""
     import numpy as np
 
+    from prioris.engines.sqlite.connection import connect
     from prioris.models import Chunk, Work
     from prioris.storage import chunks as chunk_store
     from prioris.storage import works as work_store
-    from prioris.storage.db import connect
 
     marker = data_dir / "complete.json"
     if marker.is_file():
@@ -121,8 +121,8 @@ def random_work_vectors(data_dir: Path, model_id: str, dim: int) -> int:
     or cached before work vectors existed. Returns how many were added."""
     import numpy as np
 
+    from prioris.engines.sqlite.connection import connect
     from prioris.storage import work_vectors as work_vector_store
-    from prioris.storage.db import connect
 
     conn = connect(data_dir / "library.sqlite")
     try:

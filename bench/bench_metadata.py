@@ -2,7 +2,7 @@
 
 Reads ``../shared/fixtures/pdfmeta/truth.jsonl`` (real papers with the metadata they
 print; see its SOURCES.md) and runs each PDF through the ingest parser
-(:func:`prioris.ingest.pdf.extract_pdf`, OCR ``auto`` as ingest does), then scores:
+(:func:`prioris.ingest.pdf.reader.extract_pdf`, OCR ``auto`` as ingest does), then scores:
 
 * title: exact match after normalisation (Unicode NFKC, ligatures expanded, case-folded,
   whitespace collapsed, curly quotes and dashes made plain);
@@ -138,7 +138,7 @@ def printed_record(path: Path, ocr_mode: str, first_pages: int | None = None) ->
     import pymupdf
 
     from prioris.ingest.ocr import TesseractOcr
-    from prioris.ingest.pdf import extract_pdf
+    from prioris.ingest.pdf.reader import extract_pdf
 
     data = path.read_bytes()
     if first_pages:

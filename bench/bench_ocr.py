@@ -32,7 +32,7 @@ def main() -> None:
     sys.path.insert(0, str((args.src or REPO / "src").resolve()))
     import prioris
     from prioris.ingest.ocr import TesseractOcr
-    from prioris.ingest.pdf import extract_pdf
+    from prioris.ingest.pdf.reader import extract_pdf
 
     print(f"prioris from {Path(prioris.__file__).parent}")
     sys.path.insert(1, str(Path(__file__).resolve().parent))

@@ -117,8 +117,8 @@ def compare_latency(name: str, data_dir: Path, url: str, queries: list[str], emb
 
 def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) -> None:
     """HNSW build time, recall@10 against exact search, unfiltered and filtered."""
-    from prioris.search.backends import SearchFilters
-    from prioris.storage.postgres.index import HNSW_BUILD_MEMORY, HNSW_INDEX, hnsw_index_sql
+    from prioris.engines.postgres.index import HNSW_BUILD_MEMORY, HNSW_INDEX, hnsw_index_sql
+    from prioris.search.protocols import SearchFilters
 
     with open_pg(data_dir, url, embedder) as library:
         conn = library.conn
@@ -157,7 +157,7 @@ def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) ->
 
 
 def _exact(backend: Any, conn: Any, vector: Any, filters: Any) -> Any:
-    from prioris.search.postgres_backend import _where
+    from prioris.engines.postgres.search import _where
 
     where, params = _where(filters, "v", "work_id")
     return backend._exact(conn, vector, where, params, 10)

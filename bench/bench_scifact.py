@@ -257,11 +257,11 @@ def title_prefix_experiment(
     """
     import numpy as np
 
+    from prioris.engines.sqlite.index import VEC_TABLE
     from prioris.ingest.pipeline import embedding_text
     from prioris.search import fusion as fusion_fns
-    from prioris.search.backends import SearchFilters
+    from prioris.search.protocols import SearchFilters
     from prioris.search.query import plain_to_fts5
-    from prioris.storage.chunks import VEC_TABLE
 
     conn = library.conn
     rows = conn.execute(

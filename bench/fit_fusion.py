@@ -80,7 +80,7 @@ INTERACTIONS = ("fts_short", "vector_short", "both_short")  # --short: feature x
 def collect(bench: bench_beir.Bench) -> QuerySet:
     """The candidates of every query of the set, from the product's first-pass lists."""
     from prioris.search import fusion
-    from prioris.search.backends import SearchFilters
+    from prioris.search.protocols import SearchFilters
     from prioris.search.query import plain_to_fts5
 
     service = bench.service({})

@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from prioris.search.backends import ChunkScore
+from prioris.search.protocols import ChunkScore
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"')

@@ -60,10 +60,10 @@ def build_realistic(data_dir: Path, chunks: int, *, embedder: Any) -> dict[str, 
     """Build (or resume, or reuse) the library of ``chunks`` recombined passages."""
     import numpy as np
 
+    from prioris.engines.sqlite.connection import connect
     from prioris.models import Chunk, Work
     from prioris.storage import chunks as chunk_store
     from prioris.storage import works as work_store
-    from prioris.storage.db import connect
 
     marker = data_dir / "complete.json"
     if marker.is_file():

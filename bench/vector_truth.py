@@ -21,8 +21,8 @@ def exact_top(db_path: Path, vectors: Any, k: int = K) -> list[list[int]]:
     """Chunk ids of the k nearest stored vectors (cosine) of each query, best first."""
     import numpy as np
 
-    from prioris.storage.chunks import VEC_TABLE
-    from prioris.storage.db import connect
+    from prioris.engines.sqlite.connection import connect
+    from prioris.engines.sqlite.index import VEC_TABLE
 
     queries = np.asarray(vectors, dtype=np.float32)
     queries = queries / np.linalg.norm(queries, axis=1, keepdims=True)
@@ -65,7 +65,7 @@ def cached_truth(data_dir: Path, library: Any, queries: list[str]) -> list[list[
 
 def recall_at_10(library: Any, queries: list[str], truth: list[list[int]]) -> float:
     """Mean share of the exact top 10 chunks that the library's own KNN returns."""
-    from prioris.search.backends import SearchFilters
+    from prioris.search.protocols import SearchFilters
 
     backend = library.searcher.backend
     found = 0

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from prioris.search.backends import ChunkScore
+from prioris.engines.sqlite.index import VEC_TABLE
+from prioris.search.protocols import ChunkScore
 from prioris.storage import work_vectors as work_vector_store
-from prioris.storage.sqlite_index import VEC_TABLE
 
 
 class WorkVectors:

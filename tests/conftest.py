@@ -136,7 +136,7 @@ def _stop_parser_processes() -> Iterator[None]:
     """Idle PDF parser processes end with the session (not at interpreter exit), so their
     coverage data is written before pytest-cov combines it."""
     yield
-    from prioris.ingest.pdf_process import shutdown_idle
+    from prioris.ingest.pdf.process import shutdown_idle
 
     shutdown_idle()
 

@@ -428,7 +428,7 @@ def _children_peak_mb() -> float:
 def main(argv: Iterable[str]) -> None:
     args = list(argv)
     from prioris.errors import PriorisError
-    from prioris.ingest.pdf import extract_pdf
+    from prioris.ingest.pdf.reader import extract_pdf
 
     path, overrides = Path(args[0]), json.loads(args[1])
     ocr = None
@@ -437,8 +437,8 @@ def main(argv: Iterable[str]) -> None:
 
         ocr = TesseractOcr("eng")
     try:
-        from prioris.ingest.pdf import PdfLimits
-        from prioris.ingest.pdf_process import pdf_process, shutdown_idle
+        from prioris.ingest.pdf.process import pdf_process, shutdown_idle
+        from prioris.ingest.pdf.reader import PdfLimits
     except ImportError:  # an older checkout (--src): parsing in-process, one time limit
         kwargs: dict[str, Any] = {"time_limit_seconds": overrides.get("time_limit_seconds", 300)}
         pdf_process = shutdown_idle = None  # type: ignore[assignment]

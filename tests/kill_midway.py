@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from prioris.storage.db import connect
+from prioris.engines.sqlite.connection import connect
 
 
 def stored_works(db: Path) -> int:

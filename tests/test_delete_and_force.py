@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from prioris.engines.sqlite.index import VEC_TABLE
 from prioris.errors import NotFoundError
 from prioris.library import Library
-from prioris.storage.chunks import VEC_TABLE
 
 from pdf_factory import make_text_pdf
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from prioris.demo import QUERIES
 from prioris.interfaces.cli import main
+from prioris.interfaces.cli.demo import QUERIES
 
 pytestmark = pytest.mark.slow  # the real model and real tesseract
 
@@ -32,13 +32,13 @@ def test_demo_output_is_the_real_search_output(capsys, tmp_path: Path) -> None: 
 
 
 def test_demo_without_keep_says_how_to_keep(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import prioris.demo
+    import prioris.interfaces.cli.demo
 
     def no_papers(folder: Path) -> list[Path]:  # the message, without a second full run
         folder.mkdir(parents=True)
         return []
 
-    monkeypatch.setattr(prioris.demo, "write_demo_pdfs", no_papers)
+    monkeypatch.setattr(prioris.interfaces.cli.demo, "write_demo_pdfs", no_papers)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "temporary and is now deleted" in out

@@ -272,7 +272,7 @@ def _sqlite3(words: list[str], command: str) -> str:
         )
         assert done.returncode == 0, f"`{command}`: {done.stderr}"
         return done.stdout
-    from prioris.storage.db import sqlite3
+    from prioris.engines.sqlite.connection import sqlite3
 
     conn = sqlite3.connect(database, isolation_level=None)
     try:
@@ -285,7 +285,7 @@ def _sqlite3(words: list[str], command: str) -> str:
 def _upkeep_kept_the_library(home: Path) -> None:
     """After the docs' optimize + VACUUM: no free pages left, and the FTS index (external
     content over chunks since schema 4) still finds the passages."""
-    from prioris.storage.db import sqlite3
+    from prioris.engines.sqlite.connection import sqlite3
 
     conn = sqlite3.connect(load_settings().db_path)
     try:

@@ -37,7 +37,7 @@ from prioris.identifiers import (
 from prioris.ingest.pipeline import IngestResult
 from prioris.models import Page
 from prioris.reading import StoredText
-from prioris.search.backends import SearchFilters
+from prioris.search.protocols import SearchFilters
 from prioris.search.service import SearchResponse
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store

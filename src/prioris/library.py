@@ -20,6 +20,7 @@ from typing import Any
 
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
+from prioris.engines import open_storage
 from prioris.errors import InvalidRequestError, NotFoundError, ParseError, PriorisError
 from prioris.ingest.batch import (
     FileDone,
@@ -40,7 +41,7 @@ from prioris.ingest.pipeline import (
 )
 from prioris.ingest.reindex import Reindexer, work_vectors_pending
 from prioris.models import Work
-from prioris.search.backends import SearchFilters
+from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import (
     SHORT_QUERY_FEEDBACK,
@@ -52,7 +53,6 @@ from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
-from prioris.storage.backend import open_storage
 from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
 
@@ -69,7 +69,7 @@ def _feedback(max_words: int) -> dict[str, Any]:
 
 
 def _pdf_limits(settings: Settings) -> Any:
-    from prioris.ingest.pdf import PdfLimits
+    from prioris.ingest.pdf.reader import PdfLimits
 
     return PdfLimits.from_settings(settings)
 
@@ -243,7 +243,7 @@ class Library:
         ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
         providers), ``embed`` (chunks), for a live view.
         """
-        from prioris.ingest.pdf import check_pdf_bytes
+        from prioris.ingest.pdf.reader import check_pdf_bytes
         from prioris.ingest.pipeline import sha256_bytes
 
         check_pdf_bytes(data, self.settings.max_file_bytes)
@@ -281,7 +281,7 @@ class Library:
     def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
         """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
         all are the caller's mistake, invalid_request, before anything is parsed."""
-        from prioris.ingest.pdf import check_pdf_bytes
+        from prioris.ingest.pdf.reader import check_pdf_bytes
 
         try:
             check_pdf_bytes(data, self.settings.max_file_bytes)
@@ -808,7 +808,7 @@ class Library:
         Raises not_found for a work without a stored PDF, invalid_request for a page it
         does not have.
         """
-        from prioris.ingest.pdf_render import render_page_png
+        from prioris.ingest.pdf.render import render_page_png
 
         work_id = self.resolve_work_id(text)
         with self.lock:

@@ -24,7 +24,7 @@ def render_pages(
 ) -> list[Page]:
     """Markdown pages of a stored document of format ``fmt`` (one page unless a PDF)."""
     if fmt == "pdf":
-        from prioris.ingest.pdf import extract_pdf
+        from prioris.ingest.pdf.reader import extract_pdf
 
         return extract_pdf(
             content, ocr_mode=ocr_mode, ocr=ocr, time_limit_seconds=time_limit_seconds

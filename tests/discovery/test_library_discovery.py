@@ -69,7 +69,7 @@ PREPRINT = Work(
 
 
 def store(settings: Any, *works: Work) -> None:
-    from prioris.storage.db import connect
+    from prioris.engines.sqlite.connection import connect
 
     conn = connect(settings.db_path)
     try:

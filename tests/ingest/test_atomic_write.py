@@ -23,12 +23,12 @@ import pytest
 
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
+from prioris.engines.sqlite.connection import connect
 from prioris.library import Library
 from prioris.models import Page, Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
-from prioris.storage.db import connect
 
 from conftest import FakeOcr
 from pdf_factory import make_text_pdf

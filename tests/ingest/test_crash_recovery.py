@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from prioris.storage.db import connect
+from prioris.engines.sqlite.connection import connect
 
 from kill_midway import kill_after
 from pdf_factory import make_text_pdf

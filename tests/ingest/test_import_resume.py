@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from prioris.embedding.fake import FakeEmbedder
+from prioris.engines.sqlite.connection import connect
 from prioris.library import Library
-from prioris.storage.db import connect
 
 from kill_midway import kill_after, stored_works
 

@@ -143,7 +143,7 @@ def _image_only_pdf() -> bytes:
 
 def test_the_parse_time_limit_stops_a_running_tesseract(tmp_path: Path) -> None:
     """The file's deadline reaches the tesseract child: nothing runs on after the refusal."""
-    from prioris.ingest.pdf import extract_pdf
+    from prioris.ingest.pdf.reader import extract_pdf
 
     pid_file = tmp_path / "pid"
     binary = _fake_tesseract(tmp_path, f'echo $$ > "{pid_file}"; exec sleep 30')

@@ -22,7 +22,7 @@ from prioris.errors import (
     ParseError,
 )
 from prioris.ingest.ocr import TesseractOcr
-from prioris.ingest.pdf import (
+from prioris.ingest.pdf.reader import (
     PARSER_VERSION,
     check_pdf_bytes,
     extract_pdf,

@@ -10,7 +10,7 @@ import pytest
 
 import paper_factory as papers
 from prioris.ingest.ocr import TesseractOcr
-from prioris.ingest.pdf import extract_pdf
+from prioris.ingest.pdf.reader import extract_pdf
 
 from conftest import shared_path
 
@@ -137,7 +137,7 @@ def test_real_paper_header(name: str) -> None:
 
 
 def _line(text: str, y: float, size: float = 10.0, *, bold: bool = False, block: int = 1):  # type: ignore[no-untyped-def]
-    from prioris.ingest.header_layout import HeaderLine, Span
+    from prioris.ingest.header.layout import HeaderLine, Span
 
     spans = []
     x = 100.0
@@ -154,8 +154,8 @@ def _line(text: str, y: float, size: float = 10.0, *, bold: bool = False, block:
 
 
 def test_hand_built_layout_hyphen_wrap_email_on_the_byline_and_cjk_names() -> None:
-    from prioris.ingest.header_layout import HeaderPage
-    from prioris.ingest.pdf_header import parse_header
+    from prioris.ingest.header.header import parse_header
+    from prioris.ingest.header.layout import HeaderPage
 
     page = HeaderPage(
         [

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from prioris.ingest.author_names import MARK, looks_like_name, names_in_byline
-from prioris.ingest.pdf_metadata import (
+from prioris.ingest.header.metadata import (
     arxiv_year,
     find_own_identifiers,
     printed_year,
     real_title,
     split_authors,
 )
+from prioris.ingest.header.names import MARK, looks_like_name, names_in_byline
 
 
 @pytest.mark.parametrize(
@@ -150,7 +150,7 @@ def test_references_and_cited_preprints_are_not_the_papers_own() -> None:
 
 
 def test_title_from_ocr_text_takes_a_title_like_first_line() -> None:
-    from prioris.ingest.pdf_metadata import title_from_ocr_text
+    from prioris.ingest.header.metadata import title_from_ocr_text
 
     assert (
         title_from_ocr_text(
@@ -169,7 +169,7 @@ def test_title_from_ocr_text_takes_a_title_like_first_line() -> None:
 
 
 def test_ocr_text_header_gives_title_byline_affiliation_and_abstract() -> None:
-    from prioris.ingest.text_header import header_from_text
+    from prioris.ingest.header.text import header_from_text
 
     header = header_from_text(
         "Coral Reef Recovery after Heatwaves\n\nNgozi Okafor, Kenji Tanaka and Ana Ferreira\n\n"
@@ -183,7 +183,7 @@ def test_ocr_text_header_gives_title_byline_affiliation_and_abstract() -> None:
 
 
 def test_scanned_page_year_from_its_footnote_never_from_its_abstract() -> None:
-    from prioris.ingest.pdf_metadata import pdf_metadata
+    from prioris.ingest.header.metadata import pdf_metadata
 
     def year_of(*paragraphs: str) -> int | None:
         text = "\n\n".join(paragraphs)

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from prioris.errors import FileTooLargeError, ParseError
-from prioris.ingest.pdf import PdfLimits, extract_pdf
-from prioris.ingest.pdf_budget import PageLimits, stream_cost
-from prioris.ingest.pdf_process import DeadlineExceeded, pdf_process
+from prioris.ingest.pdf.budget import PageLimits, stream_cost
+from prioris.ingest.pdf.process import DeadlineExceeded, pdf_process
+from prioris.ingest.pdf.reader import PdfLimits, extract_pdf
 
 from hostile_pdfs import (
     blank_pages,

@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from prioris.errors import InvalidRequestError, ParseError
-from prioris.ingest.pdf_render import passage_rects, render_page_png
+from prioris.ingest.pdf.render import passage_rects, render_page_png
 
 PASSAGE = "Glacier moraine sediment records past climate in alpine valleys."
 

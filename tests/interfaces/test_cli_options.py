@@ -94,8 +94,8 @@ def test_verbose_and_quiet_go_through_logging(capsys, tmp_path: Path) -> None:  
 def test_a_database_failure_is_an_error_line_through_logging(
     capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
+    from prioris.engines.sqlite.connection import sqlite3
     from prioris.library import Library
-    from prioris.storage.db import sqlite3
 
     def failing(self: Library) -> None:
         raise sqlite3.OperationalError("disk I/O error")

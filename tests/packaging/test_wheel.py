@@ -70,7 +70,7 @@ def test_the_wheel_ships_migrations_tokenizer_and_typing(wheel: Path) -> None:
     for tokenizer_file in ("tokenizer.json", "config.json", "LICENSE", "NOTICE"):
         assert f"prioris/data/models/all-MiniLM-L6-v2/{tokenizer_file}" in names
     assert "prioris/py.typed" in names
-    assert "prioris/ingest/pdf_worker.py" in names
+    assert "prioris/ingest/pdf/worker.py" in names
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "License-Expression: Apache-2.0" in text

@@ -6,9 +6,11 @@ import random
 
 import pytest
 
+from prioris.engines.sqlite import search as sqlite_backend
+from prioris.engines.sqlite.queries import fts_search
 from prioris.library import Library
-from prioris.search import fts_plan, sqlite_backend
-from prioris.search.backends import SearchFilters, fts_search
+from prioris.search import fts_plan
+from prioris.search.protocols import SearchFilters
 from prioris.search.query import plain_to_fts5
 
 

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from prioris.embedding.fake import FakeEmbedder
-from prioris.search.backends import ChunkScore, SearchFilters
-from prioris.search.protocols import Passage, WorkSummary
+from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
 from prioris.search.query import EXTENDED_STOPWORDS, STOPWORDS, plain_to_fts5, query_terms
 from prioris.search.service import FusionConfig, SearchService
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from prioris.engines.sqlite import postings
+from prioris.engines.sqlite.postings_rank import PostingsRanker
+from prioris.engines.sqlite.queries import fts_search
 from prioris.library import Library
-from prioris.search import postings
-from prioris.search.backends import ChunkScore, SearchFilters, fts_search
-from prioris.search.postings_rank import PostingsRanker
+from prioris.search.protocols import ChunkScore, SearchFilters
 from prioris.search.query import plain_to_fts5
 
 WORDS = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "running", "runs"]
@@ -229,7 +230,7 @@ def test_built_in_a_background_thread_from_the_second_query_on(
         assert threading.current_thread().name == "prioris-postings"
         return real_build(*args)  # type: ignore[arg-type]
 
-    import prioris.search.postings_rank as rank_module
+    import prioris.engines.sqlite.postings_rank as rank_module
 
     rank_module.postings.build = slow_build  # type: ignore[assignment]
     try:

@@ -13,8 +13,7 @@ import pytest
 from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import ConfigurationError
 from prioris.search import feedback, fusion
-from prioris.search.backends import ChunkScore, SearchFilters
-from prioris.search.protocols import ChunkVectors, Passage, WorkSummary
+from prioris.search.protocols import ChunkScore, ChunkVectors, Passage, SearchFilters, WorkSummary
 from prioris.search.query import adjacent_pairs, plain_to_fts5
 from prioris.search.rerank import CrossEncoderReranker, build_reranker, rerank_head
 from prioris.search.scoring import collapse, top_works

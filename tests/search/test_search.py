@@ -310,7 +310,7 @@ class _FailingConn:
         self.message = message
 
     def execute(self, *args: object) -> object:
-        from prioris.storage.db import sqlite3
+        from prioris.engines.sqlite.connection import sqlite3
 
         raise sqlite3.OperationalError(self.message)
 
@@ -320,8 +320,9 @@ class _FailingConn:
     ["database is locked", "database table is busy", "disk I/O error", "out of memory"],
 )
 def test_storage_faults_in_fts_are_not_blamed_on_the_query(message: str) -> None:
-    from prioris.search.backends import SearchFilters, fts_search
-    from prioris.storage.db import sqlite3
+    from prioris.engines.sqlite.connection import sqlite3
+    from prioris.engines.sqlite.queries import fts_search
+    from prioris.search.protocols import SearchFilters
 
     with pytest.raises(sqlite3.OperationalError, match=message):
         fts_search(_FailingConn(message), '"cats"', SearchFilters(), 5)
@@ -332,7 +333,7 @@ def test_storage_faults_in_fts_are_not_blamed_on_the_query(message: str) -> None
 def test_vector_search_k_and_query_dtype(filled) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
-    from prioris.search.backends import SearchFilters
+    from prioris.search.protocols import SearchFilters
 
     backend = filled.searcher.backend  # each backend's KNN, cache or not
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from prioris.engines.sqlite import search as sqlite_backend
+from prioris.engines.sqlite.queries import fts_search
 from prioris.errors import InvalidRequestError
 from prioris.library import Library
-from prioris.search import sqlite_backend
-from prioris.search.backends import SearchFilters, fts_search
+from prioris.search.protocols import SearchFilters
 
 
 @pytest.fixture

@@ -6,11 +6,12 @@ from typing import Any
 
 import pytest
 
+from prioris.engines.sqlite import vector_cache
+from prioris.engines.sqlite.connection import connect
+from prioris.engines.sqlite.queries import vector_search
+from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.library import Library
-from prioris.search import vector_cache
-from prioris.search.backends import SearchFilters, vector_search
-from prioris.search.vector_cache import VectorCache
-from prioris.storage.db import connect
+from prioris.search.protocols import SearchFilters
 
 
 @pytest.fixture

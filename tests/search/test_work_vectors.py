@@ -16,7 +16,7 @@ import pytest
 from prioris.embedding.fake import FakeEmbedder
 from prioris.ingest.pipeline import work_text
 from prioris.library import Library
-from prioris.search.backends import ChunkScore
+from prioris.search.protocols import ChunkScore
 from prioris.search.scoring import with_work_vectors
 from prioris.storage import work_vectors as work_vector_store
 

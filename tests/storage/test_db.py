@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from prioris.engines.sqlite.connection import (
+    MIGRATIONS_DIR,
+    apply_migrations,
+    connect,
+    schema_version,
+)
 from prioris.errors import ConfigurationError
-from prioris.storage.db import MIGRATIONS_DIR, apply_migrations, connect, schema_version
 
 
 def test_connect_loads_sqlite_vec_and_uses_wal(tmp_path: Path) -> None:

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from prioris.engines.sqlite.connection import MIGRATIONS_DIR, apply_migrations, connect
 from prioris.library import Library
 from prioris.models import Chunk, Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import works as work_store
-from prioris.storage.db import MIGRATIONS_DIR, apply_migrations, connect
 
 
 def _check(conn: Any) -> None:

@@ -10,11 +10,11 @@ import pytest
 
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
+from prioris.engines import open_storage
 from prioris.errors import ConfigurationError
 from prioris.interfaces.cli import main
 from prioris.library import Library, migrate_library
 from prioris.storage import copy as copy_module
-from prioris.storage.backend import open_storage
 
 from pdf_factory import make_text_pdf
 

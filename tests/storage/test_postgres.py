@@ -13,11 +13,11 @@ import pytest
 
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
+from prioris.engines.postgres.connection import redact, translate
+from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import ConfigurationError, InvalidRequestError
 from prioris.interfaces.cli import main
 from prioris.library import Library
-from prioris.search.tsquery import to_tsquery_text
-from prioris.storage.postgres.connection import redact, translate
 
 
 @pytest.mark.parametrize(

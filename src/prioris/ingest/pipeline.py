@@ -237,7 +237,7 @@ class IngestPipeline:
         on_ocr: Callable[[int, int], None] | None = None,
     ) -> Prepared:
         """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
-        from prioris.ingest.pdf import PARSER_VERSION, check_pdf_bytes, extract_pdf
+        from prioris.ingest.pdf.reader import PARSER_VERSION, check_pdf_bytes, extract_pdf
 
         check_pdf_bytes(data, self.max_file_bytes)
         if path is not None:  # a file name that is not UTF-8 is stored as readable text

@@ -1,9 +1,9 @@
 """What search needs from a storage backend: candidate lists and the rows of the hits.
 
 :class:`~prioris.search.service.SearchService` does everything else (query parsing,
-fusion, work collapsing, snippets) the same way over any backend. SQLite (FTS5 BM25 and
-the vector index, :mod:`prioris.search.sqlite_backend`) is the one there is; a PostgreSQL
-backend implements the same four calls.
+fusion, work collapsing, snippets) the same way over any backend; each engine
+(:mod:`prioris.engines`) implements these calls, and the filters and scores here are the
+words both sides speak.
 """
 
 from __future__ import annotations
@@ -14,7 +14,54 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from prioris.search.backends import ChunkScore, SearchFilters
+from prioris.errors import InvalidRequestError
+
+VEC_MAX_K = 4096  # sqlite-vec's ceiling for k in one KNN query
+
+
+MIN_YEAR, MAX_YEAR = 1, 9999  # year filters; SQLite cannot bind integers past 64 bits
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions shared by every mode."""
+
+    source: str | None = None
+    from_year: int | None = None
+    to_year: int | None = None
+    work_ids: tuple[str, ...] | None = None
+
+    def validate(self) -> None:
+        for name in ("from_year", "to_year"):
+            year = getattr(self, name)
+            if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
+                raise InvalidRequestError(
+                    f"{name} must be a year between {MIN_YEAR} and {MAX_YEAR}, got {year}"
+                )
+        if (
+            self.from_year is not None
+            and self.to_year is not None
+            and self.from_year > self.to_year
+        ):
+            raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
+
+
+@dataclass(frozen=True)
+class ChunkScore:
+    chunk_id: int
+    work_id: str
+    score: float  # higher is better
+
+
+def best_per_work(scores: Sequence[ChunkScore]) -> list[ChunkScore]:
+    """First (best) chunk of each work, keeping the list's order."""
+    seen: set[str] = set()
+    out = []
+    for item in scores:
+        if item.work_id not in seen:
+            seen.add(item.work_id)
+            out.append(item)
+    return out
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from prioris.search.backends import ChunkScore, best_per_work
+from prioris.search.protocols import ChunkScore, best_per_work
 
 
 def collapse(scores: Sequence[ChunkScore], decay: float = 0.0) -> list[ChunkScore]:

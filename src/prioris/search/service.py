@@ -24,8 +24,14 @@ from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError
 from prioris.models import Hit
 from prioris.search import feedback, fusion
-from prioris.search.backends import VEC_MAX_K, ChunkScore, SearchFilters
-from prioris.search.protocols import ChunkVectors, SearchBackend, WorkVectors
+from prioris.search.protocols import (
+    VEC_MAX_K,
+    ChunkScore,
+    ChunkVectors,
+    SearchBackend,
+    SearchFilters,
+    WorkVectors,
+)
 from prioris.search.query import (
     EXTENDED_STOPWORDS,
     STOPWORDS,

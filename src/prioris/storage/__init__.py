@@ -1,8 +1,6 @@
-"""Everything that touches SQL for the library file: connection, schema, repositories.
+"""The library's tables, engine-neutral: repositories whose SQL is one text for every
+engine, and the protocols an engine implements (:mod:`prioris.storage.backend`).
 
-Nothing here imports from sources, ingest or search, so another backend could replace it.
+Nothing here imports :mod:`prioris.engines`, :mod:`prioris.search`, ingest or sources:
+a connection and its :class:`~prioris.storage.backend.ChunkIndex` come from the caller.
 """
-
-from prioris.storage.db import connect
-
-__all__ = ["connect"]

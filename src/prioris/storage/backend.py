@@ -11,12 +11,16 @@ differ are behind two small interfaces:
   from a connection through :func:`index_of`;
 - :class:`StorageBackend`: opening connections (migrations included), the search backend
   (:class:`prioris.search.protocols.SearchBackend`) and the size a status reports.
+
+The engines themselves live in :mod:`prioris.engines` (one package each); only the
+composition root picks one (:func:`prioris.engines.open_storage`). Every connection an
+engine opens carries its chunk index as ``conn.dialect``, so the repositories here reach
+it without knowing the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -99,61 +103,11 @@ class StorageBackend(Protocol):
 
 
 def index_of(conn: Any) -> ChunkIndex:
-    """The chunk index of a connection's backend (plain sqlite3 connections: SQLite)."""
+    """The chunk index of a connection an engine opened (its ``dialect`` attribute)."""
     found = getattr(conn, "dialect", None)
     if found is None:
-        from prioris.storage.sqlite_index import SQLITE_INDEX
-
-        return SQLITE_INDEX
-    return found  # type: ignore[no-any-return]
-
-
-class SqliteStorage:
-    """A library in one SQLite file (WAL): one writer connection, a reader per thread."""
-
-    kind = "sqlite"
-
-    def __init__(self, path: Path | str, *, postings_min_chunks: int | None = None) -> None:
-        self.path = Path(path)
-        self.location = str(self.path)
-        self.postings_min_chunks = postings_min_chunks
-
-    def connect(self, *, migrate: bool = True) -> Any:
-        from prioris.storage.db import connect
-
-        return connect(self.path, migrate=migrate)
-
-    def search_backend(self) -> Any:
-        from prioris.search.postings import sidecar_path
-        from prioris.search.sqlite_backend import FTS_SPLIT_ROWS, SqliteSearchBackend
-
-        in_memory = str(self.path) == ":memory:"
-        minimum = self.postings_min_chunks
-        return SqliteSearchBackend(
-            lambda: self.connect(migrate=False),
-            postings_path=None if in_memory else sidecar_path(self.path),
-            postings_min_rows=FTS_SPLIT_ROWS if minimum is None else minimum,
+        raise TypeError(
+            f"{type(conn).__name__} carries no chunk index: open connections through "
+            "StorageBackend.connect() (prioris.engines.open_storage)"
         )
-
-    def size_bytes(self) -> int:
-        db = self.path
-        files = (db, Path(f"{db}-wal"), Path(f"{db}-shm"))
-        return sum(p.stat().st_size for p in files if p.exists())
-
-    def display(self) -> str:
-        return str(self.path)
-
-    def close(self) -> None:
-        return None
-
-
-def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
-    """The backend a library location names: ``postgresql://`` URL, else an SQLite file."""
-    from prioris.storage.postgres.connection import is_postgres_url
-
-    if is_postgres_url(location):
-        from prioris.storage.postgres.storage import PostgresStorage
-
-        return PostgresStorage(str(location), settings)
-    minimum = getattr(settings, "postings_min_chunks", None)
-    return SqliteStorage(location, postings_min_chunks=minimum)
+    return found  # type: ignore[no-any-return]

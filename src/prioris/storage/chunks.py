@@ -15,9 +15,6 @@ import numpy as np
 
 from prioris.models import Chunk, Page
 from prioris.storage.backend import index_of
-from prioris.storage.sqlite_index import VEC_TABLE, vec_table_sql
-
-__all__ = ["VEC_TABLE", "vec_table_sql"]
 
 INSERT_CHUNK = (
     "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "

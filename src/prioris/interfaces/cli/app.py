@@ -93,7 +93,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _database_errors() -> tuple[type[Exception], ...]:
-    from prioris.storage.db import sqlite3
+    from prioris.engines.sqlite.connection import sqlite3
 
     errors: tuple[type[Exception], ...] = (sqlite3.Error,)
     try:
@@ -105,7 +105,7 @@ def _database_errors() -> tuple[type[Exception], ...]:
 
 def _shown_location(settings: Any) -> str:
     """The library named in an error (a URL without its password)."""
-    from prioris.storage.postgres.connection import redact
+    from prioris.engines.postgres.connection import redact
 
     return redact(settings.db_url) if settings.db_url else str(settings.db_path)
 

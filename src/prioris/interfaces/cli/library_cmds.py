@@ -423,6 +423,6 @@ def cmd_fetch(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, ctx: CliContext) -> int:
-    from prioris.demo import run_demo
+    from prioris.interfaces.cli.demo import run_demo
 
     return run_demo(ctx, keep=args.keep)

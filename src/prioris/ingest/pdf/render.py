@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 import pymupdf
 
 from prioris.errors import InvalidRequestError, ParseError
-from prioris.ingest.pdf import _header_offset
+from prioris.ingest.pdf.reader import _header_offset
 
 MIN_RUN_WORDS = 3  # shorter shared runs are coincidences ("of the")
 MAX_RENDER_PX = 2400  # the longest side of a rendered page, whatever the zoom

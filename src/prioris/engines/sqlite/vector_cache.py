@@ -7,7 +7,7 @@ second at a million. The copy takes one of two forms:
 
 - up to ``EXACT_MAX_BYTES`` of float32 (about 170,000 chunks of 384 dimensions), the
   vectors themselves: exact KNN with one matrix-vector product;
-- above that, :class:`~prioris.search.quantized.QuantizedVectors`: binary codes scanned in
+- above that, :class:`~prioris.engines.sqlite.quantized.QuantizedVectors`: binary codes scanned in
   full, int8 rows rescoring the few thousand best (430 MB at a million chunks instead of
   1.5 GB, a fraction of the scan time; the recall against exact search is measured by
   ``bench/bench_latency.py``).
@@ -31,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from prioris.search.backends import ChunkScore, SearchFilters
-from prioris.search.quantized import QuantizedVectors
-from prioris.storage.chunks import VEC_TABLE, vectors_version
+from prioris.engines.sqlite.index import VEC_TABLE
+from prioris.engines.sqlite.quantized import QuantizedVectors
+from prioris.search.protocols import ChunkScore, SearchFilters
+from prioris.storage.chunks import vectors_version
 
 
 @cache

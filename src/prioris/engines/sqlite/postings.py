@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from prioris.storage.db import sqlite3
+from prioris.engines.sqlite.connection import sqlite3
 
 FORMAT = 1
 SUFFIX = ".bm25"

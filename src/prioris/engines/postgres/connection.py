@@ -120,7 +120,7 @@ class PgConnection:
 
     @property
     def dialect(self) -> Any:
-        from prioris.storage.postgres.index import POSTGRES_INDEX
+        from prioris.engines.postgres.index import POSTGRES_INDEX
 
         return POSTGRES_INDEX
 

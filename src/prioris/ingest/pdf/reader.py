@@ -2,7 +2,7 @@
 
 :func:`check_pdf_bytes` validates size and magic bytes before anything else touches the
 data. :func:`extract_pdf` hands the bytes to a MuPDF parser process
-(:mod:`prioris.ingest.pdf_process`), reads every page's text layer, decides per page
+(:mod:`prioris.ingest.pdf.process`), reads every page's text layer, decides per page
 whether that layer is usable (:func:`page_text_is_usable`), and OCRs only the pages that
 need it (mode ``auto``: no usable text layer, or a few lines of text such as a download
 stamp over a page-sized image), every page (``always``) or none (``never``). A document is
@@ -13,14 +13,14 @@ repair (a broken cross-reference table) is read with a warning in
 :attr:`PdfContent.warnings`.
 
 Hostile input is bounded by :class:`PdfLimits`: the page count, each page's counted work
-(:mod:`prioris.ingest.pdf_budget`) and text, the whole document's text, the memory of the
+(:mod:`prioris.ingest.pdf.budget`) and text, the whole document's text, the memory of the
 parser process, and one time limit for the whole file that holds inside a page too (the
 parser process is killed when it passes) and reaches the tesseract runs (they are given
 what is left of it). OCR runs on several pages at once (tesseract is single-threaded per
 page) while pages are rendered by the parser process. Metadata extraction lives in
-:mod:`prioris.ingest.pdf_metadata` (the header layout in
-:mod:`prioris.ingest.pdf_header`, read by the parser process), text layer to Markdown in
-:mod:`prioris.ingest.pdf_layout`.
+:mod:`prioris.ingest.header.metadata` (the header layout in
+:mod:`prioris.ingest.header.header`, read by the parser process), text layer to Markdown in
+:mod:`prioris.ingest.pdf.layout`.
 """
 
 from __future__ import annotations
@@ -40,17 +40,17 @@ from prioris.errors import (
     ParseError,
     PriorisError,
 )
-from prioris.ingest.header_layout import HeaderPage
+from prioris.ingest.header.layout import HeaderPage
+from prioris.ingest.header.metadata import PdfMetadata, pdf_metadata
 from prioris.ingest.ocr import INSTALL_HINT, OcrEngine, ocr_until
-from prioris.ingest.pdf_layout import (
+from prioris.ingest.pdf.layout import (
     PageLayout,
     document_style,
     ocr_markdown,
     page_markdown,
 )
-from prioris.ingest.pdf_metadata import PdfMetadata, pdf_metadata
-from prioris.ingest.pdf_process import pdf_process
-from prioris.ingest.pdf_session import (
+from prioris.ingest.pdf.process import pdf_process
+from prioris.ingest.pdf.session import (
     Deadline,
     PageUnreadable,
     PdfLimits,

@@ -1,7 +1,7 @@
 """Bibliographic metadata a PDF gives about itself: title, authors, year, identifiers.
 
-Pure functions over what :mod:`prioris.ingest.pdf` read: the info dictionary, the XMP
-packet, the layout of pages 1-2 (:mod:`prioris.ingest.pdf_header` reads title, authors,
+Pure functions over what :mod:`prioris.ingest.pdf.reader` read: the info dictionary, the XMP
+packet, the layout of pages 1-2 (:mod:`prioris.ingest.header.header` reads title, authors,
 affiliations and abstract from it) and every page's Markdown. What the paper *prints*
 wins over the info dictionary, which is often a file name or a stale title.
 
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prioris.identifiers import find_identifiers_in_text
-from prioris.ingest.author_names import looks_like_name, names_in_byline, split_byline
-from prioris.ingest.header_layout import Header, HeaderPage
-from prioris.ingest.pdf_header import parse_header
-from prioris.ingest.pdf_layout import MARGIN_BAND
-from prioris.ingest.text_header import header_from_text
+from prioris.ingest.header.header import parse_header
+from prioris.ingest.header.layout import Header, HeaderPage
+from prioris.ingest.header.names import looks_like_name, names_in_byline, split_byline
+from prioris.ingest.header.text import header_from_text
+from prioris.ingest.pdf.layout import MARGIN_BAND
 
 
 @dataclass

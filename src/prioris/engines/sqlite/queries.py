@@ -1,4 +1,4 @@
-"""The two retrieval backends over the library file: FTS5 BM25 and sqlite-vec KNN.
+"""The two SQL retrievals over the library file: FTS5 BM25 and sqlite-vec KNN.
 
 Filters are applied inside each query (SQL WHERE for FTS5, metadata columns inside the
 ``vec0`` KNN), so a filtered search still returns k hits when k exist.
@@ -6,51 +6,14 @@ Filters are applied inside each query (SQL WHERE for FTS5, metadata columns insi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from prioris.engines.sqlite.connection import sqlite3
+from prioris.engines.sqlite.index import VEC_TABLE
 from prioris.errors import InvalidRequestError
-from prioris.storage.chunks import VEC_TABLE
-from prioris.storage.db import sqlite3
-
-VEC_MAX_K = 4096  # sqlite-vec's ceiling for k in one KNN query
-
-
-MIN_YEAR, MAX_YEAR = 1, 9999  # year filters; SQLite cannot bind integers past 64 bits
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """Restrictions shared by every mode."""
-
-    source: str | None = None
-    from_year: int | None = None
-    to_year: int | None = None
-    work_ids: tuple[str, ...] | None = None
-
-    def validate(self) -> None:
-        for name in ("from_year", "to_year"):
-            year = getattr(self, name)
-            if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
-                raise InvalidRequestError(
-                    f"{name} must be a year between {MIN_YEAR} and {MAX_YEAR}, got {year}"
-                )
-        if (
-            self.from_year is not None
-            and self.to_year is not None
-            and self.from_year > self.to_year
-        ):
-            raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
-
-
-@dataclass(frozen=True)
-class ChunkScore:
-    chunk_id: int
-    work_id: str
-    score: float  # higher is better
+from prioris.search.protocols import VEC_MAX_K, ChunkScore, SearchFilters
 
 
 def _where(filters: SearchFilters, alias: str) -> tuple[str, list[Any]]:
@@ -135,14 +98,3 @@ def vector_search(conn: Any, query: np.ndarray, filters: SearchFilters, k: int) 
     blob = np.ascontiguousarray(query, dtype=np.float32).tobytes()
     rows = conn.execute(sql, (blob, k, *params)).fetchall()
     return [ChunkScore(int(r[0]), str(r[1]), 1.0 - float(r[2])) for r in rows]
-
-
-def best_per_work(scores: Sequence[ChunkScore]) -> list[ChunkScore]:
-    """First (best) chunk of each work, keeping the list's order."""
-    seen: set[str] = set()
-    out = []
-    for item in scores:
-        if item.work_id not in seen:
-            seen.add(item.work_id)
-            out.append(item)
-    return out

@@ -1,7 +1,7 @@
 """A paper's header read from its first page's layout: title, authors, affiliations, abstract.
 
-Pure functions of a :class:`~prioris.ingest.header_layout.HeaderPage` (the page's lines
-with their fonts, read by :func:`~prioris.ingest.header_layout.read_header_page`), the
+Pure functions of a :class:`~prioris.ingest.header.layout.HeaderPage` (the page's lines
+with their fonts, read by :func:`~prioris.ingest.header.layout.read_header_page`), the
 way reference managers and GROBID-style header parsers read a page:
 
 * the **title** is the largest-font run of lines near the top (several lines, possibly
@@ -15,7 +15,7 @@ way reference managers and GROBID-style header parsers read a page:
 * **affiliations** are the other lines of that zone that name an institution or start
   with a marker; the **abstract** is what follows an "Abstract" heading in its column.
 
-:mod:`prioris.ingest.text_header` does the same from plain text when there is no layout
+:mod:`prioris.ingest.header.text` does the same from plain text when there is no layout
 (a page that was OCR'd). Both return a :class:`Header`; missing parts stay empty rather
 than guessed.
 """
@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import re
 
-from prioris.ingest.author_names import (
+from prioris.ingest.header.layout import Header, HeaderLine, HeaderPage
+from prioris.ingest.header.names import (
     MARK,
     clean_name,
     looks_like_name,
     names_in_byline,
     split_byline,
 )
-from prioris.ingest.header_layout import Header, HeaderLine, HeaderPage
-from prioris.ingest.pdf_layout import clean_text, join_lines
+from prioris.ingest.pdf.layout import clean_text, join_lines
 
 TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
 ABSTRACT_MAX_CHARS = 5000

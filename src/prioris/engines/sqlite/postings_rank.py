@@ -3,7 +3,7 @@
 :class:`PostingsRanker` answers an OR of single words (the plain query syntax) with FTS5's
 exact BM25 (k1 1.2, b 0.75, FTS5's idf, row count and average length, column weights text
 1, title ``title_weight``, heading 0.5) computed in numpy over the snapshot of
-:mod:`prioris.search.postings`: about 2 ms per common word at a million chunks instead of
+:mod:`prioris.engines.sqlite.postings`: about 2 ms per common word at a million chunks instead of
 FTS5's 2 us per matching row. It answers only while the snapshot is *fresh* (its freshness
 key equals the library's), so its list is the one FTS5 would give (up to float ties);
 otherwise it returns None and the caller asks FTS5.
@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from prioris.search import fts_plan, postings
-from prioris.storage.db import sqlite3
+from prioris.engines.sqlite import postings
+from prioris.engines.sqlite.connection import sqlite3
+from prioris.search import fts_plan
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered

@@ -15,9 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from prioris.errors import ConfigurationError
-from prioris.storage import db as sqlite_db
-from prioris.storage.postgres.connection import (
+from prioris.engines.postgres.connection import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_STATEMENT_TIMEOUT_MS,
     MIGRATION_LOCK_KEY,
@@ -26,6 +24,8 @@ from prioris.storage.postgres.connection import (
     connect_raw,
     redact,
 )
+from prioris.engines.sqlite import connection as sqlite_db
+from prioris.errors import ConfigurationError
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations" / "postgres"
 MIN_PGVECTOR = (0, 5)  # HNSW indexes
@@ -98,7 +98,7 @@ class PostgresStorage:
         return self._pool
 
     def search_backend(self) -> Any:
-        from prioris.search.postgres_backend import PostgresSearchBackend
+        from prioris.engines.postgres.search import PostgresSearchBackend
 
         return PostgresSearchBackend(self, ef_search=self.ef_search)
 

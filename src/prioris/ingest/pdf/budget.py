@@ -7,9 +7,9 @@ XObjects they draw, each counted as often as it is drawn) with a tokenizer that 
 strings, names, comments and inline image data, and stops as soon as a limit is passed,
 so refusing a bomb costs a fraction of a second. The count is an upper-bound estimate,
 not a PDF interpreter: the time and memory limits of the parser process
-(:mod:`prioris.ingest.pdf_process`) stay the backstop for whatever it misjudges.
+(:mod:`prioris.ingest.pdf.process`) stay the backstop for whatever it misjudges.
 
-Runs in the parser process (:mod:`prioris.ingest.pdf_worker`): pymupdf and the standard
+Runs in the parser process (:mod:`prioris.ingest.pdf.worker`): pymupdf and the standard
 library only.
 """
 

@@ -1,6 +1,6 @@
 """One PDF open in a parser process, seen from the parent: limits, deadline, requests.
 
-:class:`Session` turns the replies of :mod:`prioris.ingest.pdf_worker` into values and
+:class:`Session` turns the replies of :mod:`prioris.ingest.pdf.worker` into values and
 Prioris errors, every request bounded by what is left of the file's :class:`Deadline`;
 :class:`PdfLimits` are the bounds a parse runs under (the ``PRIORIS_MCP_PDF_*`` settings).
 """
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from prioris.errors import FileTooLargeError, ParseError
-from prioris.ingest.header_layout import HeaderLine, HeaderPage, Span
-from prioris.ingest.pdf_layout import Block, Line, PageLayout
-from prioris.ingest.pdf_process import DeadlineExceeded, PdfProcess
+from prioris.ingest.header.layout import HeaderLine, HeaderPage, Span
+from prioris.ingest.pdf.layout import Block, Line, PageLayout
+from prioris.ingest.pdf.process import DeadlineExceeded, PdfProcess
 
 OCR_DPI = 300
 MAX_RENDER_SIDE_PX = 6000  # caps the OCR image of posters and oversized pages
@@ -27,7 +27,7 @@ class PdfLimits:
     The time limit covers the whole parse, OCR included, and is enforced inside a page too:
     MuPDF runs in a child process that is killed when it passes. The memory limit is what
     that process may allocate for one file. The per-page limits refuse a page from its
-    counted cost before MuPDF runs it (:mod:`prioris.ingest.pdf_budget`).
+    counted cost before MuPDF runs it (:mod:`prioris.ingest.pdf.budget`).
     """
 
     time_limit_seconds: float = 300.0

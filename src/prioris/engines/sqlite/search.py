@@ -10,7 +10,7 @@ that provably gives the full query's list (:mod:`prioris.search.fts_plan`), and
 otherwise ranks the lower and upper halves of the chunk ids in two threads and merges
 them; BM25's statistics are those of the whole index in every part, so each merged list
 is the one a single query gives. Before any of that, a plain query without filters is
-ranked from the BM25 postings snapshot (:mod:`prioris.search.postings_rank`) when the
+ranked from the BM25 postings snapshot (:mod:`prioris.engines.sqlite.postings_rank`) when the
 library has one that matches its FTS5 index: the same list, without FTS5's ``bm25()``.
 """
 
@@ -25,13 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from prioris.engines.sqlite.index import VEC_TABLE
+from prioris.engines.sqlite.postings_rank import PostingsRanker
+from prioris.engines.sqlite.queries import fts_search, vector_search
+from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.search import fts_plan
-from prioris.search.backends import ChunkScore, SearchFilters, fts_search, vector_search
-from prioris.search.postings_rank import PostingsRanker
-from prioris.search.protocols import Passage, WorkSummary
-from prioris.search.vector_cache import VectorCache
+from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
 from prioris.storage import work_vectors as work_vector_store
-from prioris.storage.chunks import VEC_TABLE, vectors_version
+from prioris.storage.chunks import vectors_version
 
 BATCH = 500  # ids per IN (...) list
 FTS_SPLIT_ROWS = 100_000  # rank FTS in two halves past this many chunk ids

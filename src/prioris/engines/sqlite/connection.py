@@ -14,9 +14,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from prioris.engines.sqlite.index import SQLITE_INDEX
 from prioris.errors import ConfigurationError
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"  # package data
+MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"  # package data
 MMAP_BYTES = 1 << 30
 _MIGRATION_NAME = re.compile(r"^(\d{4})_[\w-]+\.sql$")
 
@@ -40,6 +41,16 @@ def sqlite_module() -> ModuleType:
 
 
 sqlite3: Any = sqlite_module()
+
+
+class SqliteConnection(sqlite3.Connection):  # type: ignore[misc,name-defined]
+    """A connection of the chosen module that carries its chunk index (``dialect``), so
+    the engine-neutral repositories (:func:`prioris.storage.backend.index_of`) reach FTS5
+    and ``vec0`` without importing this engine."""
+
+    dialect = SQLITE_INDEX
+
+
 Connection = Any  # a DB-API connection of whichever module was chosen
 
 
@@ -94,7 +105,13 @@ def _open_failure(path: Path, exc: Exception) -> str:
 
 
 def _open(path: Path, migrate: bool, migrations_dir: Path | None) -> Any:
-    conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+    conn = sqlite3.connect(
+        str(path),
+        isolation_level=None,
+        check_same_thread=False,
+        timeout=30,
+        factory=SqliteConnection,
+    )
     try:
         _configure(conn)
         if migrate:

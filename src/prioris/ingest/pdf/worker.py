@@ -1,8 +1,8 @@
 """The PDF parser process: every MuPDF call on untrusted bytes runs here, not in Prioris.
 
 MuPDF holds the GIL and cannot be interrupted inside a page, and a hostile page can make it
-allocate gigabytes or crash. So :mod:`prioris.ingest.pdf_process` starts this module as a
-child process (``python -m prioris.ingest.pdf_worker``) and talks to it over its stdin and
+allocate gigabytes or crash. So :mod:`prioris.ingest.pdf.process` starts this module as a
+child process (``python -m prioris.ingest.pdf.worker``) and talks to it over its stdin and
 stdout; when a deadline passes the parent kills it, and a crash or an exhausted memory
 limit is one failed file, never a dead server.
 
@@ -146,7 +146,9 @@ class Parser:
 
         import pymupdf
 
-        from prioris.ingest import header_layout, pdf_budget, pdf_layout
+        from prioris.ingest.header import layout as header_layout
+        from prioris.ingest.pdf import budget as pdf_budget
+        from prioris.ingest.pdf import layout as pdf_layout
 
         self.pymupdf = pymupdf
         self.budget = pdf_budget
@@ -281,7 +283,7 @@ class Parser:
         }
 
     def header(self, index: int) -> dict[str, Any]:
-        """The page's lines with fonts (:func:`prioris.ingest.header_layout.read_header_page`);
+        """The page's lines with fonts (:func:`prioris.ingest.header.layout.read_header_page`);
         only asked for pages whose cost was already checked by :meth:`page`."""
         found = self.header_layout.read_header_page(self.doc[index])
         return {

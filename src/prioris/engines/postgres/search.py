@@ -1,6 +1,6 @@
 """The PostgreSQL search backend: BM25 over the GIN index's matches, KNN over HNSW.
 
-Full text: the FTS5 expression becomes a tsquery (:mod:`prioris.search.tsquery`), matched
+Full text: the FTS5 expression becomes a tsquery (:mod:`prioris.engines.postgres.tsquery`), matched
 through the GIN index, and the matches are ranked by BM25 computed in SQL with FTS5's
 formula and constants: each query lexeme's tf is read from the chunk's tsvector (title
 positions weigh ``title_weight``, passage 1, heading 0.5, FTS5's column weights), its idf
@@ -28,14 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from prioris.engines.postgres.connection import PgConnection
+from prioris.engines.postgres.index import VECTOR_TABLE
+from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import InvalidRequestError
-from prioris.search.backends import ChunkScore, SearchFilters
 from prioris.search.fts_plan import idf
-from prioris.search.protocols import Passage, WorkSummary
-from prioris.search.tsquery import to_tsquery_text
+from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
 from prioris.storage import work_vectors as work_vector_store
-from prioris.storage.postgres.connection import PgConnection
-from prioris.storage.postgres.index import VECTOR_TABLE
 
 MAX_EF_SEARCH = 1000  # pgvector's ceiling
 HEADING_WEIGHT = 0.5

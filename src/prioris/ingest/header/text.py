@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from prioris.ingest.author_names import MARK, looks_like_name, split_byline
-from prioris.ingest.header_layout import Header
-from prioris.ingest.pdf_header import ABSTRACT, AFFILIATION, HEADING, LABEL
+from prioris.ingest.header.header import ABSTRACT, AFFILIATION, HEADING, LABEL
+from prioris.ingest.header.layout import Header
+from prioris.ingest.header.names import MARK, looks_like_name, split_byline
 
 HEADER_PARAGRAPHS = 25  # the abstract of a first page starts before this paragraph
 _OCR_MARKERS = re.compile(

@@ -1,6 +1,6 @@
 """The parent's side of the PDF parser process: start it, ask it, and kill it at a deadline.
 
-:class:`PdfProcess` runs :mod:`prioris.ingest.pdf_worker` as a child process and sends it
+:class:`PdfProcess` runs :mod:`prioris.ingest.pdf.worker` as a child process and sends it
 one request at a time; every wait has a timeout (what is left of the file's parse time
 limit), and when it passes, or the child dies, the child is killed and the call raises.
 Starting Python and MuPDF takes a moment, so idle processes are kept for the next file
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import ParseError
-from prioris.ingest.pdf_worker import FRAME, NO_PAYLOAD, encode_frame
+from prioris.ingest.pdf.worker import FRAME, NO_PAYLOAD, encode_frame
 
 START_TIMEOUT_SECONDS = 120.0  # a cold start on a loaded machine; not the file's fault
 MAX_IDLE = 2
@@ -40,7 +40,7 @@ class WorkerFailed(ParseError):
 
 def _python_path() -> str:
     """PYTHONPATH that lets the child import this very copy of prioris."""
-    package_parent = str(Path(__file__).resolve().parents[2])
+    package_parent = str(Path(__file__).resolve().parents[3])
     existing = os.environ.get("PYTHONPATH")
     return package_parent + (os.pathsep + existing if existing else "")
 
@@ -61,7 +61,7 @@ class PdfProcess:
         env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "prioris.ingest.pdf_worker"],
+                [sys.executable, "-m", "prioris.ingest.pdf.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -2,7 +2,7 @@
 
 :func:`read_header_page` is the only code of the header parser that touches MuPDF: per
 line it keeps the spans with their font size, weight, superscript flag and position, so
-:mod:`prioris.ingest.pdf_header` can tell a title from a byline and an affiliation
+:mod:`prioris.ingest.header.header` can tell a title from a byline and an affiliation
 marker from a name. :class:`Header` is what the parsers return.
 """
 
@@ -14,8 +14,8 @@ from functools import cached_property
 
 import pymupdf
 
-from prioris.ingest.author_names import MARK
-from prioris.ingest.pdf_layout import TEXT_FLAGS, clean_text
+from prioris.ingest.header.names import MARK
+from prioris.ingest.pdf.layout import TEXT_FLAGS, clean_text
 
 _SUPERSCRIPT, _BOLD = 1, 16
 _MARKER_TEXT = re.compile(r"^[\s\d,*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢a-z]{1,8}$")

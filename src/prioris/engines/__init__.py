@@ -1,0 +1,32 @@
+"""The database engines, one package each, behind :mod:`prioris.storage.backend`'s protocols.
+
+- :mod:`prioris.engines.sqlite`: one file with FTS5, sqlite-vec and the BM25 postings
+  sidecar;
+- :mod:`prioris.engines.postgres`: PostgreSQL with pgvector (``pip install
+  prioris[postgres]``), imported only when a ``postgresql://`` location asks for it.
+
+Only the composition root (:class:`prioris.library.Library`) calls :func:`open_storage`;
+everything else receives the :class:`~prioris.storage.backend.StorageBackend` it returns
+or a connection from it. A new engine is a package here implementing ``StorageBackend``,
+``ChunkIndex`` and ``SearchBackend``, plus one branch below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prioris.engines.postgres.connection import is_postgres_url
+from prioris.storage.backend import StorageBackend
+
+
+def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
+    """The backend a library location names: ``postgresql://`` URL, else an SQLite file."""
+    if is_postgres_url(location):
+        from prioris.engines.postgres.storage import PostgresStorage
+
+        return PostgresStorage(str(location), settings)
+    from prioris.engines.sqlite.storage import SqliteStorage
+
+    minimum = getattr(settings, "postings_min_chunks", None)
+    return SqliteStorage(location, postings_min_chunks=minimum)

@@ -1,0 +1,44 @@
+"""A library in one SQLite file: its connections, search backend and size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prioris.engines.sqlite.connection import connect
+from prioris.engines.sqlite.postings import sidecar_path
+from prioris.engines.sqlite.search import FTS_SPLIT_ROWS, SqliteSearchBackend
+
+
+class SqliteStorage:
+    """A library in one SQLite file (WAL): one writer connection, a reader per thread."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: Path | str, *, postings_min_chunks: int | None = None) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        self.postings_min_chunks = postings_min_chunks
+
+    def connect(self, *, migrate: bool = True) -> Any:
+        return connect(self.path, migrate=migrate)
+
+    def search_backend(self) -> Any:
+        in_memory = str(self.path) == ":memory:"
+        minimum = self.postings_min_chunks
+        return SqliteSearchBackend(
+            lambda: self.connect(migrate=False),
+            postings_path=None if in_memory else sidecar_path(self.path),
+            postings_min_rows=FTS_SPLIT_ROWS if minimum is None else minimum,
+        )
+
+    def size_bytes(self) -> int:
+        db = self.path
+        files = (db, Path(f"{db}-wal"), Path(f"{db}-shm"))
+        return sum(p.stat().st_size for p in files if p.exists())
+
+    def display(self) -> str:
+        return str(self.path)
+
+    def close(self) -> None:
+        return None

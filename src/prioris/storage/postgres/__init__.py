@@ -1,1 +1,0 @@
-"""The PostgreSQL + pgvector backend (``pip install 'prioris[postgres]'``, docs/postgres.md)."""
