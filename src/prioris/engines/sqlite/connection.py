@@ -2,13 +2,12 @@
 
 The stdlib ``sqlite3`` of some Python builds cannot load extensions; we then fall back to
 ``pysqlite3`` (which bundles a recent SQLite). Migrations are numbered SQL files
-(``prioris/migrations/``, shipped in the wheel) applied in order, each in one transaction,
-and recorded in ``schema_migrations``.
+(the top-level ``migrations/sqlite/``, shipped in the wheel) applied in order, each in one
+transaction, and recorded in ``schema_migrations``.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3 as _stdlib_sqlite3
 from pathlib import Path
 from types import ModuleType
@@ -16,10 +15,10 @@ from typing import Any
 
 from prioris.engines.sqlite.index import SQLITE_INDEX
 from prioris.errors import ConfigurationError
+from prioris.storage.migrations import available_migrations, check_applied, migrations_dir
 
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"  # package data
+MIGRATIONS_DIR = migrations_dir("sqlite")
 MMAP_BYTES = 1 << 30
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[\w-]+\.sql$")
 
 
 def sqlite_module() -> ModuleType:
@@ -145,17 +144,6 @@ def _configure(conn: Any) -> None:
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 
 
-def available_migrations(migrations_dir: Path) -> list[tuple[int, Path]]:
-    """Numbered SQL files in order; a badly named file is a configuration error."""
-    found = []
-    for file in sorted(migrations_dir.glob("*.sql")):
-        match = _MIGRATION_NAME.match(file.name)
-        if not match:
-            raise ConfigurationError(f"migration file name not understood: {file.name}")
-        found.append((int(match.group(1)), file))
-    return found
-
-
 def schema_version(conn: Any) -> int:
     """Highest applied migration number (0 for a new file)."""
     conn.execute(
@@ -164,27 +152,6 @@ def schema_version(conn: Any) -> int:
     )
     row = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
     return int(row[0] or 0)
-
-
-def check_applied(recorded: dict[int, str], available: list[tuple[int, Path]], where: str) -> None:
-    """Refuse a library whose recorded migrations are not this build's: one made by a
-    newer Prioris (its schema is unknown here) or by another build whose migration of
-    the same number did something else. Running on it would corrupt or misread it."""
-    shipped = {version: file.name for version, file in available}
-    newer = sorted(v for v in recorded if v not in shipped and v > max(shipped, default=0))
-    if newer:
-        raise ConfigurationError(
-            f"{where} was written by a newer Prioris (schema migration {newer[-1]}: "
-            f"{recorded[newer[-1]]}); upgrade Prioris to open it (--db, PRIORIS_MCP_DB)"
-        )
-    for version, name in sorted(recorded.items()):
-        if shipped.get(version, name) != name:
-            raise ConfigurationError(
-                f"{where} records schema migration {version} as {name}, but this Prioris "
-                f"ships {shipped[version]} under that number: the library comes from "
-                "another build of Prioris; open it with that build, or export and import "
-                "it (--db, PRIORIS_MCP_DB)"
-            )
 
 
 def apply_migrations(conn: Any, migrations_dir: Path, where: str = "the library") -> list[int]:
