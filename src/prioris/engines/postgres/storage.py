@@ -2,10 +2,11 @@
 
 The schema comes from the numbered files of the top-level ``migrations/postgres/``
 (shipped as ``prioris.migrations``) applied in order, each in one transaction, recorded
-in ``schema_migrations`` as on SQLite; a session advisory lock lets several processes open a new database at once. The
-``vector`` extension must be installable (pgvector 0.5+ for HNSW): when it is missing the
-error says how to install it. Search reads through a small pool (``PRIORIS_MCP_PG_POOL_SIZE``
-connections), so the web app and the MCP server serve concurrent queries.
+in ``schema_migrations`` as on SQLite; a session advisory lock lets several processes
+open a new database at once. The ``vector`` extension must be installable (pgvector 0.5+
+for HNSW): when it is missing the error says how to install it. Search reads through a
+small pool (``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server
+serve concurrent queries.
 """
 
 from __future__ import annotations
