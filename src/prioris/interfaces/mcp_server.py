@@ -33,7 +33,9 @@ from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
 from prioris.interfaces.mcp.tools_library import register_library_tools
 from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
+from prioris.interfaces.mcp.tools_parse import register_parse_tools
 from prioris.interfaces.mcp.tools_remote import register_remote_tools
+from prioris.interfaces.mcp.tools_upload import register_upload_tools
 from prioris.interfaces.serve_lifecycle import serve_stdio, sigterm_exits
 
 if TYPE_CHECKING:
@@ -74,8 +76,11 @@ def build_server(
     )
     state = ServerState(library_factory, uploads)
     server.prioris_state = state  # type: ignore[attr-defined]
+    # tools/list shows the tools in the order they are registered
     register_remote_tools(server, state)
     register_lookup_tools(server, state)
+    register_parse_tools(server, state)
+    register_upload_tools(server, state)
     register_library_tools(server, state)
     register_resources(server, state)
     return server

@@ -1,88 +1,29 @@
 """Argument parsing, the one place that turns PriorisError into ``error [code]: message``.
 
 Commands live in sibling modules; each exposes ``register(subparsers)`` and sets
-``func(args, ctx) -> int`` on its parser. Data goes to stdout, progress bars and log
-messages (stdlib ``logging``, see :mod:`.log`) to stderr. Global options are accepted before
-or after the command. Exit codes: 0 success, 1 some item failed, 2 usage or configuration
-error.
+``func(args, ctx) -> int`` on its parser, ``ctx`` being :class:`.context.CliContext`: a
+module of its own, which the commands import instead of this one (only ``completion`` reads
+the parser built here). Data goes to stdout, progress bars and log messages (stdlib
+``logging``, see :mod:`.log`) to stderr. Global options are accepted before or after the
+command. Exit codes: 0 success, 1 some item failed, 2 usage or configuration error.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
+from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_USAGE, CliContext
 from prioris.interfaces.cli.log import CliLogging, cli_logging
 
-if TYPE_CHECKING:
-    from prioris.library import Library
-
-EXIT_OK = 0
-EXIT_ITEM_FAILED = 1
-EXIT_USAGE = 2
 log = logging.getLogger("prioris.cli")
-
-
-class CliContext:
-    """What a command needs: settings, a lazily opened Library, output helpers."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._library: Library | None = None
-
-    def library(self) -> Library:
-        """Open the library on first use, so ``--help`` and usage errors stay instant."""
-        if self._library is None:
-            from prioris.library import Library
-
-            self._library = Library.open(self.settings)
-            if self._library.stale_on_open:
-                stale = self._library.stale_on_open
-                log.warning(
-                    f"the embedding model is now {self._library.embedder.model_id}; "
-                    f"{stale} {'chunk is' if stale == 1 else 'chunks are'} stale until "
-                    "`prioris reindex`"
-                )
-            elif self._library.work_vectors_pending:
-                log.warning(
-                    "this library was made before works had vectors of their own (title + "
-                    "abstract); vector search scores them by their passages alone until "
-                    "`prioris reindex`"
-                )
-        return self._library
-
-    def close(self) -> None:
-        if self._library is not None:
-            self._library.close()
-            self._library = None
-
-    @staticmethod
-    def print_json(data: Any) -> None:
-        """One JSON document on stdout."""
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
-        sys.stdout.flush()
-
-    @staticmethod
-    def print_line(text: str = "") -> None:
-        sys.stdout.write(text + "\n")
-
-    @staticmethod
-    def log(text: str) -> None:
-        """A message for the person at the terminal (stderr; hidden by ``-q``)."""
-        log.info(text)
-
-    @staticmethod
-    def error(text: str) -> None:
-        """An item that failed (stderr, shown even with ``-q``)."""
-        log.error(text)
 
 
 class _Parser(argparse.ArgumentParser):

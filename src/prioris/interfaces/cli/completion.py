@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prioris.interfaces.cli.app import EXIT_OK, CliContext, build_parser, iter_parsers
+from prioris.interfaces.cli.app import build_parser, iter_parsers
+from prioris.interfaces.cli.context import EXIT_OK, CliContext
 
 SHELLS = ("bash", "zsh", "fish")
 _FILE_METAVARS = ("PATH", "FILE", "DIR")

@@ -6,7 +6,7 @@ import argparse
 from collections import Counter
 from typing import Any
 
-from prioris.interfaces.cli.app import EXIT_ITEM_FAILED, EXIT_OK, CliContext
+from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext
 from prioris.interfaces.cli.progress import bar, wants_progress
 
 

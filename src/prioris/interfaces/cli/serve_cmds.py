@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from prioris.interfaces.cli.app import EXIT_OK, CliContext
+from prioris.interfaces.cli.context import EXIT_OK, CliContext
 
 
 def register(sub: Any) -> None:

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 from typing import Any
 
-from prioris.interfaces.cli.app import EXIT_OK, CliContext
+from prioris.interfaces.cli.context import EXIT_OK, CliContext
 
 
 def register(sub: Any) -> None:

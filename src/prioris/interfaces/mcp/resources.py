@@ -19,16 +19,9 @@ from typing import Any
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.interfaces.mcp.reference import ParsedOut
 from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, resource_error
+from prioris.interfaces.mcp.uris import FULLTEXT_URI, MARKDOWN_URI
 
-MARKDOWN_URI = "research://{provider}/{identifier}/{format}/markdown{?offset,limit,page}"
-FULLTEXT_URI = "research://{provider}/{identifier}/{format}/fulltext"
 PROVIDERS = ("arxiv", "europepmc", "localfile", "file", "import", "openalex", "doi", "pmid")
-FULLTEXT_MIME = {
-    "pdf": "application/pdf",
-    "html": "text/html",
-    "xml": "application/xml",
-    "text": "text/plain",
-}
 
 
 def _provider(provider: str) -> str:
@@ -142,11 +135,3 @@ def register_resources(server: PriorisMCPServer, state: ServerState) -> None:
         except PriorisError as exc:
             raise resource_error(exc) from exc
         return json.dumps(found, ensure_ascii=False)
-
-
-def fulltext_mime(uri: str) -> str | None:
-    """The MIME type of a ``.../{format}/fulltext`` URI (the template has only one)."""
-    parts = uri.split("?", 1)[0].rstrip("/").split("/")
-    if len(parts) >= 2 and parts[-1] == "fulltext":
-        return FULLTEXT_MIME.get(parts[-2])
-    return None

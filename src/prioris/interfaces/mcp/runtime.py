@@ -33,6 +33,7 @@ from pydantic import ValidationError
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.ingest.uploads import UploadSessions, upload_directory
+from prioris.interfaces.mcp.uris import fulltext_mime
 
 if TYPE_CHECKING:
     from prioris.library import Library
@@ -176,8 +177,6 @@ class PriorisMCPServer(MCPServer):
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         results = await super().read_resource(uri, context)
-        from prioris.interfaces.mcp.resources import fulltext_mime
-
         mime = fulltext_mime(str(uri))
         if mime is None or not isinstance(results, list):
             return results

@@ -24,9 +24,9 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.interfaces.web import tasks
-from prioris.interfaces.web.app import blocking, state_of
 from prioris.interfaces.web.pages import SearchForm, run_search
 from prioris.interfaces.web.security import read_body, save_body
+from prioris.interfaces.web.state import blocking, state_of
 
 JSON_LIMIT = 1024 * 1024
 MAX_IDENTIFIERS = 200

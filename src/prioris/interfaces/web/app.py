@@ -1,37 +1,37 @@
 """The web app: a Starlette application over one Library, and ``prioris ui`` serving it.
 
 :func:`build_app` wires the routes of :mod:`.pages` (HTML) and :mod:`.api` (actions, page
-images, job progress) behind :class:`~.security.SecurityMiddleware`. Blocking Library
-calls run in worker threads, so the event loop keeps answering while an ingest, an OCR
-run or a re-index works in the job thread. :func:`serve` binds 127.0.0.1 only (there is
-no authentication: the machine's own user is the only one meant to reach it).
+images, job progress) behind :class:`~.security.SecurityMiddleware`; what they share is
+in :mod:`.state`. Blocking Library calls run in worker threads, so the event loop keeps
+answering while an ingest, an OCR run or a re-index works in the job thread. :func:`serve`
+binds 127.0.0.1 only (there is no authentication: the machine's own user is the only one
+meant to reach it).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import socket
 import sys
 import threading
 import webbrowser
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
-import anyio.to_thread
 import jinja2
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from prioris.errors import ConfigurationError, PriorisError
-from prioris.interfaces.web import views
+from prioris.interfaces.web import api, pages, views
+from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
 from prioris.interfaces.web.security import SecurityMiddleware, new_csrf_token
+from prioris.interfaces.web.state import WebState, state_of
 
 if TYPE_CHECKING:
     from prioris.config import Settings
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).resolve().parent
 HOST = "127.0.0.1"
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 STATUS_OF = {
@@ -54,33 +53,6 @@ STATUS_OF = {
     "parse_error": 422,
     "ocr_unavailable": 422,
 }
-
-
-@dataclass
-class WebState:
-    """What every route needs: the Library, the job registry, templates, the CSRF token."""
-
-    library: Library
-    jobs: JobRegistry
-    templates: jinja2.Environment
-    csrf_token: str
-
-    def render(
-        self, request: Request, name: str, status_code: int = 200, **context: Any
-    ) -> Response:
-        context.setdefault("page", "")
-        template = self.templates.get_template(name)
-        html = template.render(request=request, csrf_token=self.csrf_token, **context)
-        return HTMLResponse(html, status_code=status_code)
-
-
-def state_of(request: Request) -> WebState:
-    return request.app.state.web  # type: ignore[no-any-return]
-
-
-async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a blocking Library call in a worker thread."""
-    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
 def make_templates() -> jinja2.Environment:
@@ -142,8 +114,6 @@ def build_app(
     library: Library, *, jobs: JobRegistry | None = None, csrf_token: str | None = None
 ) -> Starlette:
     """The ASGI app over ``library`` (which the caller opens and closes)."""
-    from prioris.interfaces.web import api, pages
-
     registry = jobs or JobRegistry()
     state = WebState(library, registry, make_templates(), csrf_token or new_csrf_token())
     routes = [
@@ -215,8 +185,6 @@ def serve(
         except BaseException:
             sock.close()
             raise
-    from prioris.interfaces.web.api import sweep_uploads, upload_folder
-
     sweep_uploads(upload_folder(settings.db_path))
     threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
     registry = JobRegistry()

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.interfaces.web import charts, views
-from prioris.interfaces.web.app import blocking, state_of
+from prioris.interfaces.web.state import blocking, state_of
 
 MODES = ("hybrid", "fts", "vector")
 K_CHOICES = (10, 20, 50)

@@ -1,0 +1,82 @@
+"""What every command shares: :class:`CliContext`, the exit codes and the ``--json`` flag.
+
+A module of its own so that :mod:`.app`, which builds the parser from the command modules,
+and the command modules, which need the context, import it without importing each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from typing import TYPE_CHECKING, Any
+
+from prioris.config import Settings
+
+if TYPE_CHECKING:
+    from prioris.library import Library
+
+EXIT_OK = 0
+EXIT_ITEM_FAILED = 1
+EXIT_USAGE = 2
+log = logging.getLogger("prioris.cli")
+
+
+class CliContext:
+    """What a command needs: settings, a lazily opened Library, output helpers."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._library: Library | None = None
+
+    def library(self) -> Library:
+        """Open the library on first use, so ``--help`` and usage errors stay instant."""
+        if self._library is None:
+            from prioris.library import Library
+
+            self._library = Library.open(self.settings)
+            if self._library.stale_on_open:
+                stale = self._library.stale_on_open
+                log.warning(
+                    f"the embedding model is now {self._library.embedder.model_id}; "
+                    f"{stale} {'chunk is' if stale == 1 else 'chunks are'} stale until "
+                    "`prioris reindex`"
+                )
+            elif self._library.work_vectors_pending:
+                log.warning(
+                    "this library was made before works had vectors of their own (title + "
+                    "abstract); vector search scores them by their passages alone until "
+                    "`prioris reindex`"
+                )
+        return self._library
+
+    def close(self) -> None:
+        if self._library is not None:
+            self._library.close()
+            self._library = None
+
+    @staticmethod
+    def print_json(data: Any) -> None:
+        """One JSON document on stdout."""
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.flush()
+
+    @staticmethod
+    def print_line(text: str = "") -> None:
+        sys.stdout.write(text + "\n")
+
+    @staticmethod
+    def log(text: str) -> None:
+        """A message for the person at the terminal (stderr; hidden by ``-q``)."""
+        log.info(text)
+
+    @staticmethod
+    def error(text: str) -> None:
+        """An item that failed (stderr, shown even with ``-q``)."""
+        log.error(text)
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    """``--json`` on a command that prints data (:mod:`.app` keeps it when given first)."""
+    parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
