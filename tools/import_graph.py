@@ -26,13 +26,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "prioris"
 
 # highest first: a module may import only from its own layer's package or below
+# (docs/architecture.md; the same layers as the import-linter contracts in pyproject.toml)
 LAYERS: list[tuple[str, ...]] = [
-    ("interfaces",),
-    ("library", "artefacts", "reading", "demo", "export"),
-    ("ingest", "search", "sources", "discovery", "enrichment", "rendering"),
+    ("interfaces", "__main__"),
+    ("library",),
+    ("services",),
     ("engines",),
+    ("ingest", "search", "sources", "discovery", "enrichment", "export", "rendering"),
     ("storage", "embedding"),
-    ("models", "errors", "identifiers", "config", "config_file", "strings"),
+    ("models", "errors", "identifiers", "config", "config_file", "strings", "resources"),
 ]
 
 

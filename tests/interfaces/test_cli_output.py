@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from prioris.interfaces.cli import main
-from prioris.interfaces.cli.completion import bash_script, fish_script, zsh_script
+from prioris.interfaces.cli.app import bash_script, fish_script, zsh_script
 from prioris.interfaces.cli.render import plural, render_hits, search_summary
 from prioris.models import Hit
 

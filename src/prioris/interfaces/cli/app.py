@@ -2,10 +2,11 @@
 
 Commands live in sibling modules; each exposes ``register(subparsers)`` and sets
 ``func(args, ctx) -> int`` on its parser, ``ctx`` being :class:`.context.CliContext`: a
-module of its own, which the commands import instead of this one (only ``completion`` reads
-the parser built here). Data goes to stdout, progress bars and log messages (stdlib
-``logging``, see :mod:`.log`) to stderr. Global options are accepted before or after the
-command. Exit codes: 0 success, 1 some item failed, 2 usage or configuration error.
+module of its own, which the commands import instead of this one (``completion`` is handed
+the parser built here, so no command module imports this one). Data goes to stdout,
+progress bars and log messages (stdlib ``logging``, see :mod:`.log`) to stderr. Global
+options are accepted before or after the command. Exit codes: 0 success, 1 some item
+failed, 2 usage or configuration error.
 """
 
 from __future__ import annotations
@@ -13,13 +14,24 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
+from prioris.interfaces.cli import (
+    completion,
+    discover_cmds,
+    enrich_cmds,
+    library_cmds,
+    migrate_cmds,
+    remote_cmds,
+    serve_cmds,
+    ui_cmds,
+)
+from prioris.interfaces.cli.completion import iter_parsers
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_USAGE, CliContext
 from prioris.interfaces.cli.log import CliLogging, cli_logging
 
@@ -52,26 +64,17 @@ def _shown_location(settings: Any) -> str:
 
 
 def _command_modules() -> list[Callable[[Any], None]]:
-    from prioris.interfaces.cli import library_cmds
-
-    registrars = [library_cmds.register]
-    for name in (
-        "remote_cmds",
-        "discover_cmds",
-        "serve_cmds",
-        "enrich_cmds",
-        "ui_cmds",
-        "completion",
-        "migrate_cmds",
-    ):
-        try:
-            module = __import__(f"prioris.interfaces.cli.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:  # a command group not built yet
-            if exc.name != f"prioris.interfaces.cli.{name}":
-                raise
-            continue
-        registrars.append(module.register)
-    return registrars
+    """Each command group's ``register``, in the order ``prioris --help`` lists them."""
+    return [
+        library_cmds.register,
+        remote_cmds.register,
+        discover_cmds.register,
+        serve_cmds.register,
+        enrich_cmds.register,
+        ui_cmds.register,
+        completion.register,
+        migrate_cmds.register,
+    ]
 
 
 def _add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -113,16 +116,6 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def iter_parsers(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
-    """Every parser under ``parser`` with its command path (``"arxiv search"``), depth first."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield name, sub
-                for path, nested in iter_parsers(sub):
-                    yield f"{name} {path}", nested
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The whole command tree; every command and option has help text."""
     parser = _Parser(
@@ -145,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for register in _command_modules():
         register(sub)
+    # the completion command prints the whole tree: it is handed the tree, so completion.py
+    # needs nothing of this module
+    sub.choices["completion"].set_defaults(command_tree=parser)
     for _path, command in iter_parsers(parser):
         _add_global_options(command)
         for action in command._actions:
@@ -152,6 +148,21 @@ def build_parser() -> argparse.ArgumentParser:
                 action.default = argparse.SUPPRESS
                 command.set_defaults(json_capable=True)
     return parser
+
+
+def bash_script() -> str:
+    """The bash completion script of the whole command tree (also used by zsh)."""
+    return completion.bash_script(build_parser())
+
+
+def zsh_script() -> str:
+    """The zsh completion script of the whole command tree."""
+    return completion.zsh_script(build_parser())
+
+
+def fish_script() -> str:
+    """The fish completion script of the whole command tree."""
+    return completion.fish_script(build_parser())
 
 
 def _settings_for(args: argparse.Namespace) -> Settings:
