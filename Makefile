@@ -41,8 +41,9 @@ defects: setup
 	$(BIN)/python tools/plant_defects.py
 
 lint: setup
-	$(BIN)/ruff check src tests bench tools
-	$(BIN)/ruff format --check src tests bench tools
+	$(BIN)/ruff check src tests bench tools setup.py migrations data
+	$(BIN)/ruff format --check src tests bench tools setup.py migrations data
+	$(BIN)/lint-imports --no-cache
 
 bench: setup
 	$(BIN)/python bench/bench_scifact.py
