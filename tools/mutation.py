@@ -44,6 +44,8 @@ CORE = [
     "search.fusion",
     "search.backends",
     "search.service",
+    "search.hits",
+    "search.fusion_config",
     "sources.http",
     "ingest.pipeline",
 ]

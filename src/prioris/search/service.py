@@ -9,14 +9,16 @@ still selectable): docs/benchmarks.md, sections 2 and 9. Mode fts drops a longer
 stop list from a plain query than hybrid does (it won fts on both development sets, and
 lost hybrid on one). Passage decay, pseudo-relevance feedback, bigram phrases and a
 cross-encoder are hooks, off by default (measured there).
+
+This module gathers each mode's candidate lists and orders them; the settings
+(:class:`FusionConfig`) live in :mod:`prioris.search.fusion_config` and the hits and
+response built from the ordered list in :mod:`prioris.search.hits`, both re-exported here.
 """
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -24,6 +26,8 @@ from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError
 from prioris.models import Hit
 from prioris.search import feedback, fusion
+from prioris.search.fusion_config import SHORT_QUERY_FEEDBACK, FusionConfig
+from prioris.search.hits import SearchResponse, build_hits, list_ranks
 from prioris.search.protocols import (
     VEC_MAX_K,
     ChunkScore,
@@ -41,83 +45,21 @@ from prioris.search.query import (
 )
 from prioris.search.rerank import Reranker, rerank_head
 from prioris.search.scoring import collapse, top_works, with_work_vectors
-from prioris.search.snippets import make_snippet
 from prioris.strings import without_surrogates
+
+__all__ = [
+    "MAX_K",
+    "MODES",
+    "SHORT_QUERY_FEEDBACK",
+    "SYNTAXES",
+    "FusionConfig",
+    "SearchResponse",
+    "SearchService",
+]
 
 MODES = ("fts", "vector", "hybrid")
 SYNTAXES = ("plain", "fts5")
 MAX_K = 1000
-
-
-@dataclass(frozen=True)
-class FusionConfig:
-    """How hybrid combines the lists; tuned on the SciFact train split only."""
-
-    method: str = "learned"
-    rrf_k: int = 60
-    fts_weight: float = 0.6
-    vector_weight: float = 0.4
-    depth: int = 100
-    title_weight: float = 1.0
-    fts_decay: float = 0.0
-    """Work score from its FTS passages: best + decay x second + decay^2 x third ..."""
-    vector_decay: float = 0.0
-    """The same for the vector side (0: best passage only)."""
-    fts_bigrams: bool = False
-    """Adjacent query words also searched as phrases (plain syntax)."""
-    fts_extended_stopwords: bool = True
-    """Mode fts drops ``query.EXTENDED_STOPWORDS`` from a plain query (hybrid keeps the
-    short list: it lost SciFact half B there)."""
-    prf_docs: int = 0
-    """Pseudo-relevance feedback from this many first-pass works (0: off)."""
-    prf_vector_weight: float = 0.0
-    """Rocchio: how far the query vector moves toward the feedback passages."""
-    prf_max_words: int | None = None
-    """Feedback only for queries of at most this many words (None: any length; 0: never).
-    Short topic queries gain from the feedback passages' vocabulary, claims drift."""
-    prf_terms: int = 0
-    """RM3-style: feedback words added to a plain FTS query."""
-    prf_query_weight: int = 2
-    """RM3-style: how many times the query's own words count against an added one."""
-    work_vector_weight: float = 0.3
-    """The vector side scores a work by ``weight x`` the cosine of its own vector (title +
-    abstract) ``+ (1 - weight) x`` its best chunk's (0: best chunk only). 0.3 won every
-    split of SciFact and NFCorpus, in vector and hybrid mode (docs/benchmarks.md, §9)."""
-    work_vector_pool: int = 100
-    """How many works of the chunk KNN (at least) are rescored with their own vectors."""
-    work_vector_pool_factor: int = 2
-    """... and at least this many times the works asked for: a work whose passages rank
-    below the asked depth can still belong in it by its own vector (on both development
-    sets, twice the depth gave exact scoring's lists in vector and hybrid mode; the depth
-    alone lost 0.002 nDCG@10 in hybrid)."""
-    learned_weights: tuple[float, ...] = fusion.LEARNED_WEIGHTS
-    """Method ``learned``: one weight per ``fusion.FEATURES`` entry."""
-    rerank_depth: int = 30
-    """How many of the first candidates a configured cross-encoder re-orders."""
-
-
-SHORT_QUERY_FEEDBACK = {"prf_docs": 3, "prf_vector_weight": 0.5}
-"""What ``PRIORIS_MCP_FEEDBACK_MAX_WORDS`` turns on for queries up to that length: Rocchio
-from the first three works, moved halfway. With 4 words it was the one feedback setting
-measured that lost no split of SciFact and NFCorpus (NFCorpus +0.009 nDCG@10), but its
-second KNN slowed hybrid p50 by about a third at 100k chunks, over the 20% a default may
-cost: opt-in (docs/benchmarks.md, section 9)."""
-
-
-@dataclass
-class SearchResponse:
-    query: str
-    mode: str
-    took_ms: float
-    hits: list[Hit] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "mode": self.mode,
-            "took_ms": round(self.took_ms, 2),
-            "hits": [h.to_dict() for h in self.hits],
-        }
 
 
 class SearchService:
@@ -209,8 +151,8 @@ class SearchService:
                 ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
         if self.reranker is not None and self.config.rerank_depth > 0 and ordered:
             ordered = self._rerank(query, ordered)[:k]
-        fts_ranks = _ranks(fts_list, chunks)
-        vec_ranks = _ranks(vec_list, chunks)
+        fts_ranks = list_ranks(fts_list, chunks)
+        vec_ranks = list_ranks(vec_list, chunks)
         hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(query=query, mode=mode, took_ms=took, hits=hits)
@@ -390,39 +332,5 @@ class SearchService:
         chunks: bool,
         mode: str,
     ) -> list[Hit]:
-        if not ordered:
-            return []
-        rows = self.backend.passages([c.chunk_id for c, _ in ordered])
-        works = self.backend.works(list(dict.fromkeys(c.work_id for c, _ in ordered)))
-        hits = []
-        for item, score in ordered:
-            row, work = rows.get(item.chunk_id), works.get(item.work_id)
-            if row is None or work is None:
-                continue
-            key = item.chunk_id if chunks else item.work_id
-            ranks: dict[str, int | None] = {}
-            if mode in ("fts", "hybrid"):
-                ranks["fts"] = fts_ranks.get(key)
-            if mode in ("vector", "hybrid"):
-                ranks["vector"] = vec_ranks.get(key)
-            hits.append(
-                Hit(
-                    id=work.id,
-                    title=work.title,
-                    authors=work.authors,
-                    year=work.year,
-                    score=float(f"{float(score):.6g}"),
-                    ranks=ranks,
-                    snippet=make_snippet(row.text, terms),
-                    page_start=row.page_start,
-                    page_end=row.page_end,
-                    offset=row.char_start,
-                    chunk_id=item.chunk_id,
-                    source=work.source,
-                )
-            )
-        return hits
-
-
-def _ranks(items: list[ChunkScore], chunks: bool) -> dict[object, int]:
-    return {(c.chunk_id if chunks else c.work_id): i for i, c in enumerate(items, start=1)}
+        """Hits for the ordered list; a method so benches can swap it on a copied service."""
+        return build_hits(self.backend, ordered, terms, fts_ranks, vec_ranks, chunks, mode)

@@ -1,15 +1,15 @@
 """PDF bytes -> Markdown pages and bibliographic hints, with per-page OCR and safety limits.
 
-:func:`check_pdf_bytes` validates size and magic bytes before anything else touches the
-data. :func:`extract_pdf` hands the bytes to a MuPDF parser process
-(:mod:`prioris.ingest.pdf.process`), reads every page's text layer, decides per page
-whether that layer is usable (:func:`page_text_is_usable`), and OCRs only the pages that
-need it (mode ``auto``: no usable text layer, or a few lines of text such as a download
-stamp over a page-sized image), every page (``always``) or none (``never``). A document is
-never all-or-nothing: good pages keep their text layer while a scanned page next to them
-is OCR'd, and a page MuPDF cannot read is skipped with a warning. Encrypted or unreadable
-PDFs, and PDFs that yield no text at all, raise :class:`ParseError`; a PDF that MuPDF had to
-repair (a broken cross-reference table) is read with a warning in
+:func:`check_pdf_bytes` (:mod:`prioris.ingest.pdf.magic`, re-exported here) validates size
+and magic bytes before anything else touches the data. :func:`extract_pdf` hands the bytes
+to a MuPDF parser process (:mod:`prioris.ingest.pdf.process`), reads every page's text
+layer, decides per page whether that layer is usable (:func:`page_text_is_usable`), and OCRs
+only the pages that need it (mode ``auto``: no usable text layer, or a few lines of text
+such as a download stamp over a page-sized image), every page (``always``) or none
+(``never``). A document is never all-or-nothing: good pages keep their text layer while a
+scanned page next to them is OCR'd, and a page MuPDF cannot read is skipped with a warning.
+Encrypted or unreadable PDFs, and PDFs that yield no text at all, raise :class:`ParseError`;
+a PDF that MuPDF had to repair (a broken cross-reference table) is read with a warning in
 :attr:`PdfContent.warnings`.
 
 Hostile input is bounded by :class:`PdfLimits`: the page count, each page's counted work
@@ -17,7 +17,8 @@ Hostile input is bounded by :class:`PdfLimits`: the page count, each page's coun
 parser process, and one time limit for the whole file that holds inside a page too (the
 parser process is killed when it passes) and reaches the tesseract runs (they are given
 what is left of it). OCR runs on several pages at once (tesseract is single-threaded per
-page) while pages are rendered by the parser process. Metadata extraction lives in
+page) while pages are rendered by the parser process
+(:mod:`prioris.ingest.pdf.ocr_queue`). Metadata extraction lives in
 :mod:`prioris.ingest.header.metadata` (the header layout in
 :mod:`prioris.ingest.header.header`, read by the parser process), text layer to Markdown in
 :mod:`prioris.ingest.pdf.layout`.
@@ -29,26 +30,25 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
 
 from prioris.errors import (
-    FileTooLargeError,
     InvalidRequestError,
     OcrUnavailableError,
     ParseError,
-    PriorisError,
 )
 from prioris.ingest.header.layout import HeaderPage
 from prioris.ingest.header.metadata import PdfMetadata, pdf_metadata
-from prioris.ingest.ocr import INSTALL_HINT, OcrEngine, ocr_until
+from prioris.ingest.ocr import INSTALL_HINT, OcrEngine
 from prioris.ingest.pdf.layout import (
     PageLayout,
     document_style,
     ocr_markdown,
     page_markdown,
 )
+from prioris.ingest.pdf.magic import MAGIC, MAGIC_WINDOW, check_pdf_bytes, header_offset
+from prioris.ingest.pdf.ocr_queue import OcrQueue
 from prioris.ingest.pdf.process import pdf_process
 from prioris.ingest.pdf.session import (
     Deadline,
@@ -59,11 +59,23 @@ from prioris.ingest.pdf.session import (
 )
 from prioris.models import Page
 
+__all__ = [
+    "MAGIC",
+    "MAGIC_WINDOW",
+    "OCR_MODES",
+    "PARSER_VERSION",
+    "REPAIRED_WARNING",
+    "SCAN_IMAGE_SHARE",
+    "PdfContent",
+    "PdfLimits",
+    "check_pdf_bytes",
+    "extract_pdf",
+    "page_text_is_usable",
+]
+
 PARSER_VERSION = "pdf-1"
 OCR_MODES = ("auto", "always", "never")
 SCAN_IMAGE_SHARE = 0.5  # a sparse page whose largest image covers this much is a scan
-MAGIC = b"%PDF-"
-MAGIC_WINDOW = 1024  # readers accept junk before the header within the first KiB
 
 REPAIRED_WARNING = (
     "the PDF is damaged (broken cross-reference table or a truncated file); MuPDF repaired "
@@ -81,27 +93,6 @@ class PdfContent:
     metadata: PdfMetadata
     ocr_pages: int = 0
     warnings: list[str] = field(default_factory=list)
-
-
-def _header_offset(data: bytes) -> int:
-    offset = data.find(MAGIC, 0, MAGIC_WINDOW + len(MAGIC))
-    if offset < 0:
-        head = data[:16].decode("ascii", "replace")
-        raise ParseError(
-            f"not a PDF: no %PDF- header in the first {MAGIC_WINDOW} bytes "
-            f"(the file starts with {head!r})"
-        )
-    return offset
-
-
-def check_pdf_bytes(data: bytes, max_bytes: int) -> None:
-    """Refuse files over ``max_bytes`` (FileTooLargeError) and non-PDFs (ParseError)."""
-    if len(data) > max_bytes:
-        raise FileTooLargeError(
-            f"the PDF is {len(data)} bytes, over the {max_bytes}-byte limit "
-            "(PRIORIS_MCP_MAX_FILE_BYTES)"
-        )
-    _header_offset(data)
 
 
 _CID = re.compile(r"\(cid:\d+\)")
@@ -164,7 +155,7 @@ def extract_pdf(
         raise OcrUnavailableError(f"OCR mode 'always' needs an OCR engine; {INSTALL_HINT}")
     limits = limits or PdfLimits()
     seconds = limits.time_limit_seconds if time_limit_seconds is None else time_limit_seconds
-    body = data[_header_offset(data) :]
+    body = data[header_offset(data) :]
     workers = ocr_workers or min(4, os.cpu_count() or 1)
     with pdf_process() as worker:  # the clock starts once the parser process is ready
         session = Session(worker, Deadline(seconds))
@@ -236,7 +227,7 @@ def _extract(
                 # a stamp of text on a scanned page is not its content
                 wanted[index] = covers[index] >= SCAN_IMAGE_SHARE
     queue = (
-        _OcrQueue(session, ocr, wanted, ocr_workers, deadline)
+        OcrQueue(session, ocr, wanted, ocr_workers, deadline)
         if ocr is not None and any(wanted)
         else None
     )
@@ -325,81 +316,3 @@ def _header_page(session: Session, index: int) -> HeaderPage | None:
         return session.header(index)
     except PageUnreadable:
         return None
-
-
-class _OcrQueue:
-    """OCR of the wanted pages, up to ``workers`` at once, results taken in page order.
-
-    Pages are rendered by the parser process on the calling thread; only the engine runs in
-    worker threads, each call told the file's deadline so that a tesseract run stops with
-    it. Until one page has been OCR'd successfully a single page is in flight, so an
-    engine that cannot run is asked once, not once per worker.
-    """
-
-    def __init__(
-        self,
-        session: Session,
-        engine: OcrEngine,
-        wanted: list[bool],
-        workers: int,
-        deadline: Deadline,
-    ) -> None:
-        self.session = session
-        self.engine = engine
-        self.wanted = wanted
-        self.deadline = deadline
-        self.workers = max(1, workers)
-        self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ocr")
-        self.pending: dict[int, Future[str] | PageUnreadable | None] = {}  # None: blank
-        self.next = 0
-        self.proven = False
-        self.stopped = False
-
-    def _fill(self) -> None:
-        limit = self.workers if self.proven else 1
-        while self.next < len(self.wanted) and not self.stopped:
-            in_flight = sum(
-                1 for f in self.pending.values() if isinstance(f, Future) and not f.done()
-            )
-            if in_flight >= limit:
-                return
-            index = self.next
-            self.next += 1
-            if self.wanted[index]:
-                try:
-                    png = self.session.render(index)
-                except PageUnreadable as exc:
-                    self.pending[index] = exc
-                    continue
-                self.pending[index] = (
-                    None
-                    if png is None
-                    else self.pool.submit(ocr_until, self.engine, png, self.deadline.end)
-                )
-
-    def take(self, index: int, timeout: float) -> str | None:
-        """The OCR text of page ``index`` (None for a blank page); engine errors propagate.
-
-        Raises concurrent.futures.TimeoutError when the page is not done within ``timeout``.
-        """
-        self._fill()
-        future = self.pending.pop(index, None)
-        if future is None:
-            return None
-        if isinstance(future, PageUnreadable):
-            raise future
-        try:
-            text = future.result(timeout=timeout)
-        except (PriorisError, FutureTimeoutError):
-            raise
-        except Exception as exc:  # an engine's own bug must not crash the whole ingest
-            raise ParseError(f"OCR failed on page {index + 1}: {exc!r}") from exc
-        self.proven = True
-        self._fill()
-        return text
-
-    def stop(self) -> None:
-        self.stopped = True
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)

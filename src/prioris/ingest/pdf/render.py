@@ -20,7 +20,7 @@ from difflib import SequenceMatcher
 import pymupdf
 
 from prioris.errors import InvalidRequestError, ParseError
-from prioris.ingest.pdf.reader import _header_offset
+from prioris.ingest.pdf.magic import header_offset
 
 MIN_RUN_WORDS = 3  # shorter shared runs are coincidences ("of the")
 MAX_RENDER_PX = 2400  # the longest side of a rendered page, whatever the zoom
@@ -72,7 +72,7 @@ def open_pdf(data: bytes) -> pymupdf.Document:
     or encrypted file still fails as ParseError rather than a MuPDF exception.
     """
     try:
-        doc = pymupdf.open(stream=data[_header_offset(data) :], filetype="pdf")
+        doc = pymupdf.open(stream=data[header_offset(data) :], filetype="pdf")
     except Exception as exc:  # MuPDF raises FileDataError, RuntimeError, mupdf.FzError...
         raise ParseError(f"could not open the PDF: {exc}") from exc
     if doc.needs_pass or doc.page_count < 1:
