@@ -46,6 +46,9 @@ CORE = [
     "search.service",
     "sources.http",
     "ingest.pipeline",
+    "ingest.prepare",
+    "ingest.embed",
+    "ingest.write",
 ]
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85

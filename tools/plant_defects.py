@@ -72,7 +72,7 @@ DEFECTS = [
     ),
     Defect(
         "write: a document split into two transactions",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         "document_store.add_document(conn, item.document, item.content, now)\n",
         "document_store.add_document(conn, item.document, item.content, now)\n"
         '                conn.execute("COMMIT")\n'
@@ -81,7 +81,7 @@ DEFECTS = [
     ),
     Defect(
         "write: no transaction at all (BEGIN, COMMIT, ROLLBACK removed)",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         '\n        conn.execute("BEGIN IMMEDIATE")',
         "\n        pass",
         ATOMIC,
@@ -135,7 +135,7 @@ DEFECTS = [
     ),
     Defect(
         "full text: provider Markdown stored empty",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/prepare.py",
         'markdown = full_text.markdown or full_text.content.decode("utf-8", errors="replace")',
         'markdown = ""',
         FETCH,
@@ -163,7 +163,7 @@ DEFECTS = [
     ),
     Defect(
         "full text: metadata-only work counted as full text (ingest keeps the abstract)",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         '"SELECT markdown_sha256 FROM works WHERE id = ?"',
         '"SELECT markdown FROM works WHERE id = ?"',
         FETCH,

@@ -29,16 +29,12 @@ from prioris.ingest.batch import (
     JsonlLine,
     check_path,
     collect_pdfs,
+    os_reason,
+    read_file_checked,
     read_jsonl,
 )
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.pipeline import (
-    IngestPipeline,
-    IngestResult,
-    StepProgress,
-    os_reason,
-    read_file_checked,
-)
+from prioris.ingest.pipeline import IngestPipeline, IngestResult, StepProgress
 from prioris.ingest.reindex import Reindexer, work_vectors_pending
 from prioris.models import Work
 from prioris.search.protocols import SearchFilters
@@ -244,7 +240,7 @@ class Library:
         providers), ``embed`` (chunks), for a live view.
         """
         from prioris.ingest.pdf.reader import check_pdf_bytes
-        from prioris.ingest.pipeline import sha256_bytes
+        from prioris.ingest.prepared import sha256_bytes
 
         check_pdf_bytes(data, self.settings.max_file_bytes)
         owner = self.pipeline.already_stored(sha256_bytes(data))

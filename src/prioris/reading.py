@@ -14,7 +14,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from prioris.errors import InvalidRequestError, NotFoundError
-from prioris.ingest.pipeline import assemble_markdown
+from prioris.ingest.prepared import assemble_markdown
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage.markdown import load_markdown, markdown_view
