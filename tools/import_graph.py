@@ -28,7 +28,8 @@ PACKAGE = "prioris"
 # highest first: a module may import only from its own layer's package or below
 LAYERS: list[tuple[str, ...]] = [
     ("interfaces",),
-    ("library", "artefacts", "reading", "demo", "export"),
+    ("library", "demo"),
+    ("services", "export"),
     ("ingest", "search", "sources", "discovery", "enrichment", "rendering"),
     ("engines",),
     ("storage", "embedding"),

@@ -156,7 +156,7 @@ DEFECTS = [
     ),
     Defect(
         "full text: metadata-only work counted as full text (fetch skips it)",
-        "src/prioris/library.py",
+        "src/prioris/services/fetching.py",
         '"SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL"',
         "\"SELECT 1 FROM works WHERE id = ? AND markdown != ''\"",
         FETCH,

@@ -1,22 +1,23 @@
 """Library: the one composition root and facade over storage, ingest, search and sources.
 
-The CLI, the MCP server and Python callers all go through this class; it owns the SQLite
+The CLI, the MCP server and Python callers all go through this class; it owns the
 connection, builds the embedder, OCR engine and remote clients from Settings (or takes
 fakes through the constructor), and serialises writes with a lock so worker threads can
-share it.
+share it. It only wires the services of :mod:`prioris.services` and :mod:`prioris.ingest`
+and delegates to them: what each method does is documented where it is done.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
@@ -39,22 +40,18 @@ from prioris.ingest.reindex import Reindexer, work_vectors_pending
 from prioris.models import Work
 from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
-from prioris.search.service import (
-    SHORT_QUERY_FEEDBACK,
-    FusionConfig,
-    SearchResponse,
-    SearchService,
-)
+from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
+from prioris.services.artefacts import Artefacts
+from prioris.services.catalog import Catalog
+from prioris.services.fetching import Fetcher
+from prioris.services.reading import StoredText
 from prioris.storage import chunks as chunk_store
-from prioris.storage import documents as document_store
-from prioris.storage import work_vectors as work_vector_store
-from prioris.storage import works as work_store
-from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
 
 IMPORT_BATCH = 64
-SQLITE_MAX_INT = 2**63 - 1
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _feedback(max_words: int) -> dict[str, Any]:
@@ -68,6 +65,22 @@ def _pdf_limits(settings: Settings) -> Any:
     from prioris.ingest.pdf.reader import PdfLimits
 
     return PdfLimits.from_settings(settings)
+
+
+def _to(
+    service: str, method: Callable[Concatenate[Any, P], R]
+) -> Callable[Concatenate[Library, P], R]:
+    """A Library method that calls the same method of the service in attribute ``service``
+    (its name, signature and docstring too): the facade's delegation, one line each."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def delegated(self: Library, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        bound: Callable[P, R] = getattr(getattr(self, service), name)
+        return bound(*args, **kwargs)
+
+    delegated.__qualname__ = f"Library.{name}"
+    return delegated
 
 
 def utc_now() -> str:
@@ -94,6 +107,8 @@ class Library:
         self.clock = clock
         self.now = now
         self.lock = threading.RLock()
+        self._remote: Any = None
+        self._enrichment: Any = None
         # the location picks the backend: an SQLite file or a postgresql:// URL
         self.storage = open_storage(settings.library_location, settings)
         try:
@@ -106,15 +121,12 @@ class Library:
         except BaseException:  # a library that fails to open leaves nothing open behind
             self.storage.close()
             raise
-        self._remote: Any = None
-        self._artefacts: Any = None
-        self._enrichment: Any = None
 
     def _assemble(
         self, embedder: Embedder | None, ocr: OcrEngine | None, reranker: Reranker | None
     ) -> None:
-        """The model, OCR, vector index, pipeline and searcher over the open connection."""
-        settings, now = self.settings, self.now
+        """The model, OCR, vector index, pipeline, searcher and services over the connection."""
+        settings, conn, lock = self.settings, self.conn, self.lock
         if embedder is None:
             from prioris.embedding import build_embedder
 
@@ -125,20 +137,18 @@ class Library:
 
             ocr = TesseractOcr.from_settings(settings)
         self.ocr = ocr
-        self.stale_on_open = chunk_store.ensure_vector_index(
-            self.conn, embedder.model_id, embedder.dim
-        )
-        self.work_vectors_pending = work_vectors_pending(self.conn)
+        self.stale_on_open = chunk_store.ensure_vector_index(conn, embedder.model_id, embedder.dim)
+        self.work_vectors_pending = work_vectors_pending(conn)
         """The library predates works' own vectors: ``reindex`` gives them."""
         self.pipeline = IngestPipeline(
-            self.conn,
+            conn,
             embedder,
             ocr=ocr,
             ocr_mode=settings.ocr_mode,
             max_file_bytes=settings.max_file_bytes,
-            now=now,
+            now=self.now,
             pdf_limits=_pdf_limits(settings),
-            write_lock=self.lock,
+            write_lock=lock,
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
@@ -155,6 +165,25 @@ class Library:
             ),
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),
+        )
+        self.catalog = Catalog(conn, lock, embedder=embedder, storage=self.storage)
+        self.stored_text = StoredText(conn, lock, self.catalog, ocr=ocr, ocr_mode=settings.ocr_mode)
+        self.fetcher = Fetcher(
+            conn,
+            lock,
+            catalog=self.catalog,
+            text=self.stored_text,
+            pipeline=self.pipeline,
+            remote=lambda: self.remote,
+        )
+        self._artefacts = Artefacts(
+            conn,
+            lock,
+            catalog=self.catalog,
+            text=self.stored_text,
+            searcher=self.searcher,
+            fetch_one=self.fetcher.fetch_one,
+            remote=lambda: self.remote,
         )
 
     @classmethod
@@ -176,7 +205,35 @@ class Library:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- ingest --------------------------------------------------------------------------
+    # -- built on first use ------------------------------------------------------------
+    @property
+    def remote(self) -> Any:
+        """Remote providers (arXiv, Europe PMC, DOI, OpenAlex routing), built on first use."""
+        with self.lock:
+            if self._remote is None:
+                from prioris.sources.remote import RemoteSources
+
+                self._remote = RemoteSources(self.settings, self.http_transport, self.clock)
+            return self._remote
+
+    @property
+    def enrichment(self) -> Any:
+        """Provider lookups (arXiv, OpenAlex, Europe PMC) and their storage, built on first use."""
+        with self.lock:
+            if self._enrichment is None:
+                from prioris.enrichment import EnrichmentService
+                from prioris.sources.enrich import ProviderLookup
+
+                lookup = ProviderLookup(self.remote)
+                self._enrichment = EnrichmentService(self.conn, self.lock, lookup, self.now)
+            return self._enrichment
+
+    @property
+    def artefacts(self) -> Artefacts:
+        """The library as PriorisMCP names it: (provider, identifier, format) artefacts."""
+        return self._artefacts
+
+    # -- ingest (:class:`~prioris.ingest.service.IngestService`) -------------------------
     collect_pdfs = staticmethod(collect_pdfs)
 
     def read_jsonl(self, path: str | Path) -> Iterable[JsonlLine]:
@@ -374,113 +431,31 @@ class Library:
         flush()
         return summary
 
-    # -- remote fetch --------------------------------------------------------------------
-    @property
-    def artefacts(self) -> Any:
-        """The library as PriorisMCP names it: (provider, identifier, format) artefacts."""
-        with self.lock:
-            if self._artefacts is None:
-                from prioris.artefacts import Artefacts
+    # -- remote fetch (:class:`~prioris.services.fetching.Fetcher`) ----------------------
+    stored_full_text = _to("fetcher", Fetcher.stored_full_text)
+    fetch_one = _to("fetcher", Fetcher.fetch_one)
+    fetch = _to("fetcher", Fetcher.fetch)
 
-                self._artefacts = Artefacts(self)
-            return self._artefacts
+    # -- the stored works (:class:`~prioris.services.catalog.Catalog`) -------------------
+    resolve_work_id = _to("catalog", Catalog.resolve_work_id)
+    get_work = _to("catalog", Catalog.get_work)
+    list_works = _to("catalog", Catalog.list_works)
+    show = _to("catalog", Catalog.show)
+    original = _to("catalog", Catalog.original)
+    document_bytes = _to("catalog", Catalog.document_bytes)
+    delete = _to("catalog", Catalog.delete)
+    delete_each = _to("catalog", Catalog.delete_each)
+    paginated_works = _to("catalog", Catalog.paginated_works)
+    known_aliases = _to("catalog", Catalog.known_aliases)
+    status = _to("catalog", Catalog.status)
+    export = _to("catalog", Catalog.export)
+    browse = _to("catalog", Catalog.browse)
+    pages = _to("catalog", Catalog.pages)
+    chunk = _to("catalog", Catalog.chunk)
+    year_source_counts = _to("catalog", Catalog.year_source_counts)
+    page_image = _to("catalog", Catalog.page_image)
 
-    @property
-    def remote(self) -> Any:
-        """Remote providers (arXiv, Europe PMC, DOI, OpenAlex routing), built on first use."""
-        with self.lock:
-            if self._remote is None:
-                from prioris.sources.remote import RemoteSources
-
-                self._remote = RemoteSources(self.settings, self.http_transport, self.clock)
-            return self._remote
-
-    def stored_full_text(self, identifier: str, format: str | None = None) -> str | None:
-        """The work id when the library already holds its full text (no request needed)."""
-        try:
-            work_id = self.resolve_work_id(identifier)
-        except PriorisError:
-            return None
-        with self.lock:
-            if format:
-                row = self.conn.execute(
-                    "SELECT 1 FROM documents WHERE work_id = ? AND format = ?", (work_id, format)
-                ).fetchone()
-            else:
-                row = self.conn.execute(
-                    "SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL", (work_id,)
-                ).fetchone()
-        return work_id if row else None
-
-    def fetch_one(self, identifier: str, *, format: str | None = None) -> IngestResult:
-        """Metadata and full text from the owning provider, stored and indexed.
-
-        Already stored full text is served from storage without any request (and indexed
-        again when only its Markdown had been deleted); a work with no reachable full text
-        is stored with its metadata and abstract. Any failure is a PriorisError: an
-        exception no layer expected becomes parse_error (its traceback in the log), so a
-        batch (CLI, MCP, the web app's jobs) goes on past it.
-        """
-        try:
-            return self._fetch_one(identifier, format)
-        except PriorisError:
-            raise
-        except Exception as exc:
-            log.error("fetching %s failed", identifier, exc_info=exc)
-            raise ParseError(f"unexpected {type(exc).__name__} while fetching: {exc}") from exc
-
-    def _fetch_one(self, identifier: str, format: str | None) -> IngestResult:
-        restored = self.artefacts.restore(identifier, format)
-        if restored is not None:
-            return restored
-        stored = self.stored_full_text(identifier, format)
-        if stored is not None:
-            return IngestResult(
-                id=stored, path=identifier, status="skipped", reason="already in the library"
-            )
-        work, full_text = self.remote.fetch(identifier, format)
-        if full_text is None:
-            prepared = self.pipeline.prepare_metadata_only(work)
-        else:
-            prepared = self.pipeline.prepare_fulltext(work, full_text)
-        prepared.result.path = identifier
-        return self.pipeline.store(prepared)  # same bytes stored: only the record merges
-
-    def fetch(
-        self,
-        identifiers: Sequence[str],
-        *,
-        format: str | None = None,
-        on_done: Callable[[str, IngestResult | None, PriorisError | None], None] | None = None,
-    ) -> IngestSummary:
-        """Fetch several works; each fails alone (its error code in the summary)."""
-        summary = IngestSummary()
-        for identifier in identifiers:
-            try:
-                result = self.fetch_one(identifier, format=format)
-            except PriorisError as exc:
-                summary.fail(identifier, exc)
-                if on_done:
-                    on_done(identifier, None, exc)
-                continue
-            summary.add(result)
-            if on_done:
-                on_done(identifier, result, None)
-        return summary
-
-    # -- enrichment ----------------------------------------------------------------------
-    @property
-    def enrichment(self) -> Any:
-        """Provider lookups (arXiv, OpenAlex, Europe PMC) and their storage, built on first use."""
-        with self.lock:
-            if self._enrichment is None:
-                from prioris.enrichment import EnrichmentService
-                from prioris.sources.enrich import ProviderLookup
-
-                lookup = ProviderLookup(self.remote)
-                self._enrichment = EnrichmentService(self.conn, self.lock, lookup, self.now)
-            return self._enrichment
-
+    # -- enrichment (:class:`~prioris.enrichment.EnrichmentService`) ---------------------
     def enrich(
         self,
         ids: Sequence[str] | None = None,
@@ -527,148 +502,11 @@ class Library:
         response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
         )
-        log.debug(
-            "search %r: mode %s, k %d, %d hits in %.1f ms",
-            query,
-            mode,
-            k,
-            len(response.hits),
-            response.took_ms,
-        )
+        hits, took = len(response.hits), response.took_ms
+        log.debug("search %r: mode %s, k %d, %d hits in %.1f ms", query, mode, k, hits, took)
         return response
 
-    # -- the library -----------------------------------------------------------------------
-    def resolve_work_id(self, text: str) -> str:
-        """The stored work an id, alias or pasted identifier refers to (else not_found)."""
-        text = without_surrogates(text or "").strip()
-        if not text:
-            raise InvalidRequestError("an id is required")
-        with self.lock:
-            found = work_store.find_work_id(self.conn, [text])
-            if found:
-                return found
-            try:
-                from prioris.identifiers import parse_identifier
-
-                ident = parse_identifier(text)
-            except PriorisError:
-                ident = None
-            if ident is not None:
-                found = work_store.find_work_id(self.conn, [ident.canonical])
-                if found is None and ident.scheme == "arxiv" and ident.version is None:
-                    found = work_store.find_by_alias_prefix(self.conn, ident.canonical)
-                if found:
-                    return found
-        raise NotFoundError(f"no work {text!r} in the library")
-
-    def get_work(self, text: str) -> Work:
-        with self.lock:
-            work = work_store.get_work(self.conn, self.resolve_work_id(text))
-        assert work is not None
-        return work
-
-    def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
-        """Works newest first; ``limit`` and ``offset`` must not be negative."""
-        if limit is not None and limit < 0:
-            raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
-        if offset < 0:
-            raise InvalidRequestError(f"offset must be 0 or more, got {offset}")
-        if limit is not None:
-            limit = min(limit, SQLITE_MAX_INT)  # past every row anyway
-        offset = min(offset, SQLITE_MAX_INT)
-        with self.lock:
-            return work_store.list_works(self.conn, limit=limit, offset=offset)
-
-    def show(
-        self,
-        text: str,
-        *,
-        page: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-    ) -> dict[str, Any]:
-        """A slice of the work's Markdown by page (offset then counts within the page) or by
-        character offset and limit; never fetches anything."""
-        with self.lock:
-            work_id = self.resolve_work_id(text)
-            title, markdown, pages = load_markdown(self.conn, work_id)
-        return markdown_view(work_id, title, markdown, pages, page=page, offset=offset, limit=limit)
-
-    def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
-        """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
-        work = self.get_work(text)
-        with self.lock:
-            docs = document_store.documents_of(self.conn, work.id)
-        return work, [asdict(d) for d in docs]
-
-    def document_bytes(self, sha256: str) -> bytes:
-        with self.lock:
-            data = document_store.get_blob(self.conn, sha256)
-        if data is None:
-            raise NotFoundError(f"no stored document {sha256}")
-        return data
-
-    def delete(self, ids: Sequence[str]) -> list[str]:
-        """Remove works from every table and index; unknown ids raise not_found first and
-        nothing is deleted (all or nothing, for callers that want that)."""
-        with self.lock:
-            work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids))
-            self._delete_works(work_ids)
-        return work_ids
-
-    def delete_each(self, ids: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
-        """Remove the works that exist; each id that does not is reported, not fatal.
-
-        Returns ``(deleted work ids, [{"id", "error": {"code", "message"}}])``."""
-        found: list[str] = []
-        failed: list[dict[str, Any]] = []
-        with self.lock:
-            for text in ids:
-                try:
-                    found.append(self.resolve_work_id(text))
-                except PriorisError as exc:
-                    failed.append({"id": text, "error": exc.to_dict()})
-            work_ids = list(dict.fromkeys(found))
-            if work_ids:
-                self._delete_works(work_ids)
-        return work_ids, failed
-
-    def _delete_works(self, work_ids: Sequence[str]) -> None:
-        """One transaction over resolved ids (the caller holds the lock)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            for work_id in work_ids:
-                work_store.delete_work(self.conn, work_id)
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-
-    def paginated_works(self, work_ids: Sequence[str]) -> set[str]:
-        """Works whose page numbers are real (indexed from a PDF), for showing "p. N"."""
-        with self.lock:
-            return document_store.paginated_works(self.conn, work_ids)
-
-    def known_aliases(self, aliases: Sequence[str]) -> set[str]:
-        """Which ids/aliases already belong to a stored work (used by discovery)."""
-        with self.lock:
-            return work_store.known_aliases(self.conn, aliases)
-
-    def status(self) -> dict[str, Any]:
-        """Counts, index state, model and file size (``prioris status --json``)."""
-        with self.lock:
-            counts = work_store.library_counts(self.conn)
-            counts["stale_works"] = work_vector_store.count_missing(
-                self.conn, self.embedder.model_id
-            )
-        return {
-            **counts,
-            "model": self.embedder.model_id,
-            "dim": self.embedder.dim,
-            "db": self.storage.display(),
-            "size_bytes": self.storage.size_bytes(),
-        }
-
+    # -- vectors (:class:`~prioris.ingest.reindex.Reindexer`) ----------------------------
     def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
         """Re-embed stale chunks, then the works without a vector of their own, in
         batches, each batch committed: resumable after a stop. Returns the chunks done
@@ -682,7 +520,7 @@ class Library:
     def _reindexer(self) -> Reindexer:
         return Reindexer(self.conn, self.lock, self.embedder)
 
-    # --- discovery / OpenAlex / export (discovery helper) ---
+    # -- discovery (:class:`~prioris.discovery.DiscoveryService`, OpenAlex) --------------
     def openalex_client(self) -> Any:
         """The OpenAlex client of :attr:`remote` (semantic search spaced as ``discovery``)."""
         return self.remote.openalex
@@ -729,100 +567,6 @@ class Library:
     def openalex_work_types(self) -> list[dict[str, Any]]:
         """OpenAlex's work-type vocabulary (reference data for interpreting hits)."""
         return self.openalex_client().list_work_types()
-
-    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
-        """Citations of the given works (all works when ``ids`` is empty) as text."""
-        from prioris.export import FORMATS, render
-
-        if fmt not in FORMATS:
-            raise InvalidRequestError(
-                f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
-            )
-        if ids:
-            works = [self.get_work(i) for i in dict.fromkeys(ids)]
-        else:
-            with self.lock:
-                listed = [row["id"] for row in work_store.list_works(self.conn)]
-                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
-        return render(works, fmt)
-
-    # -- browsing and reading (the web app; usable from the CLI, MCP and Python too) ------
-    def browse(
-        self,
-        *,
-        sort: str = "added",
-        descending: bool = True,
-        text: str | None = None,
-        source: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        """One page of works sorted (added, year, title) and filtered, with their counts."""
-        from prioris.storage.browse import browse_works
-
-        with self.lock:
-            return browse_works(
-                self.conn,
-                sort=sort,
-                descending=descending,
-                text=text,
-                source=source,
-                limit=limit,
-                offset=offset,
-            )
-
-    def pages(self, text: str) -> list[dict[str, Any]]:
-        """A work's pages: number, span in its Markdown and whether OCR produced the text."""
-        from prioris.storage.browse import page_spans
-
-        with self.lock:
-            return page_spans(self.conn, self.resolve_work_id(text))
-
-    def chunk(self, chunk_id: int) -> dict[str, Any]:
-        """The passage a search hit points at (``chunk_id``), with its offsets and pages."""
-        from prioris.storage.browse import get_chunk
-
-        with self.lock:
-            found = get_chunk(self.conn, int(chunk_id))
-        if found is None:
-            raise NotFoundError(f"no passage {chunk_id} in the library (re-run the search)")
-        return found
-
-    def year_source_counts(self) -> list[dict[str, Any]]:
-        """Works per (year, source): what the status plot draws."""
-        from prioris.storage.browse import year_source_counts
-
-        with self.lock:
-            return year_source_counts(self.conn)
-
-    def page_image(
-        self, text: str, page: int, *, chunk_id: int | None = None, zoom: float = 1.6
-    ) -> tuple[bytes, bool]:
-        """``(png, marked)``: page ``page`` of the work's stored PDF, the passage of
-        ``chunk_id`` (when it lies on that page) marked on it.
-
-        Raises not_found for a work without a stored PDF, invalid_request for a page it
-        does not have.
-        """
-        from prioris.ingest.pdf.render import render_page_png
-
-        work_id = self.resolve_work_id(text)
-        with self.lock:
-            docs = document_store.documents_of(self.conn, work_id)
-        pdf = next((d for d in docs if d.format == "pdf"), None)
-        if pdf is None:
-            raise NotFoundError(f"{work_id} has no stored PDF")
-        passage = None
-        if chunk_id is not None:
-            found = self.chunk(chunk_id)
-            spans = {p["number"]: p for p in self.pages(work_id)}
-            span = spans.get(page)
-            if found["work_id"] == work_id and span is not None:
-                start = max(found["char_start"], span["char_start"])
-                end = min(found["char_end"], span["char_end"])
-                if start < end:
-                    passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
-        return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
 
 
 def migrate_library(
