@@ -10,11 +10,9 @@ and delegates to them: what each method does is documented where it is done.
 from __future__ import annotations
 
 import functools
-import itertools
 import logging
-import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -22,22 +20,11 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.engines import open_storage
-from prioris.errors import InvalidRequestError, NotFoundError, ParseError, PriorisError
-from prioris.ingest.batch import (
-    FileDone,
-    FileStage,
-    IngestSummary,
-    JsonlLine,
-    check_path,
-    collect_pdfs,
-    os_reason,
-    read_file_checked,
-    read_jsonl,
-)
+from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.pipeline import IngestPipeline, IngestResult, StepProgress
+from prioris.ingest.pipeline import IngestPipeline
 from prioris.ingest.reindex import Reindexer, work_vectors_pending
-from prioris.models import Work
+from prioris.ingest.service import IngestService
 from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
@@ -48,7 +35,6 @@ from prioris.services.reading import StoredText
 from prioris.storage import chunks as chunk_store
 from prioris.strings import without_surrogates
 
-IMPORT_BATCH = 64
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -166,6 +152,13 @@ class Library:
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),
         )
+        self.ingester = IngestService(
+            self.pipeline,
+            max_file_bytes=settings.max_file_bytes,
+            max_record_bytes=settings.max_record_bytes,
+            # providers complete a parsed PDF's work unless enrichment is off
+            complete=(lambda p: self.enrichment.complete(p)) if settings.enrich != "off" else None,
+        )
         self.catalog = Catalog(conn, lock, embedder=embedder, storage=self.storage)
         self.stored_text = StoredText(conn, lock, self.catalog, ocr=ocr, ocr_mode=settings.ocr_mode)
         self.fetcher = Fetcher(
@@ -235,201 +228,12 @@ class Library:
 
     # -- ingest (:class:`~prioris.ingest.service.IngestService`) -------------------------
     collect_pdfs = staticmethod(collect_pdfs)
-
-    def read_jsonl(self, path: str | Path) -> Iterable[JsonlLine]:
-        """The lines of a JSONL file as records or per-line errors (``file:line`` each),
-        each line bounded by ``PRIORIS_MCP_MAX_RECORD_BYTES``."""
-        return read_jsonl(Path(path), max_line_bytes=self.settings.max_record_bytes)
-
-    def ingest_file(
-        self,
-        path: str | Path,
-        *,
-        ocr_mode: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        on_stage: StepProgress | None = None,
-        force: bool = False,
-    ) -> IngestResult:
-        """Ingest one PDF from disk (identical bytes already stored: skipped, unless
-        ``force``, which parses them again and replaces the stored parse).
-
-        ``progress(stage, done, total)`` follows pages read (OCR included), chunks embedded
-        and the commit, so a caller can show a bar that never sits still."""
-        check_path(path)
-        path = Path(path)
-        if not path.exists():
-            raise NotFoundError(f"no such file: {path}")
-        if path.is_dir():
-            try:
-                os.listdir(path)
-            except OSError as exc:
-                raise InvalidRequestError(f"cannot read folder {path}: {os_reason(exc)}") from None
-            raise InvalidRequestError(f"not a file: {path} is a folder")
-        if not path.is_file():
-            raise InvalidRequestError(f"not a file: {path}")
-        data = read_file_checked(path, self.settings.max_file_bytes)
-        return self.ingest_pdf_bytes(
-            data,
-            path=str(path),
-            ocr_mode=ocr_mode,
-            progress=progress,
-            on_stage=on_stage,
-            force=force,
-        )
-
-    def ingest_pdf_bytes(
-        self,
-        data: bytes,
-        *,
-        path: str | None = None,
-        filename: str | None = None,
-        ocr_mode: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        work: Work | None = None,
-        on_stage: StepProgress | None = None,
-        force: bool = False,
-    ) -> IngestResult:
-        """Ingest PDF bytes (a file, an upload or a download); ``force`` re-extracts bytes
-        already stored (say with ``ocr_mode="always"``) and replaces their parse.
-
-        ``on_stage(stage, done, total)`` follows the stages a person waits through:
-        ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
-        providers), ``embed`` (chunks), for a live view.
-        """
-        from prioris.ingest.pdf.reader import check_pdf_bytes
-        from prioris.ingest.prepared import sha256_bytes
-
-        check_pdf_bytes(data, self.settings.max_file_bytes)
-        owner = self.pipeline.already_stored(sha256_bytes(data))
-        if owner is not None and not force:
-            return IngestResult(
-                id=owner,
-                path=path or filename,
-                status="skipped",
-                reason="identical bytes already stored",
-            )
-        on_pages = progress
-        if on_stage is not None:
-
-            def on_pages(done: int, total: int) -> None:
-                on_stage("parse", done, total)
-                if progress is not None:
-                    progress(done, total)
-
-        prepared = self.pipeline.prepare_pdf(
-            data,
-            path=path or filename,
-            work=work,
-            ocr_mode=ocr_mode,
-            progress=on_pages,
-            on_ocr=(lambda done, total: on_stage("ocr", done, total)) if on_stage else None,
-        )
-        if work is None and self.settings.enrich != "off":
-            if on_stage is not None:
-                on_stage("enrich", 0, 0)
-            self.enrichment.complete(prepared)  # offline: nothing changes
-        prepared.replace = owner is not None
-        return self.pipeline.store(prepared, on_stage)  # embed (step by step), index
-
-    def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
-        """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
-        all are the caller's mistake, invalid_request, before anything is parsed."""
-        from prioris.ingest.pdf.reader import check_pdf_bytes
-
-        try:
-            check_pdf_bytes(data, self.settings.max_file_bytes)
-        except ParseError as exc:
-            raise InvalidRequestError(exc.message) from exc
-        return self.ingest_pdf_bytes(data, filename=filename)
-
-    def ingest_paths(
-        self,
-        paths: Sequence[str | Path],
-        *,
-        ocr_mode: str | None = None,
-        on_stage: FileStage | None = None,
-        on_file_done: FileDone | None = None,
-        force: bool = False,
-    ) -> IngestSummary:
-        """Ingest PDFs and directories; each file fails alone, the rest are committed.
-        ``on_stage(path, stage, done, total)`` follows each file's stages (see
-        :meth:`ingest_pdf_bytes`); ``force`` re-extracts files whose bytes are stored."""
-        if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
-            raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
-        summary = IngestSummary()
-        for path in self.collect_pdfs(paths):
-            stages = (
-                (lambda stage, done, total, p=path: on_stage(str(p), stage, done, total))
-                if on_stage
-                else None
-            )
-            try:
-                result = self.ingest_file(path, ocr_mode=ocr_mode, on_stage=stages, force=force)
-            except PriorisError as exc:
-                summary.fail(str(path), exc)
-                if on_file_done:
-                    on_file_done(path, None, exc)
-                continue
-            summary.add(result)
-            if on_file_done:
-                on_file_done(path, result, None)
-        return summary
-
-    def import_records(
-        self,
-        records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
-        *,
-        on_progress: Callable[[int], None] | None = None,
-        keep_results: bool = True,
-    ) -> IngestSummary:
-        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups.
-
-        Each record is validated on its own; a bad one fails alone (its ``file:line`` from
-        :meth:`read_jsonl`, else ``record N``) and every good record around it is stored.
-        ``keep_results=False`` keeps only counts and failures in the summary, so memory
-        stays flat however many records the file holds.
-        """
-        summary = IngestSummary(keep_results=keep_results)
-        batch: list[tuple[str, Any]] = []
-
-        def flush() -> None:
-            if not batch:
-                return
-            results = self.pipeline.store_each([prepared for _, prepared in batch])
-            for (where, _), result in zip(batch, results, strict=True):
-                if isinstance(result, PriorisError):
-                    summary.fail(where, result)
-                else:
-                    summary.add(result)
-            if on_progress:
-                on_progress(len(batch))
-            batch.clear()
-
-        items = iter(records)
-        for number in itertools.count(1):
-            try:
-                item = next(items)
-            except StopIteration:
-                break
-            except PriorisError:  # the file itself failed: keep what was read before
-                flush()
-                raise
-            if isinstance(item, JsonlLine):
-                where, record = item.where, item.value
-            else:
-                where, record = f"record {number}", item
-            if isinstance(record, PriorisError):
-                summary.fail(where, record)
-                continue
-            try:
-                batch.append((where, self.pipeline.prepare_record(record)))
-            except PriorisError as exc:
-                summary.fail(where, exc)
-                continue
-            if len(batch) >= IMPORT_BATCH:
-                flush()
-        flush()
-        return summary
+    read_jsonl = _to("ingester", IngestService.read_jsonl)
+    ingest_file = _to("ingester", IngestService.ingest_file)
+    ingest_pdf_bytes = _to("ingester", IngestService.ingest_pdf_bytes)
+    ingest_upload = _to("ingester", IngestService.ingest_upload)
+    ingest_paths = _to("ingester", IngestService.ingest_paths)
+    import_records = _to("ingester", IngestService.import_records)
 
     # -- remote fetch (:class:`~prioris.services.fetching.Fetcher`) ----------------------
     stored_full_text = _to("fetcher", Fetcher.stored_full_text)
