@@ -75,8 +75,8 @@ DEFECTS = [
         "src/prioris/ingest/write.py",
         "document_store.add_document(conn, item.document, item.content, now)\n",
         "document_store.add_document(conn, item.document, item.content, now)\n"
-        '                conn.execute("COMMIT")\n'
-        '                conn.execute("BEGIN IMMEDIATE")\n',
+        '            conn.execute("COMMIT")\n'
+        '            conn.execute("BEGIN IMMEDIATE")\n',
         ATOMIC,
     ),
     Defect(
@@ -86,7 +86,6 @@ DEFECTS = [
         "\n        pass",
         ATOMIC,
         more=(
-            ('\n                    conn.execute("COMMIT")', "\n                    pass", 1),
             ('\n            conn.execute("COMMIT")', "\n            pass", 1),
             ('\n            conn.execute("ROLLBACK")', "\n            pass", 1),
         ),
