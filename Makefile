@@ -31,7 +31,8 @@ test: setup
 
 # mutation testing of the core modules (slow: run by hand, not by CI; docs/testing.md)
 MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.works \
-	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http ingest.pipeline
+	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
+	ingest.pipeline ingest.prepare ingest.embed ingest.write
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \
 		$(BIN)/python tools/mutation.py $(MUTATE)

@@ -41,7 +41,7 @@ def bench_import(docs: int, tmp: Path) -> None:
     if not (common.SCIFACT / "corpus.jsonl").is_file():
         print(f"(a) SKIPPED: SciFact data not found at {common.SCIFACT}")
         return
-    from prioris.ingest.pipeline import embedding_text
+    from prioris.ingest.embed import embedding_text
 
     records = common.load_corpus()
     if docs:

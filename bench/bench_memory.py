@@ -114,7 +114,8 @@ def bulk_texts(records: int, path: Path) -> int:
     import random
 
     from prioris.embedding.fake import FakeEmbedder
-    from prioris.ingest.pipeline import IngestPipeline, embedding_text
+    from prioris.ingest.embed import embedding_text
+    from prioris.ingest.pipeline import IngestPipeline
 
     if (common.SCIFACT / "corpus.jsonl").is_file():
         rows = common.load_corpus()[:records]

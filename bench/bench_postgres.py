@@ -165,7 +165,7 @@ def _exact(backend: Any, conn: Any, vector: Any, filters: Any) -> Any:
 
 def import_throughput(count: int, url: str) -> None:
     from prioris.embedding import build_embedder
-    from prioris.ingest.pipeline import embedding_text
+    from prioris.ingest.embed import embedding_text
     from prioris.library import Library
 
     records = list(common.read_jsonl(common.SCIFACT / "corpus.jsonl"))[:count]

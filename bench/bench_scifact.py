@@ -258,7 +258,7 @@ def title_prefix_experiment(
     import numpy as np
 
     from prioris.engines.sqlite.index import VEC_TABLE
-    from prioris.ingest.pipeline import embedding_text
+    from prioris.ingest.embed import embedding_text
     from prioris.search import fusion as fusion_fns
     from prioris.search.protocols import SearchFilters
     from prioris.search.query import plain_to_fts5

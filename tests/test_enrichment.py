@@ -339,7 +339,7 @@ def test_enrich_stored_works_updates_record_and_indexes(open_library: Any, tmp_p
     in_year = library.search("reef heatwaves", mode="vector", from_year=2019, to_year=2019).hits
     assert [h.id for h in in_year] == [stored.id]  # the vector index knows the new year
     # the work's own vector was made again from the provider's title and abstract
-    from prioris.ingest.pipeline import work_text
+    from prioris.ingest.embed import work_text
     from prioris.storage import work_vectors as work_vector_store
 
     with library.lock:

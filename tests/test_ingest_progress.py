@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import prioris.ingest.pipeline as pipeline_module
+import prioris.ingest.embed as embed_module
 from prioris.interfaces.cli.progress import IngestBars
 from prioris.library import Library
 
@@ -23,7 +23,7 @@ def _paper(tmp_path: Path) -> Path:
 def test_progress_reports_every_stage_in_order(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pipeline_module, "EMBED_STEP", 2)
+    monkeypatch.setattr(embed_module, "EMBED_STEP", 2)
     events: list[tuple[str, int, int]] = []
     result = library.ingest_file(_paper(tmp_path), on_stage=lambda *e: events.append(e))
     assert result.chunks > 4
@@ -49,7 +49,7 @@ def test_stepwise_embedding_gives_the_same_vectors(
     ]
     library.pipeline.embed(prepared)
     whole = np.vstack([p.vectors for p in prepared])
-    monkeypatch.setattr(pipeline_module, "EMBED_STEP", 3)
+    monkeypatch.setattr(embed_module, "EMBED_STEP", 3)
     library.pipeline.embed(prepared, progress=lambda *e: None)
     assert np.array_equal(np.vstack([p.vectors for p in prepared]), whole)
 

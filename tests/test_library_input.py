@@ -277,3 +277,33 @@ def test_bad_lines_before_the_first_good_one_still_fail_alone_and_in_order(
     short = tmp_path / "short.jsonl"
     short.write_text("bad\nworse\n")
     assert [line.where.rsplit(":", 1)[1] for line in library.read_jsonl(short)] == ["1", "2"]
+
+
+def test_a_files_bytes_are_read_once_and_checked_once(
+    library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PDF used to be checked three times on its way in (and an upload as often): the
+    bytes are read and checked once, then handed on as checked."""
+    from prioris.ingest.pdf import reader
+
+    a, b, _ = _paths(tmp_path)
+    checks: list[int] = []
+    opened: list[str] = []
+    real_check, real_open = reader.check_pdf_bytes, pathlib.Path.open
+
+    def check(data: bytes, max_bytes: int) -> None:
+        checks.append(len(data))
+        real_check(data, max_bytes)
+
+    def counted(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        opened.append(self.name)
+        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reader, "check_pdf_bytes", check)
+    monkeypatch.setattr(pathlib.Path, "open", counted)
+    summary = library.ingest_paths([a])
+    assert len(summary.ingested) == 1
+    assert len(checks) == 1 and opened.count("a.pdf") == 1
+    checks.clear()
+    assert library.ingest_upload(b.read_bytes(), filename="b.pdf").status == "ingested"
+    assert len(checks) == 1

@@ -49,6 +49,9 @@ CORE = [
     "search.fusion_config",
     "sources.http",
     "ingest.pipeline",
+    "ingest.prepare",
+    "ingest.embed",
+    "ingest.write",
 ]
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85

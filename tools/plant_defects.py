@@ -72,21 +72,20 @@ DEFECTS = [
     ),
     Defect(
         "write: a document split into two transactions",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         "document_store.add_document(conn, item.document, item.content, now)\n",
         "document_store.add_document(conn, item.document, item.content, now)\n"
-        '                conn.execute("COMMIT")\n'
-        '                conn.execute("BEGIN IMMEDIATE")\n',
+        '            conn.execute("COMMIT")\n'
+        '            conn.execute("BEGIN IMMEDIATE")\n',
         ATOMIC,
     ),
     Defect(
         "write: no transaction at all (BEGIN, COMMIT, ROLLBACK removed)",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         '\n        conn.execute("BEGIN IMMEDIATE")',
         "\n        pass",
         ATOMIC,
         more=(
-            ('\n                    conn.execute("COMMIT")', "\n                    pass", 1),
             ('\n            conn.execute("COMMIT")', "\n            pass", 1),
             ('\n            conn.execute("ROLLBACK")', "\n            pass", 1),
         ),
@@ -135,7 +134,7 @@ DEFECTS = [
     ),
     Defect(
         "full text: provider Markdown stored empty",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/prepare.py",
         'markdown = full_text.markdown or full_text.content.decode("utf-8", errors="replace")',
         'markdown = ""',
         FETCH,
@@ -156,14 +155,14 @@ DEFECTS = [
     ),
     Defect(
         "full text: metadata-only work counted as full text (fetch skips it)",
-        "src/prioris/library.py",
+        "src/prioris/services/fetching.py",
         '"SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL"',
         "\"SELECT 1 FROM works WHERE id = ? AND markdown != ''\"",
         FETCH,
     ),
     Defect(
         "full text: metadata-only work counted as full text (ingest keeps the abstract)",
-        "src/prioris/ingest/pipeline.py",
+        "src/prioris/ingest/write.py",
         '"SELECT markdown_sha256 FROM works WHERE id = ?"',
         '"SELECT markdown FROM works WHERE id = ?"',
         FETCH,

@@ -1,64 +1,43 @@
 """Library: the one composition root and facade over storage, ingest, search and sources.
 
-The CLI, the MCP server and Python callers all go through this class; it owns the SQLite
+The CLI, the MCP server and Python callers all go through this class; it owns the
 connection, builds the embedder, OCR engine and remote clients from Settings (or takes
 fakes through the constructor), and serialises writes with a lock so worker threads can
-share it.
+share it. It only wires the services of :mod:`prioris.services` and :mod:`prioris.ingest`
+and delegates to them: what each method does is documented where it is done.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import logging
-import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.engines import open_storage
-from prioris.errors import InvalidRequestError, NotFoundError, ParseError, PriorisError
-from prioris.ingest.batch import (
-    FileDone,
-    FileStage,
-    IngestSummary,
-    JsonlLine,
-    check_path,
-    collect_pdfs,
-    read_jsonl,
-)
+from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.pipeline import (
-    IngestPipeline,
-    IngestResult,
-    StepProgress,
-    os_reason,
-    read_file_checked,
-)
+from prioris.ingest.pipeline import IngestPipeline
 from prioris.ingest.reindex import Reindexer, work_vectors_pending
-from prioris.models import Work
+from prioris.ingest.service import IngestService
 from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
-from prioris.search.service import (
-    SHORT_QUERY_FEEDBACK,
-    FusionConfig,
-    SearchResponse,
-    SearchService,
-)
+from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
+from prioris.services.artefacts import Artefacts
+from prioris.services.catalog import Catalog
+from prioris.services.fetching import Fetcher
+from prioris.services.reading import StoredText
 from prioris.storage import chunks as chunk_store
-from prioris.storage import documents as document_store
-from prioris.storage import work_vectors as work_vector_store
-from prioris.storage import works as work_store
-from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
 
-IMPORT_BATCH = 64
-SQLITE_MAX_INT = 2**63 - 1
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _feedback(max_words: int) -> dict[str, Any]:
@@ -72,6 +51,22 @@ def _pdf_limits(settings: Settings) -> Any:
     from prioris.ingest.pdf.reader import PdfLimits
 
     return PdfLimits.from_settings(settings)
+
+
+def _to(
+    service: str, method: Callable[Concatenate[Any, P], R]
+) -> Callable[Concatenate[Library, P], R]:
+    """A Library method that calls the same method of the service in attribute ``service``
+    (its name, signature and docstring too): the facade's delegation, one line each."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def delegated(self: Library, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        bound: Callable[P, R] = getattr(getattr(self, service), name)
+        return bound(*args, **kwargs)
+
+    delegated.__qualname__ = f"Library.{name}"
+    return delegated
 
 
 def utc_now() -> str:
@@ -98,6 +93,8 @@ class Library:
         self.clock = clock
         self.now = now
         self.lock = threading.RLock()
+        self._remote: Any = None
+        self._enrichment: Any = None
         # the location picks the backend: an SQLite file or a postgresql:// URL
         self.storage = open_storage(settings.library_location, settings)
         try:
@@ -110,15 +107,12 @@ class Library:
         except BaseException:  # a library that fails to open leaves nothing open behind
             self.storage.close()
             raise
-        self._remote: Any = None
-        self._artefacts: Any = None
-        self._enrichment: Any = None
 
     def _assemble(
         self, embedder: Embedder | None, ocr: OcrEngine | None, reranker: Reranker | None
     ) -> None:
-        """The model, OCR, vector index, pipeline and searcher over the open connection."""
-        settings, now = self.settings, self.now
+        """The model, OCR, vector index, pipeline, searcher and services over the connection."""
+        settings, conn, lock = self.settings, self.conn, self.lock
         if embedder is None:
             from prioris.embedding import build_embedder
 
@@ -129,20 +123,18 @@ class Library:
 
             ocr = TesseractOcr.from_settings(settings)
         self.ocr = ocr
-        self.stale_on_open = chunk_store.ensure_vector_index(
-            self.conn, embedder.model_id, embedder.dim
-        )
-        self.work_vectors_pending = work_vectors_pending(self.conn)
+        self.stale_on_open = chunk_store.ensure_vector_index(conn, embedder.model_id, embedder.dim)
+        self.work_vectors_pending = work_vectors_pending(conn)
         """The library predates works' own vectors: ``reindex`` gives them."""
         self.pipeline = IngestPipeline(
-            self.conn,
+            conn,
             embedder,
             ocr=ocr,
             ocr_mode=settings.ocr_mode,
             max_file_bytes=settings.max_file_bytes,
-            now=now,
+            now=self.now,
             pdf_limits=_pdf_limits(settings),
-            write_lock=self.lock,
+            write_lock=lock,
         )
         fts_w, vec_w = settings.fusion_weights
         self.searcher = SearchService(
@@ -159,6 +151,32 @@ class Library:
             ),
             max_query_chars=settings.max_query_chars,
             reranker=reranker if reranker is not None else build_reranker(settings),
+        )
+        self.ingester = IngestService(
+            self.pipeline,
+            max_file_bytes=settings.max_file_bytes,
+            max_record_bytes=settings.max_record_bytes,
+            # providers complete a parsed PDF's work unless enrichment is off
+            complete=(lambda p: self.enrichment.complete(p)) if settings.enrich != "off" else None,
+        )
+        self.catalog = Catalog(conn, lock, embedder=embedder, storage=self.storage)
+        self.stored_text = StoredText(conn, lock, self.catalog, ocr=ocr, ocr_mode=settings.ocr_mode)
+        self.fetcher = Fetcher(
+            conn,
+            lock,
+            catalog=self.catalog,
+            text=self.stored_text,
+            pipeline=self.pipeline,
+            remote=lambda: self.remote,
+        )
+        self._artefacts = Artefacts(
+            conn,
+            lock,
+            catalog=self.catalog,
+            text=self.stored_text,
+            searcher=self.searcher,
+            fetch_one=self.fetcher.fetch_one,
+            remote=lambda: self.remote,
         )
 
     @classmethod
@@ -180,215 +198,7 @@ class Library:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- ingest --------------------------------------------------------------------------
-    collect_pdfs = staticmethod(collect_pdfs)
-
-    def read_jsonl(self, path: str | Path) -> Iterable[JsonlLine]:
-        """The lines of a JSONL file as records or per-line errors (``file:line`` each),
-        each line bounded by ``PRIORIS_MCP_MAX_RECORD_BYTES``."""
-        return read_jsonl(Path(path), max_line_bytes=self.settings.max_record_bytes)
-
-    def ingest_file(
-        self,
-        path: str | Path,
-        *,
-        ocr_mode: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        on_stage: StepProgress | None = None,
-        force: bool = False,
-    ) -> IngestResult:
-        """Ingest one PDF from disk (identical bytes already stored: skipped, unless
-        ``force``, which parses them again and replaces the stored parse).
-
-        ``progress(stage, done, total)`` follows pages read (OCR included), chunks embedded
-        and the commit, so a caller can show a bar that never sits still."""
-        check_path(path)
-        path = Path(path)
-        if not path.exists():
-            raise NotFoundError(f"no such file: {path}")
-        if path.is_dir():
-            try:
-                os.listdir(path)
-            except OSError as exc:
-                raise InvalidRequestError(f"cannot read folder {path}: {os_reason(exc)}") from None
-            raise InvalidRequestError(f"not a file: {path} is a folder")
-        if not path.is_file():
-            raise InvalidRequestError(f"not a file: {path}")
-        data = read_file_checked(path, self.settings.max_file_bytes)
-        return self.ingest_pdf_bytes(
-            data,
-            path=str(path),
-            ocr_mode=ocr_mode,
-            progress=progress,
-            on_stage=on_stage,
-            force=force,
-        )
-
-    def ingest_pdf_bytes(
-        self,
-        data: bytes,
-        *,
-        path: str | None = None,
-        filename: str | None = None,
-        ocr_mode: str | None = None,
-        progress: Callable[[int, int], None] | None = None,
-        work: Work | None = None,
-        on_stage: StepProgress | None = None,
-        force: bool = False,
-    ) -> IngestResult:
-        """Ingest PDF bytes (a file, an upload or a download); ``force`` re-extracts bytes
-        already stored (say with ``ocr_mode="always"``) and replaces their parse.
-
-        ``on_stage(stage, done, total)`` follows the stages a person waits through:
-        ``parse`` (pages), ``ocr`` (pages sent to OCR), ``enrich`` (metadata from the
-        providers), ``embed`` (chunks), for a live view.
-        """
-        from prioris.ingest.pdf.reader import check_pdf_bytes
-        from prioris.ingest.pipeline import sha256_bytes
-
-        check_pdf_bytes(data, self.settings.max_file_bytes)
-        owner = self.pipeline.already_stored(sha256_bytes(data))
-        if owner is not None and not force:
-            return IngestResult(
-                id=owner,
-                path=path or filename,
-                status="skipped",
-                reason="identical bytes already stored",
-            )
-        on_pages = progress
-        if on_stage is not None:
-
-            def on_pages(done: int, total: int) -> None:
-                on_stage("parse", done, total)
-                if progress is not None:
-                    progress(done, total)
-
-        prepared = self.pipeline.prepare_pdf(
-            data,
-            path=path or filename,
-            work=work,
-            ocr_mode=ocr_mode,
-            progress=on_pages,
-            on_ocr=(lambda done, total: on_stage("ocr", done, total)) if on_stage else None,
-        )
-        if work is None and self.settings.enrich != "off":
-            if on_stage is not None:
-                on_stage("enrich", 0, 0)
-            self.enrichment.complete(prepared)  # offline: nothing changes
-        prepared.replace = owner is not None
-        return self.pipeline.store(prepared, on_stage)  # embed (step by step), index
-
-    def ingest_upload(self, data: bytes, *, filename: str | None = None) -> IngestResult:
-        """Ingest bytes a client sent as a PDF (MCP uploads): bytes that are not a PDF at
-        all are the caller's mistake, invalid_request, before anything is parsed."""
-        from prioris.ingest.pdf.reader import check_pdf_bytes
-
-        try:
-            check_pdf_bytes(data, self.settings.max_file_bytes)
-        except ParseError as exc:
-            raise InvalidRequestError(exc.message) from exc
-        return self.ingest_pdf_bytes(data, filename=filename)
-
-    def ingest_paths(
-        self,
-        paths: Sequence[str | Path],
-        *,
-        ocr_mode: str | None = None,
-        on_stage: FileStage | None = None,
-        on_file_done: FileDone | None = None,
-        force: bool = False,
-    ) -> IngestSummary:
-        """Ingest PDFs and directories; each file fails alone, the rest are committed.
-        ``on_stage(path, stage, done, total)`` follows each file's stages (see
-        :meth:`ingest_pdf_bytes`); ``force`` re-extracts files whose bytes are stored."""
-        if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
-            raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
-        summary = IngestSummary()
-        for path in self.collect_pdfs(paths):
-            stages = (
-                (lambda stage, done, total, p=path: on_stage(str(p), stage, done, total))
-                if on_stage
-                else None
-            )
-            try:
-                result = self.ingest_file(path, ocr_mode=ocr_mode, on_stage=stages, force=force)
-            except PriorisError as exc:
-                summary.fail(str(path), exc)
-                if on_file_done:
-                    on_file_done(path, None, exc)
-                continue
-            summary.add(result)
-            if on_file_done:
-                on_file_done(path, result, None)
-        return summary
-
-    def import_records(
-        self,
-        records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
-        *,
-        on_progress: Callable[[int], None] | None = None,
-        keep_results: bool = True,
-    ) -> IngestSummary:
-        """Import ``{"_id"|"id", "title", "text", ...}`` records, embedding them in groups.
-
-        Each record is validated on its own; a bad one fails alone (its ``file:line`` from
-        :meth:`read_jsonl`, else ``record N``) and every good record around it is stored.
-        ``keep_results=False`` keeps only counts and failures in the summary, so memory
-        stays flat however many records the file holds.
-        """
-        summary = IngestSummary(keep_results=keep_results)
-        batch: list[tuple[str, Any]] = []
-
-        def flush() -> None:
-            if not batch:
-                return
-            results = self.pipeline.store_each([prepared for _, prepared in batch])
-            for (where, _), result in zip(batch, results, strict=True):
-                if isinstance(result, PriorisError):
-                    summary.fail(where, result)
-                else:
-                    summary.add(result)
-            if on_progress:
-                on_progress(len(batch))
-            batch.clear()
-
-        items = iter(records)
-        for number in itertools.count(1):
-            try:
-                item = next(items)
-            except StopIteration:
-                break
-            except PriorisError:  # the file itself failed: keep what was read before
-                flush()
-                raise
-            if isinstance(item, JsonlLine):
-                where, record = item.where, item.value
-            else:
-                where, record = f"record {number}", item
-            if isinstance(record, PriorisError):
-                summary.fail(where, record)
-                continue
-            try:
-                batch.append((where, self.pipeline.prepare_record(record)))
-            except PriorisError as exc:
-                summary.fail(where, exc)
-                continue
-            if len(batch) >= IMPORT_BATCH:
-                flush()
-        flush()
-        return summary
-
-    # -- remote fetch --------------------------------------------------------------------
-    @property
-    def artefacts(self) -> Any:
-        """The library as PriorisMCP names it: (provider, identifier, format) artefacts."""
-        with self.lock:
-            if self._artefacts is None:
-                from prioris.artefacts import Artefacts
-
-                self._artefacts = Artefacts(self)
-            return self._artefacts
-
+    # -- built on first use ------------------------------------------------------------
     @property
     def remote(self) -> Any:
         """Remote providers (arXiv, Europe PMC, DOI, OpenAlex routing), built on first use."""
@@ -399,80 +209,6 @@ class Library:
                 self._remote = RemoteSources(self.settings, self.http_transport, self.clock)
             return self._remote
 
-    def stored_full_text(self, identifier: str, format: str | None = None) -> str | None:
-        """The work id when the library already holds its full text (no request needed)."""
-        try:
-            work_id = self.resolve_work_id(identifier)
-        except PriorisError:
-            return None
-        with self.lock:
-            if format:
-                row = self.conn.execute(
-                    "SELECT 1 FROM documents WHERE work_id = ? AND format = ?", (work_id, format)
-                ).fetchone()
-            else:
-                row = self.conn.execute(
-                    "SELECT 1 FROM works WHERE id = ? AND markdown_sha256 IS NOT NULL", (work_id,)
-                ).fetchone()
-        return work_id if row else None
-
-    def fetch_one(self, identifier: str, *, format: str | None = None) -> IngestResult:
-        """Metadata and full text from the owning provider, stored and indexed.
-
-        Already stored full text is served from storage without any request (and indexed
-        again when only its Markdown had been deleted); a work with no reachable full text
-        is stored with its metadata and abstract. Any failure is a PriorisError: an
-        exception no layer expected becomes parse_error (its traceback in the log), so a
-        batch (CLI, MCP, the web app's jobs) goes on past it.
-        """
-        try:
-            return self._fetch_one(identifier, format)
-        except PriorisError:
-            raise
-        except Exception as exc:
-            log.error("fetching %s failed", identifier, exc_info=exc)
-            raise ParseError(f"unexpected {type(exc).__name__} while fetching: {exc}") from exc
-
-    def _fetch_one(self, identifier: str, format: str | None) -> IngestResult:
-        restored = self.artefacts.restore(identifier, format)
-        if restored is not None:
-            return restored
-        stored = self.stored_full_text(identifier, format)
-        if stored is not None:
-            return IngestResult(
-                id=stored, path=identifier, status="skipped", reason="already in the library"
-            )
-        work, full_text = self.remote.fetch(identifier, format)
-        if full_text is None:
-            prepared = self.pipeline.prepare_metadata_only(work)
-        else:
-            prepared = self.pipeline.prepare_fulltext(work, full_text)
-        prepared.result.path = identifier
-        return self.pipeline.store(prepared)  # same bytes stored: only the record merges
-
-    def fetch(
-        self,
-        identifiers: Sequence[str],
-        *,
-        format: str | None = None,
-        on_done: Callable[[str, IngestResult | None, PriorisError | None], None] | None = None,
-    ) -> IngestSummary:
-        """Fetch several works; each fails alone (its error code in the summary)."""
-        summary = IngestSummary()
-        for identifier in identifiers:
-            try:
-                result = self.fetch_one(identifier, format=format)
-            except PriorisError as exc:
-                summary.fail(identifier, exc)
-                if on_done:
-                    on_done(identifier, None, exc)
-                continue
-            summary.add(result)
-            if on_done:
-                on_done(identifier, result, None)
-        return summary
-
-    # -- enrichment ----------------------------------------------------------------------
     @property
     def enrichment(self) -> Any:
         """Provider lookups (arXiv, OpenAlex, Europe PMC) and their storage, built on first use."""
@@ -485,6 +221,45 @@ class Library:
                 self._enrichment = EnrichmentService(self.conn, self.lock, lookup, self.now)
             return self._enrichment
 
+    @property
+    def artefacts(self) -> Artefacts:
+        """The library as PriorisMCP names it: (provider, identifier, format) artefacts."""
+        return self._artefacts
+
+    # -- ingest (:class:`~prioris.ingest.service.IngestService`) -------------------------
+    collect_pdfs = staticmethod(collect_pdfs)
+    read_jsonl = _to("ingester", IngestService.read_jsonl)
+    ingest_file = _to("ingester", IngestService.ingest_file)
+    ingest_pdf_bytes = _to("ingester", IngestService.ingest_pdf_bytes)
+    ingest_upload = _to("ingester", IngestService.ingest_upload)
+    ingest_paths = _to("ingester", IngestService.ingest_paths)
+    import_records = _to("ingester", IngestService.import_records)
+
+    # -- remote fetch (:class:`~prioris.services.fetching.Fetcher`) ----------------------
+    stored_full_text = _to("fetcher", Fetcher.stored_full_text)
+    fetch_one = _to("fetcher", Fetcher.fetch_one)
+    fetch = _to("fetcher", Fetcher.fetch)
+
+    # -- the stored works (:class:`~prioris.services.catalog.Catalog`) -------------------
+    resolve_work_id = _to("catalog", Catalog.resolve_work_id)
+    get_work = _to("catalog", Catalog.get_work)
+    list_works = _to("catalog", Catalog.list_works)
+    show = _to("catalog", Catalog.show)
+    original = _to("catalog", Catalog.original)
+    document_bytes = _to("catalog", Catalog.document_bytes)
+    delete = _to("catalog", Catalog.delete)
+    delete_each = _to("catalog", Catalog.delete_each)
+    paginated_works = _to("catalog", Catalog.paginated_works)
+    known_aliases = _to("catalog", Catalog.known_aliases)
+    status = _to("catalog", Catalog.status)
+    export = _to("catalog", Catalog.export)
+    browse = _to("catalog", Catalog.browse)
+    pages = _to("catalog", Catalog.pages)
+    chunk = _to("catalog", Catalog.chunk)
+    year_source_counts = _to("catalog", Catalog.year_source_counts)
+    page_image = _to("catalog", Catalog.page_image)
+
+    # -- enrichment (:class:`~prioris.enrichment.EnrichmentService`) ---------------------
     def enrich(
         self,
         ids: Sequence[str] | None = None,
@@ -531,148 +306,11 @@ class Library:
         response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
         )
-        log.debug(
-            "search %r: mode %s, k %d, %d hits in %.1f ms",
-            query,
-            mode,
-            k,
-            len(response.hits),
-            response.took_ms,
-        )
+        hits, took = len(response.hits), response.took_ms
+        log.debug("search %r: mode %s, k %d, %d hits in %.1f ms", query, mode, k, hits, took)
         return response
 
-    # -- the library -----------------------------------------------------------------------
-    def resolve_work_id(self, text: str) -> str:
-        """The stored work an id, alias or pasted identifier refers to (else not_found)."""
-        text = without_surrogates(text or "").strip()
-        if not text:
-            raise InvalidRequestError("an id is required")
-        with self.lock:
-            found = work_store.find_work_id(self.conn, [text])
-            if found:
-                return found
-            try:
-                from prioris.identifiers import parse_identifier
-
-                ident = parse_identifier(text)
-            except PriorisError:
-                ident = None
-            if ident is not None:
-                found = work_store.find_work_id(self.conn, [ident.canonical])
-                if found is None and ident.scheme == "arxiv" and ident.version is None:
-                    found = work_store.find_by_alias_prefix(self.conn, ident.canonical)
-                if found:
-                    return found
-        raise NotFoundError(f"no work {text!r} in the library")
-
-    def get_work(self, text: str) -> Work:
-        with self.lock:
-            work = work_store.get_work(self.conn, self.resolve_work_id(text))
-        assert work is not None
-        return work
-
-    def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
-        """Works newest first; ``limit`` and ``offset`` must not be negative."""
-        if limit is not None and limit < 0:
-            raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
-        if offset < 0:
-            raise InvalidRequestError(f"offset must be 0 or more, got {offset}")
-        if limit is not None:
-            limit = min(limit, SQLITE_MAX_INT)  # past every row anyway
-        offset = min(offset, SQLITE_MAX_INT)
-        with self.lock:
-            return work_store.list_works(self.conn, limit=limit, offset=offset)
-
-    def show(
-        self,
-        text: str,
-        *,
-        page: int | None = None,
-        offset: int | None = None,
-        limit: int | None = None,
-    ) -> dict[str, Any]:
-        """A slice of the work's Markdown by page (offset then counts within the page) or by
-        character offset and limit; never fetches anything."""
-        with self.lock:
-            work_id = self.resolve_work_id(text)
-            title, markdown, pages = load_markdown(self.conn, work_id)
-        return markdown_view(work_id, title, markdown, pages, page=page, offset=offset, limit=limit)
-
-    def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
-        """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
-        work = self.get_work(text)
-        with self.lock:
-            docs = document_store.documents_of(self.conn, work.id)
-        return work, [asdict(d) for d in docs]
-
-    def document_bytes(self, sha256: str) -> bytes:
-        with self.lock:
-            data = document_store.get_blob(self.conn, sha256)
-        if data is None:
-            raise NotFoundError(f"no stored document {sha256}")
-        return data
-
-    def delete(self, ids: Sequence[str]) -> list[str]:
-        """Remove works from every table and index; unknown ids raise not_found first and
-        nothing is deleted (all or nothing, for callers that want that)."""
-        with self.lock:
-            work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids))
-            self._delete_works(work_ids)
-        return work_ids
-
-    def delete_each(self, ids: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
-        """Remove the works that exist; each id that does not is reported, not fatal.
-
-        Returns ``(deleted work ids, [{"id", "error": {"code", "message"}}])``."""
-        found: list[str] = []
-        failed: list[dict[str, Any]] = []
-        with self.lock:
-            for text in ids:
-                try:
-                    found.append(self.resolve_work_id(text))
-                except PriorisError as exc:
-                    failed.append({"id": text, "error": exc.to_dict()})
-            work_ids = list(dict.fromkeys(found))
-            if work_ids:
-                self._delete_works(work_ids)
-        return work_ids, failed
-
-    def _delete_works(self, work_ids: Sequence[str]) -> None:
-        """One transaction over resolved ids (the caller holds the lock)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            for work_id in work_ids:
-                work_store.delete_work(self.conn, work_id)
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-
-    def paginated_works(self, work_ids: Sequence[str]) -> set[str]:
-        """Works whose page numbers are real (indexed from a PDF), for showing "p. N"."""
-        with self.lock:
-            return document_store.paginated_works(self.conn, work_ids)
-
-    def known_aliases(self, aliases: Sequence[str]) -> set[str]:
-        """Which ids/aliases already belong to a stored work (used by discovery)."""
-        with self.lock:
-            return work_store.known_aliases(self.conn, aliases)
-
-    def status(self) -> dict[str, Any]:
-        """Counts, index state, model and file size (``prioris status --json``)."""
-        with self.lock:
-            counts = work_store.library_counts(self.conn)
-            counts["stale_works"] = work_vector_store.count_missing(
-                self.conn, self.embedder.model_id
-            )
-        return {
-            **counts,
-            "model": self.embedder.model_id,
-            "dim": self.embedder.dim,
-            "db": self.storage.display(),
-            "size_bytes": self.storage.size_bytes(),
-        }
-
+    # -- vectors (:class:`~prioris.ingest.reindex.Reindexer`) ----------------------------
     def reindex(self, *, on_progress: Callable[[int, int], None] | None = None) -> int:
         """Re-embed stale chunks, then the works without a vector of their own, in
         batches, each batch committed: resumable after a stop. Returns the chunks done
@@ -686,7 +324,7 @@ class Library:
     def _reindexer(self) -> Reindexer:
         return Reindexer(self.conn, self.lock, self.embedder)
 
-    # --- discovery / OpenAlex / export (discovery helper) ---
+    # -- discovery (:class:`~prioris.discovery.DiscoveryService`, OpenAlex) --------------
     def openalex_client(self) -> Any:
         """The OpenAlex client of :attr:`remote` (semantic search spaced as ``discovery``)."""
         return self.remote.openalex
@@ -733,100 +371,6 @@ class Library:
     def openalex_work_types(self) -> list[dict[str, Any]]:
         """OpenAlex's work-type vocabulary (reference data for interpreting hits)."""
         return self.openalex_client().list_work_types()
-
-    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
-        """Citations of the given works (all works when ``ids`` is empty) as text."""
-        from prioris.export import FORMATS, render
-
-        if fmt not in FORMATS:
-            raise InvalidRequestError(
-                f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
-            )
-        if ids:
-            works = [self.get_work(i) for i in dict.fromkeys(ids)]
-        else:
-            with self.lock:
-                listed = [row["id"] for row in work_store.list_works(self.conn)]
-                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
-        return render(works, fmt)
-
-    # -- browsing and reading (the web app; usable from the CLI, MCP and Python too) ------
-    def browse(
-        self,
-        *,
-        sort: str = "added",
-        descending: bool = True,
-        text: str | None = None,
-        source: str | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> dict[str, Any]:
-        """One page of works sorted (added, year, title) and filtered, with their counts."""
-        from prioris.storage.browse import browse_works
-
-        with self.lock:
-            return browse_works(
-                self.conn,
-                sort=sort,
-                descending=descending,
-                text=text,
-                source=source,
-                limit=limit,
-                offset=offset,
-            )
-
-    def pages(self, text: str) -> list[dict[str, Any]]:
-        """A work's pages: number, span in its Markdown and whether OCR produced the text."""
-        from prioris.storage.browse import page_spans
-
-        with self.lock:
-            return page_spans(self.conn, self.resolve_work_id(text))
-
-    def chunk(self, chunk_id: int) -> dict[str, Any]:
-        """The passage a search hit points at (``chunk_id``), with its offsets and pages."""
-        from prioris.storage.browse import get_chunk
-
-        with self.lock:
-            found = get_chunk(self.conn, int(chunk_id))
-        if found is None:
-            raise NotFoundError(f"no passage {chunk_id} in the library (re-run the search)")
-        return found
-
-    def year_source_counts(self) -> list[dict[str, Any]]:
-        """Works per (year, source): what the status plot draws."""
-        from prioris.storage.browse import year_source_counts
-
-        with self.lock:
-            return year_source_counts(self.conn)
-
-    def page_image(
-        self, text: str, page: int, *, chunk_id: int | None = None, zoom: float = 1.6
-    ) -> tuple[bytes, bool]:
-        """``(png, marked)``: page ``page`` of the work's stored PDF, the passage of
-        ``chunk_id`` (when it lies on that page) marked on it.
-
-        Raises not_found for a work without a stored PDF, invalid_request for a page it
-        does not have.
-        """
-        from prioris.ingest.pdf.render import render_page_png
-
-        work_id = self.resolve_work_id(text)
-        with self.lock:
-            docs = document_store.documents_of(self.conn, work_id)
-        pdf = next((d for d in docs if d.format == "pdf"), None)
-        if pdf is None:
-            raise NotFoundError(f"{work_id} has no stored PDF")
-        passage = None
-        if chunk_id is not None:
-            found = self.chunk(chunk_id)
-            spans = {p["number"]: p for p in self.pages(work_id)}
-            span = spans.get(page)
-            if found["work_id"] == work_id and span is not None:
-                start = max(found["char_start"], span["char_start"])
-                end = min(found["char_end"], span["char_end"])
-                if start < end:
-                    passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
-        return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
 
 
 def migrate_library(

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from prioris.errors import InvalidRequestError
-from prioris.ingest.pipeline import embedding_text, titles_agree
+from prioris.ingest.embed import embedding_text
+from prioris.ingest.write import titles_agree
 from prioris.library import Library
 from prioris.models import Work
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from prioris.embedding.fake import FakeEmbedder
-from prioris.ingest.pipeline import work_text
+from prioris.ingest.embed import work_text
 from prioris.library import Library
 from prioris.search.protocols import ChunkScore
 from prioris.search.scoring import with_work_vectors

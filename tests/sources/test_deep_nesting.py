@@ -122,14 +122,14 @@ def test_an_unexpected_error_in_one_item_fails_that_item_alone(
     abort the whole fetch batch with a traceback; it now fails that identifier alone."""
     settings = load_settings({**FAKE_PROVIDER_ENV, "PRIORIS_MCP_DATA_DIR": str(tmp_path)})
     with Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr()) as library:
-        real_fetch_one = library._fetch_one
+        real_fetch_one = library.fetcher._fetch_one
 
         def fetch_one(identifier: str, format: str | None):  # type: ignore[no-untyped-def]
             if identifier == "PMC111":
                 raise KeyError("pmcid")  # a defect somewhere below fetch_one
             return real_fetch_one(identifier, format)
 
-        monkeypatch.setattr(library, "_fetch_one", fetch_one)
+        monkeypatch.setattr(library.fetcher, "_fetch_one", fetch_one)
         library.import_records([{"_id": "kept", "title": "Kept", "text": "stored words"}])
         with caplog.at_level("ERROR", logger="prioris.library"):
             summary = library.fetch(["PMC111", "kept"])

@@ -1,8 +1,9 @@
 """What a batch of files or records is made of, and what it did.
 
-Kept apart from the Library so the CLI, the MCP server and Python callers share one
-definition of "the PDFs under these paths", "the records of this JSONL file" and the
-summary shape that ``ingest --json`` and ``import --json`` print.
+Kept apart from the ingest service so the CLI, the MCP server and Python callers share
+one definition of "the PDFs under these paths", "the bytes of this file", "the records of
+this JSONL file" and the summary shape that ``ingest --json`` and ``import --json`` print.
+Every OS error on the way in becomes this file's PriorisError, never an OSError.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.ingest.pipeline import IngestResult, os_reason
+from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError, PriorisError
+from prioris.ingest.prepared import IngestResult
 
 PROBE_LINES = 20  # this many bad lines before any good one: not a JSONL file at all
 
@@ -92,6 +93,56 @@ def check_path(path: str | Path) -> None:
         raise InvalidRequestError(f"not a file path: {str(path)!r} is not valid text") from None
     if b"\x00" in encoded:
         raise InvalidRequestError(f"not a file path: {str(path)!r} holds a NUL character")
+
+
+def read_file(path: str | Path, max_bytes: int) -> bytes:
+    """The bytes of the file ``path`` names, each refusal with its reason: a path the OS
+    cannot take or a folder (invalid_request), a missing file (not_found), over
+    ``max_bytes`` (file_too_large)."""
+    check_path(path)
+    path = Path(path)
+    if not path.exists():
+        raise NotFoundError(f"no such file: {path}")
+    if path.is_dir():
+        try:
+            os.listdir(path)
+        except OSError as exc:
+            raise InvalidRequestError(f"cannot read folder {path}: {os_reason(exc)}") from None
+        raise InvalidRequestError(f"not a file: {path} is a folder")
+    if not path.is_file():
+        raise InvalidRequestError(f"not a file: {path}")
+    return read_file_checked(path, max_bytes)
+
+
+def read_file_checked(path: Path, max_bytes: int) -> bytes:
+    """Read a file after checking its size against the cap (no huge read for nothing).
+
+    Any OS error (permission denied, a directory, an I/O error) is this file's failure:
+    NotFoundError or InvalidRequestError with the reason, never an OSError.
+    """
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise FileTooLargeError(
+                f"{path} is {size} bytes, over the limit of {max_bytes} "
+                "(PRIORIS_MCP_MAX_FILE_BYTES)"
+            )
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise NotFoundError(f"no such file: {path}") from None
+    except OSError as exc:
+        raise InvalidRequestError(f"cannot read {path}: {os_reason(exc)}") from None
+    if len(data) > max_bytes:  # it grew since stat
+        raise FileTooLargeError(
+            f"{path} is over the limit of {max_bytes} bytes (PRIORIS_MCP_MAX_FILE_BYTES)"
+        )
+    return data
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError as a short reason (``permission denied``), without the path twice."""
+    return (exc.strerror or type(exc).__name__).lower()
 
 
 def _expand(path: Path) -> Path:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from prioris.embedding.base import Embedder
-from prioris.ingest.pipeline import embedding_text, work_text
+from prioris.ingest.embed import embedding_text, work_text
 from prioris.storage import chunks as chunk_store
 from prioris.storage import work_vectors as work_vector_store
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prioris.errors import InvalidRequestError, NotFoundError
-from prioris.ingest.pipeline import assemble_markdown
+from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.prepared import assemble_markdown
+from prioris.services.catalog import Catalog
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage.markdown import load_markdown, markdown_view
-
-if TYPE_CHECKING:
-    from prioris.library import Library
 
 DEFAULT_PAGE_CHARS = 20_000  # PriorisMCP's default parse limit (PRIORIS_MCP_MAX_INLINE_CHARS)
 RENDER_CACHE = 4
@@ -28,10 +27,22 @@ Spans = list[tuple[int, int, int]]
 
 
 class StoredText:
-    """Pages of the texts one :class:`~prioris.library.Library` stores."""
+    """Pages of the texts one library stores, through its connection and lock."""
 
-    def __init__(self, library: Library) -> None:
-        self.library = library
+    def __init__(
+        self,
+        conn: Any,
+        lock: threading.RLock,
+        catalog: Catalog,
+        *,
+        ocr: OcrEngine | None,
+        ocr_mode: str,
+    ) -> None:
+        self.conn = conn
+        self.lock = lock
+        self.catalog = catalog  # titles and stored bytes
+        self.ocr = ocr  # for a scanned PDF read in another format than the indexed one
+        self.ocr_mode = ocr_mode
         self._rendered: OrderedDict[str, tuple[str, Spans]] = OrderedDict()
         self._rendered_lock = threading.Lock()  # worker threads share the cache
 
@@ -50,10 +61,9 @@ class StoredText:
         document does not have, or a format not stored, is not_found. ``offset`` past the
         end gives an empty slice, as in PriorisMCP.
         """
-        library = self.library
-        with library.lock:
-            indexed = store.markdown_format(library.conn, work_id)
-            documents = document_store.documents_of(library.conn, work_id)
+        with self.lock:
+            indexed = store.markdown_format(self.conn, work_id)
+            documents = document_store.documents_of(self.conn, work_id)
         fmt = fmt or indexed or (documents[0].format if documents else None)
         if fmt is None:
             raise NotFoundError(f"{work_id} has no stored text")
@@ -63,8 +73,8 @@ class StoredText:
                 "(use offset and limit)"
             )
         if fmt == indexed:
-            with library.lock:
-                title, markdown, spans = load_markdown(library.conn, work_id)
+            with self.lock:
+                title, markdown, spans = load_markdown(self.conn, work_id)
         else:
             stored = [d for d in documents if d.format == fmt]
             if not stored:
@@ -73,7 +83,7 @@ class StoredText:
                     f"{work_id} has no stored {fmt!r} text (stored: {', '.join(have) or 'none'}); "
                     "fetch that format first"
                 )
-            title = library.get_work(work_id).title
+            title = self.catalog.get_work(work_id).title
             markdown, spans = self.render(stored[-1].sha256, fmt)
         if page is not None and not any(number == page for number, _, _ in spans):
             raise NotFoundError(f"page {page} does not exist; {work_id} has {len(spans)} page(s)")
@@ -115,12 +125,8 @@ class StoredText:
                 return cached
         from prioris.rendering import render_pages
 
-        library = self.library
         pages = render_pages(
-            fmt,
-            library.document_bytes(sha256),
-            ocr=library.ocr,
-            ocr_mode=library.settings.ocr_mode,
+            fmt, self.catalog.document_bytes(sha256), ocr=self.ocr, ocr_mode=self.ocr_mode
         )
         markdown, page_spans = assemble_markdown(pages)
         rendered = (markdown, [(p.number, start, end) for p, start, end in page_spans])

@@ -7,17 +7,23 @@ works; this facade (``Library.artefacts``) maps one onto the other for the MCP t
 
 * listing and deleting artefacts (:mod:`prioris.storage.artefacts` says what deleting a
   document or a Markdown removes);
-* reading a work's text in a given format, one page at a time (:mod:`prioris.reading`);
+* reading a work's text in a given format, one page at a time
+  (:mod:`prioris.services.reading`);
 * PriorisMCP's identifier resolution (canonical id, full-text URL, format);
-* a fetch result with the stored document's size and resource URI, and a fetch that
-  re-indexes a work whose Markdown was deleted from the bytes it still stores;
+* a fetch result with the stored document's size and resource URI (the fetch itself,
+  which re-indexes a work whose Markdown was deleted from the bytes it still stores, is
+  :mod:`prioris.services.fetching`);
 * search scoped by provider, identifier and format, each hit also given as a match
   ``{provider, identifier, format, snippet, offset, score}``.
+
+It takes the services it needs (catalog, stored texts, searcher, the fetch and the remote
+sources), not the library, so it sits below the facade that builds it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -25,7 +31,6 @@ from urllib.parse import quote
 from prioris.errors import (
     InvalidRequestError,
     NotFoundError,
-    PriorisError,
     UnsupportedProviderError,
 )
 from prioris.identifiers import (
@@ -34,17 +39,17 @@ from prioris.identifiers import (
     reference_identifier,
     source_of_provider,
 )
-from prioris.ingest.pipeline import IngestResult
-from prioris.models import Page
-from prioris.reading import StoredText
+from prioris.ingest.prepared import IngestResult
 from prioris.search.protocols import SearchFilters
-from prioris.search.service import SearchResponse
+from prioris.search.service import SearchResponse, SearchService
+from prioris.services.catalog import Catalog
+from prioris.services.reading import StoredText
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
 
 if TYPE_CHECKING:
-    from prioris.library import Library
+    from prioris.sources.remote import RemoteSources
 
 ARTEFACT_CHOICES = ("document", "markdown", "all")
 
@@ -55,11 +60,26 @@ def resource_uri(provider: str, identifier: str, fmt: str, kind: str) -> str:
 
 
 class Artefacts:
-    """PriorisMCP's view over one :class:`~prioris.library.Library`."""
+    """PriorisMCP's view over one library's stored works."""
 
-    def __init__(self, library: Library) -> None:
-        self.library = library
-        self.text = StoredText(library)
+    def __init__(
+        self,
+        conn: Any,
+        lock: threading.RLock,
+        *,
+        catalog: Catalog,
+        text: StoredText,
+        searcher: SearchService,
+        fetch_one: Callable[..., IngestResult],
+        remote: Callable[[], RemoteSources],
+    ) -> None:
+        self.conn = conn
+        self.lock = lock
+        self.catalog = catalog
+        self.text = text
+        self.searcher = searcher
+        self.fetch_one = fetch_one  # ``fetch_one(identifier, format=...)``
+        self.remote = remote  # built on first use: opening a library makes no client
 
     # -- naming ------------------------------------------------------------------------
     def resolve(self, provider: str | None, identifier: str) -> str:
@@ -74,7 +94,7 @@ class Artefacts:
             candidates.insert(0, f"{source_of_provider(provider)}:{identifier}")
         for candidate in candidates:
             try:
-                return self.library.resolve_work_id(candidate)
+                return self.catalog.resolve_work_id(candidate)
             except (NotFoundError, InvalidRequestError):
                 continue
         where = f"{provider}:{identifier}" if provider else repr(identifier)
@@ -87,20 +107,19 @@ class Artefacts:
         DOIs go through the resolver (allowlisted hosts only) and OpenAlex ids to their
         arXiv id or PMCID; text that is no identifier at all is unsupported_provider.
         """
-        library = self.library
         try:
             ident = parse_identifier(text)
         except InvalidRequestError as exc:
             raise UnsupportedProviderError(exc.message) from exc
         if ident.scheme in ("doi", "openalex"):
-            ident = library.remote.resolve(ident)
+            ident = self.remote().resolve(ident)
         result = None
         if ident.scheme in ("arxiv", "europepmc"):
-            result = library.remote.resolve_full_text(ident, format)
+            result = self.remote().resolve_full_text(ident, format)
         work_id = None
         for candidate in (text, ident.canonical):
             try:
-                work_id = library.resolve_work_id(candidate)
+                work_id = self.catalog.resolve_work_id(candidate)
                 break
             except (NotFoundError, InvalidRequestError):
                 continue
@@ -115,8 +134,8 @@ class Artefacts:
 
     def name_of(self, work_id: str) -> tuple[str, str]:
         """(provider, identifier) of a stored work, in PriorisMCP's terms."""
-        with self.library.lock:
-            work = work_store.get_work(self.library.conn, work_id)
+        with self.lock:
+            work = work_store.get_work(self.conn, work_id)
         if work is None:
             raise NotFoundError(f"no work {work_id!r} in the library")
         return provider_of_source(work.source), reference_identifier(work.id)
@@ -127,8 +146,8 @@ class Artefacts:
     ) -> list[dict[str, Any]]:
         """Every stored artefact, newest work first, optionally of one provider / format."""
         source = source_of_provider(provider) if provider else None
-        with self.library.lock:
-            rows = store.list_artefacts(self.library.conn, source=source, fmt=fmt)
+        with self.lock:
+            rows = store.list_artefacts(self.conn, source=source, fmt=fmt)
         return [
             {
                 "provider": provider_of_source(r.source),
@@ -147,11 +166,11 @@ class Artefacts:
         self, *, provider: str | None, fmt: str | None, offset: int, limit: int
     ) -> tuple[int, list[dict[str, Any]]]:
         """(how many works hold an artefact matching the filters, a page of those works)."""
-        library = self.library
+        catalog = self.catalog
         if provider is None and fmt is None:
-            return library.status()["works"], library.list_works(limit=limit, offset=offset)
+            return catalog.status()["works"], catalog.list_works(limit=limit, offset=offset)
         matching = {row["work_id"] for row in self.entries(provider=provider, fmt=fmt)}
-        rows = [row for row in library.list_works() if row["id"] in matching]
+        rows = [row for row in catalog.list_works() if row["id"] in matching]
         return len(rows), rows[offset : offset + limit]
 
     def entries_of(self, work_ids: Sequence[str]) -> list[dict[str, str]]:
@@ -196,9 +215,9 @@ class Artefacts:
             return False
         if self.name_of(work_id)[0] != entry["provider"]:
             return False
-        library, fmt = self.library, entry["format"]
-        with library.lock:
-            conn = library.conn
+        fmt = entry["format"]
+        with self.lock:
+            conn = self.conn
             conn.execute("BEGIN IMMEDIATE")
             try:
                 removed = False
@@ -216,9 +235,9 @@ class Artefacts:
 
     def delete_works(self, ids: Sequence[str]) -> tuple[list[dict[str, str]], list[str]]:
         """Delete whole works (every id checked first): (their entries, their work ids)."""
-        work_ids = list(dict.fromkeys(self.library.resolve_work_id(i) for i in ids))
+        work_ids = list(dict.fromkeys(self.catalog.resolve_work_id(i) for i in ids))
         entries = self.entries_of(work_ids)
-        return entries, self.library.delete(work_ids)
+        return entries, self.catalog.delete(work_ids)
 
     # -- reading -----------------------------------------------------------------------
     def read(
@@ -245,8 +264,8 @@ class Artefacts:
 
     def document(self, work_id: str, fmt: str) -> dict[str, Any] | None:
         """The stored document of format ``fmt`` (metadata, no bytes), if any."""
-        with self.library.lock:
-            documents = document_store.documents_of(self.library.conn, work_id)
+        with self.lock:
+            documents = document_store.documents_of(self.conn, work_id)
         matching = [asdict(d) for d in documents if d.format == fmt]
         return matching[-1] if matching else None
 
@@ -255,7 +274,7 @@ class Artefacts:
         """Fetch one work (a PriorisError when that fails) and describe what is stored:
         PriorisMCP's ``{location, format, size_bytes, served_from_storage, resource_uri}``
         beside Prioris's ingest result."""
-        result = self.library.fetch_one(identifier, format=fmt)
+        result = self.fetch_one(identifier, format=fmt)
         served = result.status == "skipped" and result.reason == "already in the library"
         return {**self.describe(result.id, fmt, served=served), "result": result}
 
@@ -279,34 +298,8 @@ class Artefacts:
         }
 
     def _stored_format(self, work_id: str) -> str | None:
-        with self.library.lock:
-            return store.markdown_format(self.library.conn, work_id)
-
-    def restore(self, identifier: str, fmt: str | None) -> IngestResult | None:
-        """Index a work again from its stored document when its Markdown was deleted (no
-        request); None when there is nothing to restore."""
-        library = self.library
-        try:
-            work_id = library.resolve_work_id(identifier)
-        except PriorisError:
-            return None
-        with library.lock:
-            if store.markdown_format(library.conn, work_id) is not None:
-                return None
-            documents = document_store.documents_of(library.conn, work_id)
-            work = work_store.get_work(library.conn, work_id)
-        documents = [d for d in documents if fmt is None or d.format == fmt]
-        if not documents or work is None:
-            return None
-        document = next((d for d in documents if d.format == "pdf"), documents[-1])
-        markdown, spans = self.text.render(document.sha256, document.format)
-        pages = [Page(number, markdown[start:end]) for number, start, end in spans]
-        prepared = library.pipeline.prepare_pages(work, pages, document=document, path=identifier)
-        chunks = library.pipeline.index_stored(prepared)
-        result = prepared.result
-        result.chunks = chunks
-        result.reason = "indexed again from the stored document"
-        return result
+        with self.lock:
+            return store.markdown_format(self.conn, work_id)
 
     # -- searching ---------------------------------------------------------------------
     def search(
@@ -334,10 +327,9 @@ class Artefacts:
             if source is not None and source != provider_source:
                 raise InvalidRequestError(f"source {source!r} contradicts provider {provider!r}")
             source = provider_source
-        library = self.library
         scope: set[str] | None = None
         if ids:
-            scope = {library.resolve_work_id(i) for i in ids}
+            scope = {self.catalog.resolve_work_id(i) for i in ids}
         if identifier is not None:
             try:
                 found = {self.resolve(provider, identifier)}
@@ -345,8 +337,8 @@ class Artefacts:
                 found = set()  # nothing stored under that name: no matches, not an error
             scope = found if scope is None else scope & found
         if fmt is not None:
-            with library.lock:
-                of_format = set(store.works_with_markdown_format(library.conn, fmt))
+            with self.lock:
+                of_format = set(store.works_with_markdown_format(self.conn, fmt))
             scope = of_format if scope is None else scope & of_format
         filters = SearchFilters(
             source=source,
@@ -354,11 +346,11 @@ class Artefacts:
             to_year=to_year,
             work_ids=None if scope is None else tuple(sorted(scope)),
         )
-        response = library.searcher.search(
+        response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax
         )
-        with library.lock:
-            formats = store.markdown_formats(library.conn, [h.id for h in response.hits])
+        with self.lock:
+            formats = store.markdown_formats(self.conn, [h.id for h in response.hits])
         matches = [
             {
                 "provider": provider_of_source(hit.source or ""),

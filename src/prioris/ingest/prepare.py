@@ -1,0 +1,250 @@
+"""From PDF bytes, a provider's full text, a record or pages to a :class:`Prepared` work.
+
+Everything here runs before the write transaction and outside the write lock: parsing (OCR
+included) and chunking are the slow part of an ingest, and a reader or another writer
+must not wait for them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
+from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.prepared import IngestResult, Prepared, assemble_markdown, sha256_bytes
+from prioris.ingest.records import validate_record
+from prioris.models import Chunk, Document, FullText, Page, Work
+from prioris.strings import without_surrogates
+
+log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
+
+
+@dataclass(frozen=True)
+class CheckedPdf:
+    """PDF bytes that passed ``check_pdf_bytes`` (the size cap and the magic bytes).
+
+    Whoever checked a file's bytes on the way in hands this on, so the bytes are checked
+    once per file however many layers they pass through."""
+
+    data: bytes
+
+    @classmethod
+    def check(cls, data: bytes, max_bytes: int) -> CheckedPdf:
+        """FileTooLargeError over ``max_bytes``, ParseError for bytes that are no PDF."""
+        from prioris.ingest.pdf.reader import check_pdf_bytes
+
+        check_pdf_bytes(data, max_bytes)
+        return cls(data)
+
+
+class Preparer:
+    """Parses and chunks documents with one library's model tokenizer, OCR and limits."""
+
+    def __init__(
+        self,
+        count_tokens: Callable[[str], int],
+        *,
+        ocr: OcrEngine | None,
+        ocr_mode: str,
+        max_file_bytes: int,
+        pdf_limits: Any,
+        already_stored: Callable[[str], str | None],
+    ) -> None:
+        self.count_tokens = count_tokens
+        self.ocr = ocr
+        self.ocr_mode = ocr_mode
+        self.max_file_bytes = max_file_bytes
+        self.pdf_limits = pdf_limits  # a PdfLimits; None: its defaults
+        self.already_stored = already_stored
+
+    def chunks_for(
+        self, work_id: str, markdown: str, spans: list[tuple[Page, int, int]]
+    ) -> list[Chunk]:
+        """Chunks to index; a reference list is kept in the Markdown but not indexed."""
+        page_spans = [PageSpan(page.number, start, end) for page, start, end in spans]
+        spans_kept = [
+            c
+            for c in chunk_markdown(markdown, page_spans, self.count_tokens)
+            if not is_reference_section(c.heading)
+        ]
+        return [
+            Chunk(
+                work_id=work_id,
+                document_sha256=None,
+                ordinal=i,
+                text=markdown[c.char_start : c.char_end],
+                page_start=c.page_start,
+                page_end=c.page_end,
+                char_start=c.char_start,
+                char_end=c.char_end,
+                heading=c.heading,
+                token_count=c.token_count,
+            )
+            for i, c in enumerate(spans_kept)
+        ]
+
+    def prepare_pages(
+        self,
+        work: Work,
+        pages: Sequence[Page],
+        *,
+        document: Document | None = None,
+        content: bytes = b"",
+        path: str | None = None,
+        chunk: bool = True,
+    ) -> Prepared:
+        markdown, spans = assemble_markdown(pages)
+        chunks = self.chunks_for(work.id, markdown, spans) if chunk else []
+        ocr_pages = sum(1 for p in pages if p.ocr)
+        result = IngestResult(
+            id=work.id, path=path, pages=len(pages), ocr_pages=ocr_pages, chunks=len(chunks)
+        )
+        return Prepared(
+            work, markdown, spans, chunks, document, content, result=result, chunked=chunk
+        )
+
+    def ensure_chunks(self, item: Prepared) -> None:
+        """Chunk a record prepared without chunks (its bytes were stored then) that has to
+        be indexed after all, e.g. because its work was deleted in the meantime."""
+        if not item.chunked:
+            item.chunks = self.chunks_for(item.work.id, item.markdown, item.pages)
+            item.result.chunks = len(item.chunks)
+            item.chunked = True
+
+    def prepare_pdf(
+        self,
+        data: bytes | CheckedPdf,
+        *,
+        path: str | None = None,
+        work: Work | None = None,
+        url: str | None = None,
+        ocr_mode: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        on_ocr: Callable[[int, int], None] | None = None,
+    ) -> Prepared:
+        """Parse a PDF (OCR where needed) into a work with its pages and chunks; bytes not
+        yet checked (not a :class:`CheckedPdf`) are checked first."""
+        from prioris.ingest.pdf.reader import PARSER_VERSION, extract_pdf
+
+        if not isinstance(data, CheckedPdf):
+            data = CheckedPdf.check(data, self.max_file_bytes)
+        pdf = data.data
+        if path is not None:  # a file name that is not UTF-8 is stored as readable text
+            path = without_surrogates(path)
+        sha = sha256_bytes(pdf)
+        started = time.perf_counter()
+        content = extract_pdf(
+            pdf,
+            ocr_mode=ocr_mode or self.ocr_mode,
+            ocr=self.ocr,
+            progress=progress,
+            limits=self.pdf_limits,
+            on_ocr=on_ocr,
+        )
+        log.debug(
+            "parsed %s: %d pages (%d by OCR) in %.2f s",
+            path or sha[:16],
+            len(content.pages),
+            content.ocr_pages,
+            time.perf_counter() - started,
+        )
+        meta = content.metadata
+        if work is None:
+            fallback = Path(path).stem if path else f"Document {sha[:8]}"
+            work = Work(
+                id=f"file:{sha[:16]}",
+                title=meta.title or fallback,
+                authors=list(meta.authors),
+                year=meta.year,
+                abstract=meta.abstract,
+                aliases=list(meta.identifiers),
+                source="file",
+                extra={"filename": Path(path).name} if path else {},
+            )
+        else:
+            work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
+            work.abstract = work.abstract or meta.abstract  # a provider's abstract wins
+        document = Document(
+            sha256=sha,
+            work_id=work.id,
+            format="pdf",
+            size_bytes=len(pdf),
+            page_count=len(content.pages),
+            ocr_pages=content.ocr_pages,
+            parser_version=PARSER_VERSION,
+            path=path,
+            url=url,
+        )
+        prepared = self.prepare_pages(
+            work, content.pages, document=document, content=pdf, path=path
+        )
+        prepared.records["printed"] = meta.printed()
+        prepared.result.warnings = list(content.warnings)
+        return prepared
+
+    def prepare_fulltext(self, work: Work, full_text: FullText) -> Prepared:
+        """A provider's full text: PDFs through the PDF path, HTML/JATS through Markdown."""
+        if full_text.format == "pdf":
+            return self.prepare_pdf(full_text.content, work=work, url=full_text.url)
+        markdown = full_text.markdown or full_text.content.decode("utf-8", errors="replace")
+        document = Document(
+            sha256=sha256_bytes(full_text.content),
+            work_id=work.id,
+            format=full_text.format,
+            size_bytes=len(full_text.content),
+            page_count=1,
+            parser_version=f"{full_text.format}-1",
+            url=full_text.url,
+        )
+        return self.prepare_pages(
+            work, [Page(1, markdown)], document=document, content=full_text.content
+        )
+
+    def prepare_metadata_only(self, work: Work) -> Prepared:
+        """A work with no full text: its title and abstract are what gets indexed."""
+        text = f"# {work.title}".strip() if work.title else ""
+        if work.abstract:
+            text += f"\n\n## Abstract\n\n{work.abstract}"
+        return self.prepare_pages(work, [Page(1, text.strip())] if text.strip() else [])
+
+    def prepare_record(self, record: Any) -> Prepared:
+        """A JSONL record (BEIR corpus format works as is) as a work with one text page.
+
+        The record is validated first (:func:`prioris.ingest.records.validate_record`):
+        a malformed one raises InvalidRequestError naming the field and the reason.
+        A record whose text is already stored is not chunked: when an import is run again
+        after a crash, tokenizing every stored record again was most of the cost of
+        skipping it (docs/benchmarks.md section 3 (e)).
+        """
+        valid = validate_record(record)
+        title = (valid.title or "").strip()
+        text = (valid.text or valid.abstract or "").strip()
+        work = Work(
+            id=valid.id,
+            title=title,
+            authors=valid.author_list(),
+            year=valid.year,
+            venue=valid.venue,
+            abstract=valid.abstract,
+            source=str(valid.source or "import"),
+            extra=dict(valid.metadata or {}),
+        )
+        markdown = f"# {title}\n\n{text}" if title else text
+        content = markdown.encode("utf-8")
+        document = Document(
+            sha256=sha256_bytes(content),
+            work_id=valid.id,
+            format="text",
+            size_bytes=len(content),
+            page_count=1,
+            parser_version="text-1",
+        )
+        stored = self.already_stored(document.sha256) is not None
+        return self.prepare_pages(
+            work, [Page(1, markdown)], document=document, content=content, chunk=not stored
+        )

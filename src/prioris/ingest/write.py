@@ -1,0 +1,207 @@
+"""The write of one prepared document: one ``BEGIN IMMEDIATE … COMMIT`` under the lock.
+
+Everything one document changes (work, aliases, records, original bytes, Markdown, pages,
+chunks, FTS rows, vectors, the work's own vector) is written in a single transaction, so
+a crash leaves the whole document or none of it and a re-run skips bytes already stored.
+The merge rules (identical bytes, a provider's record of stored bytes, a PDF whose ids
+belong to another paper, a re-extraction) live here because they are decided inside it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Any
+
+from prioris.embedding.base import Embedder
+from prioris.ingest.embed import work_text
+from prioris.ingest.prepared import IngestResult, Now, Prepared
+from prioris.models import Work
+from prioris.storage import chunks as chunk_store
+from prioris.storage import documents as document_store
+from prioris.storage import records as record_store
+from prioris.storage import work_vectors as work_vector_store
+from prioris.storage import works as work_store
+
+log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
+
+
+def _title_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def titles_agree(a: str, b: str) -> bool:
+    """Loose title match, used before merging a PDF into a work found through an alias."""
+    wa, wb = _title_words(a), _title_words(b)
+    if not wa or not wb:
+        return False
+    return len(wa & wb) / len(wa | wb) >= 0.5
+
+
+class Writer:
+    """Commits prepared documents through one connection, under the library's write lock."""
+
+    def __init__(
+        self,
+        conn: Any,
+        write_lock: AbstractContextManager[Any],
+        embedder: Embedder,
+        now: Now,
+        ensure_chunks: Callable[[Prepared], None],
+    ) -> None:
+        self.conn = conn
+        self.write_lock = write_lock
+        self.embedder = embedder
+        self.now = now
+        self.ensure_chunks = ensure_chunks
+
+    def already_stored(self, sha256: str) -> str | None:
+        """The work that holds these bytes, if any."""
+        with self.write_lock:
+            return document_store.has_document(self.conn, sha256)
+
+    def commit(self, item: Prepared) -> IngestResult:
+        """Write one prepared document in a single transaction (under the write lock)."""
+        started = time.perf_counter()
+        with self.write_lock:
+            result = self._commit(item)
+        log.debug(
+            "committed %s (%s) in %.3f s", result.id, result.status, time.perf_counter() - started
+        )
+        return result
+
+    def _commit(self, item: Prepared) -> IngestResult:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = self._write(item, self.now())
+            self._keep_work_vector(result.id)  # a merged title or abstract dropped it
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return result
+
+    def _write(self, item: Prepared, now: str) -> IngestResult:
+        """Everything one document changes, inside ``_commit``'s transaction."""
+        conn = self.conn
+        if item.document is not None:
+            owner = document_store.has_document(conn, item.document.sha256)
+            if owner is not None and item.replace:
+                return self._replace_parse(item, owner, now)
+            if owner is not None:
+                if item.work.source != "file":  # a provider's record of the same bytes
+                    known = replace(item.work, id=owner, aliases=[item.work.id, *item.work.aliases])
+                    work_store.upsert_work(conn, known, now)
+                return IngestResult(
+                    id=owner,
+                    path=item.result.path,
+                    status="skipped",
+                    reason="identical bytes already stored",
+                )
+        work = item.work
+        if work.source == "file":
+            existing = work_store.find_work_id(conn, work.aliases)
+            stored = work_store.get_work(conn, existing) if existing else None
+            if stored is not None and not titles_agree(stored.title, work.title):
+                work.aliases = []  # ids in the text belong to another paper: do not merge
+        work_id = work_store.upsert_work(conn, work, now)
+        stored_work, has_full_text = self._merged(work_id, item, now)
+        if item.document is not None:
+            item.document.work_id = work_id
+            document_store.add_document(conn, item.document, item.content, now)
+        # full text already indexed stays; a further copy is only stored
+        chunk_count = 0 if has_full_text else self._index(item, stored_work, now)
+        result = item.result
+        result.id = work_id
+        result.chunks = chunk_count
+        return result
+
+    def _merged(self, work_id: str, item: Prepared, now: str) -> tuple[Work, str | None]:
+        """After the upsert: save what the source printed (a new parse's records replace the
+        old), and return the stored work with the hash of its indexed Markdown (if any)."""
+        if item.records:
+            record_store.save_records(self.conn, work_id, item.records, now)
+        work = work_store.get_work(self.conn, work_id)
+        assert work is not None
+        indexed = self.conn.execute(
+            "SELECT markdown_sha256 FROM works WHERE id = ?", (work_id,)
+        ).fetchone()[0]
+        return work, indexed
+
+    def _replace_parse(self, item: Prepared, owner: str, now: str) -> IngestResult:
+        """Stored bytes parsed again: the document row takes the new parse, and the work's
+        text, pages, chunks and vectors are rebuilt from it when it is the indexed text.
+        Metadata merges as on any ingest (stored values kept, gaps filled)."""
+        assert item.document is not None
+        conn = self.conn
+        document_store.update_parse(conn, item.document)
+        work_store.upsert_work(conn, replace(item.work, id=owner), now)
+        work, indexed = self._merged(owner, item, now)
+        chunk_count = 0
+        if indexed in (None, item.document.sha256):
+            chunk_count = self._index(item, work, now)
+        result = item.result
+        result.id, result.chunks, result.reason = owner, chunk_count, "re-extracted"
+        return result
+
+    def _index(self, item: Prepared, work: Work, now: str) -> int:
+        """Make ``item``'s Markdown the work's indexed text: pages, chunks, FTS, vectors."""
+        conn = self.conn
+        self.ensure_chunks(item)  # stored when prepared, deleted since: it is indexed after all
+        chunk_store.delete_chunks_of(conn, work.id)
+        sha = item.document.sha256 if item.document else None
+        work_store.set_markdown(conn, work.id, item.markdown, sha, now)
+        chunk_store.replace_pages(conn, work.id, item.pages)
+        for chunk in item.chunks:
+            chunk.work_id = work.id
+        ids = chunk_store.insert_chunks(conn, item.chunks, work.title)
+        if ids and item.vectors is not None:
+            chunk_store.insert_vectors(
+                conn,
+                ids,
+                item.vectors,
+                self.embedder.model_id,
+                work_ids=[work.id] * len(ids),
+                sources=[work.source] * len(ids),
+                years=[work.year] * len(ids),
+            )
+            self._store_work_vector(item, work)
+        return len(ids)
+
+    def _keep_work_vector(self, work_id: str) -> None:
+        """A work with chunks but no vector of its own (a merged title or abstract dropped
+        it: the trigger) gets one for its new text, in the same transaction; one indexed
+        read when it has one."""
+        model = self.embedder.model_id
+        for _, title, abstract, head in work_vector_store.missing(
+            self.conn, model, 1, work_ids=[work_id]
+        ):
+            vector = self.embedder.embed_passages([work_text(title, abstract, head)])[0]
+            work_vector_store.store(self.conn, work_id, vector, model)
+
+    def _store_work_vector(self, item: Prepared, work: Work) -> None:
+        """The work's own vector, from the text it has now that it is merged: the one
+        embedded with the chunks when the text is the same, else embedded here."""
+        text = work_text(work.title, work.abstract, item.markdown)
+        vector = item.work_vector
+        if vector is None or text != item.work_text:
+            vector = self.embedder.embed_passages([text])[0]
+        work_vector_store.store(self.conn, work.id, vector, self.embedder.model_id)
+
+    def index_stored(self, item: Prepared) -> int:
+        """Index a work's text again from a document it still stores (after its Markdown
+        was deleted), its chunks embedded: pages, chunks, FTS rows and vectors; no bytes."""
+        with self.write_lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                count = self._index(item, item.work, self.now())
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return count

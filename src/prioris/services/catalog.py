@@ -1,0 +1,263 @@
+"""The works a library stores: finding, reading, browsing, exporting and deleting them.
+
+Every read and every delete goes through the library's one connection under its lock
+(worker threads share the library), so this service takes the two instead of opening its
+own. Nothing here fetches or parses: a work not stored is not_found.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from prioris.embedding.base import Embedder
+from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.models import Work
+from prioris.storage import documents as document_store
+from prioris.storage import work_vectors as work_vector_store
+from prioris.storage import works as work_store
+from prioris.storage.backend import StorageBackend
+from prioris.storage.markdown import load_markdown, markdown_view
+from prioris.strings import without_surrogates
+
+
+class Catalog:
+    """Stored works through one connection, under the library's lock."""
+
+    def __init__(
+        self, conn: Any, lock: threading.RLock, *, embedder: Embedder, storage: StorageBackend
+    ) -> None:
+        self.conn = conn
+        self.lock = lock
+        self.embedder = embedder  # its model and size, for status
+        self.storage = storage  # its location and size on disk, for status
+
+    # -- finding ---------------------------------------------------------------------
+    def resolve_work_id(self, text: str) -> str:
+        """The stored work an id, alias or pasted identifier refers to (else not_found)."""
+        text = without_surrogates(text or "").strip()
+        if not text:
+            raise InvalidRequestError("an id is required")
+        with self.lock:
+            found = work_store.find_work_id(self.conn, [text])
+            if found:
+                return found
+            try:
+                from prioris.identifiers import parse_identifier
+
+                ident = parse_identifier(text)
+            except PriorisError:
+                ident = None
+            if ident is not None:
+                found = work_store.find_work_id(self.conn, [ident.canonical])
+                if found is None and ident.scheme == "arxiv" and ident.version is None:
+                    found = work_store.find_by_alias_prefix(self.conn, ident.canonical)
+                if found:
+                    return found
+        raise NotFoundError(f"no work {text!r} in the library")
+
+    def get_work(self, text: str) -> Work:
+        with self.lock:
+            work = work_store.get_work(self.conn, self.resolve_work_id(text))
+        assert work is not None
+        return work
+
+    def known_aliases(self, aliases: Sequence[str]) -> set[str]:
+        """Which ids/aliases already belong to a stored work (used by discovery)."""
+        with self.lock:
+            return work_store.known_aliases(self.conn, aliases)
+
+    # -- listing and counting --------------------------------------------------------
+    def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """Works newest first; ``limit`` and ``offset`` must not be negative."""
+        if limit is not None and limit < 0:
+            raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
+        if offset < 0:
+            raise InvalidRequestError(f"offset must be 0 or more, got {offset}")
+        if limit is not None:
+            limit = min(limit, work_store.SQLITE_MAX_INT)  # past every row anyway
+        offset = min(offset, work_store.SQLITE_MAX_INT)
+        with self.lock:
+            return work_store.list_works(self.conn, limit=limit, offset=offset)
+
+    def browse(
+        self,
+        *,
+        sort: str = "added",
+        descending: bool = True,
+        text: str | None = None,
+        source: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        """One page of works sorted (added, year, title) and filtered, with their counts."""
+        from prioris.storage.browse import browse_works
+
+        with self.lock:
+            return browse_works(
+                self.conn,
+                sort=sort,
+                descending=descending,
+                text=text,
+                source=source,
+                limit=limit,
+                offset=offset,
+            )
+
+    def year_source_counts(self) -> list[dict[str, Any]]:
+        """Works per (year, source): what the status plot draws."""
+        from prioris.storage.browse import year_source_counts
+
+        with self.lock:
+            return year_source_counts(self.conn)
+
+    def paginated_works(self, work_ids: Sequence[str]) -> set[str]:
+        """Works whose page numbers are real (indexed from a PDF), for showing "p. N"."""
+        with self.lock:
+            return document_store.paginated_works(self.conn, work_ids)
+
+    def status(self) -> dict[str, Any]:
+        """Counts, index state, model and file size (``prioris status --json``)."""
+        with self.lock:
+            counts = work_store.library_counts(self.conn)
+            counts["stale_works"] = work_vector_store.count_missing(
+                self.conn, self.embedder.model_id
+            )
+        return {
+            **counts,
+            "model": self.embedder.model_id,
+            "dim": self.embedder.dim,
+            "db": self.storage.display(),
+            "size_bytes": self.storage.size_bytes(),
+        }
+
+    # -- reading ---------------------------------------------------------------------
+    def show(
+        self,
+        text: str,
+        *,
+        page: int | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """A slice of the work's Markdown by page (offset then counts within the page) or by
+        character offset and limit; never fetches anything."""
+        with self.lock:
+            work_id = self.resolve_work_id(text)
+            title, markdown, pages = load_markdown(self.conn, work_id)
+        return markdown_view(work_id, title, markdown, pages, page=page, offset=offset, limit=limit)
+
+    def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
+        """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
+        work = self.get_work(text)
+        with self.lock:
+            docs = document_store.documents_of(self.conn, work.id)
+        return work, [asdict(d) for d in docs]
+
+    def document_bytes(self, sha256: str) -> bytes:
+        with self.lock:
+            data = document_store.get_blob(self.conn, sha256)
+        if data is None:
+            raise NotFoundError(f"no stored document {sha256}")
+        return data
+
+    def pages(self, text: str) -> list[dict[str, Any]]:
+        """A work's pages: number, span in its Markdown and whether OCR produced the text."""
+        from prioris.storage.browse import page_spans
+
+        with self.lock:
+            return page_spans(self.conn, self.resolve_work_id(text))
+
+    def chunk(self, chunk_id: int) -> dict[str, Any]:
+        """The passage a search hit points at (``chunk_id``), with its offsets and pages."""
+        from prioris.storage.browse import get_chunk
+
+        with self.lock:
+            found = get_chunk(self.conn, int(chunk_id))
+        if found is None:
+            raise NotFoundError(f"no passage {chunk_id} in the library (re-run the search)")
+        return found
+
+    def page_image(
+        self, text: str, page: int, *, chunk_id: int | None = None, zoom: float = 1.6
+    ) -> tuple[bytes, bool]:
+        """``(png, marked)``: page ``page`` of the work's stored PDF, the passage of
+        ``chunk_id`` (when it lies on that page) marked on it.
+
+        Raises not_found for a work without a stored PDF, invalid_request for a page it
+        does not have.
+        """
+        from prioris.ingest.pdf.render import render_page_png
+
+        work_id = self.resolve_work_id(text)
+        with self.lock:
+            docs = document_store.documents_of(self.conn, work_id)
+        pdf = next((d for d in docs if d.format == "pdf"), None)
+        if pdf is None:
+            raise NotFoundError(f"{work_id} has no stored PDF")
+        passage = None
+        if chunk_id is not None:
+            found = self.chunk(chunk_id)
+            spans = {p["number"]: p for p in self.pages(work_id)}
+            span = spans.get(page)
+            if found["work_id"] == work_id and span is not None:
+                start = max(found["char_start"], span["char_start"])
+                end = min(found["char_end"], span["char_end"])
+                if start < end:
+                    passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
+        return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
+
+    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
+        """Citations of the given works (all works when ``ids`` is empty) as text."""
+        from prioris.export import FORMATS, render
+
+        if fmt not in FORMATS:
+            raise InvalidRequestError(
+                f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
+            )
+        if ids:
+            works = [self.get_work(i) for i in dict.fromkeys(ids)]
+        else:
+            with self.lock:
+                listed = [row["id"] for row in work_store.list_works(self.conn)]
+                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
+        return render(works, fmt)
+
+    # -- deleting --------------------------------------------------------------------
+    def delete(self, ids: Sequence[str]) -> list[str]:
+        """Remove works from every table and index; unknown ids raise not_found first and
+        nothing is deleted (all or nothing, for callers that want that)."""
+        with self.lock:
+            work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids))
+            self._delete_works(work_ids)
+        return work_ids
+
+    def delete_each(self, ids: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
+        """Remove the works that exist; each id that does not is reported, not fatal.
+
+        Returns ``(deleted work ids, [{"id", "error": {"code", "message"}}])``."""
+        found: list[str] = []
+        failed: list[dict[str, Any]] = []
+        with self.lock:
+            for text in ids:
+                try:
+                    found.append(self.resolve_work_id(text))
+                except PriorisError as exc:
+                    failed.append({"id": text, "error": exc.to_dict()})
+            work_ids = list(dict.fromkeys(found))
+            if work_ids:
+                self._delete_works(work_ids)
+        return work_ids, failed
+
+    def _delete_works(self, work_ids: Sequence[str]) -> None:
+        """One transaction over resolved ids (the caller holds the lock)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for work_id in work_ids:
+                work_store.delete_work(self.conn, work_id)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
