@@ -37,8 +37,10 @@ def test_the_import_contracts_hold() -> None:
     assert "0 broken" in done.stdout
 
 
-def _graph_tool():  # noqa: ANN202 - a module loaded from tools/
-    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "tools" / "import_graph.py")
+def _graph_tool():
+    spec = importlib.util.spec_from_file_location(
+        "import_graph", ROOT / "tools" / "import_graph.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -19,7 +19,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from prioris.config import Settings, load_settings
 from prioris.embedding.base import Embedder
-from prioris.engines import open_storage
+from prioris.engines import database_errors, display_location, open_storage
 from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pipeline import IngestPipeline
@@ -35,6 +35,7 @@ from prioris.services.reading import StoredText
 from prioris.storage import chunks as chunk_store
 from prioris.strings import without_surrogates
 
+__all__ = ["Library", "database_errors", "display_location", "migrate_library", "utc_now"]
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -30,3 +30,25 @@ def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
 
     minimum = getattr(settings, "postings_min_chunks", None)
     return SqliteStorage(location, postings_min_chunks=minimum)
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """The driver errors of every engine installed: what a locked, read-only or full
+    library raises, which the CLI reports as a configuration error, not a traceback."""
+    from prioris.engines.sqlite.connection import sqlite3
+
+    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - the postgres extra is not installed
+        return errors
+    return (*errors, psycopg.Error)
+
+
+def display_location(location: Path | str) -> str:
+    """A library location for people to read: a URL without its password."""
+    if is_postgres_url(location):
+        from prioris.engines.postgres.connection import redact
+
+        return redact(str(location))
+    return str(location)

@@ -32,7 +32,7 @@ from prioris.ingest.header.names import (
     names_in_byline,
     split_byline,
 )
-from prioris.ingest.pdf.layout import clean_text, join_lines
+from prioris.ingest.lines import clean_text, join_lines
 
 TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
 ABSTRACT_MAX_CHARS = 5000

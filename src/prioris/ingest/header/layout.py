@@ -15,7 +15,7 @@ from functools import cached_property
 import pymupdf
 
 from prioris.ingest.header.names import MARK
-from prioris.ingest.pdf.layout import TEXT_FLAGS, clean_text
+from prioris.ingest.lines import TEXT_FLAGS, clean_text
 
 _SUPERSCRIPT, _BOLD = 1, 16
 _MARKER_TEXT = re.compile(r"^[\s\d,*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢a-z]{1,8}$")

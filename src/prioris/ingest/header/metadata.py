@@ -33,7 +33,7 @@ from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import Header, HeaderPage
 from prioris.ingest.header.names import looks_like_name, names_in_byline, split_byline
 from prioris.ingest.header.text import header_from_text
-from prioris.ingest.pdf.layout import MARGIN_BAND
+from prioris.ingest.lines import MARGIN_BAND
 
 
 @dataclass

@@ -12,37 +12,26 @@ continues in lower case on the next line.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-import pymupdf
+from prioris.ingest.lines import (  # re-exported: the layout's text primitives
+    MARGIN_BAND,
+    TEXT_FLAGS,
+    clean_text,
+    join_lines,
+)
 
-# Text flags: MuPDF's default for text extraction, but with ligatures expanded (ﬁ -> fi).
-TEXT_FLAGS = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
 _BOLD = 16  # span flag bit for bold fonts
 
 HEADING_RATIO = 1.08  # a block this much larger than the body text may be a heading...
 HEADING_DELTA = 0.75  # ...and at least this many points larger
-MARGIN_BAND = 0.08  # top/bottom share of the page where running headers and footers live
 TITLE_BAND = 0.35  # the page-1 title sits in the top third of the page
 
 _NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.(?:\d+\.?)*)\s+\S")
 _PAGE_NUMBER = re.compile(r"^\W*(?:page\s*)?[0-9ivxlc]{1,6}(?:\s*(?:of|/)\s*\d{1,5})?\W*$", re.I)
-_HYPHENS = "-\u00ad\u2010"
-# TeX fonts often draw accents as a spacing diacritic next to the letter ("na¨ıve").
-_SPACING_ACCENTS = {
-    "\u00a8": "\u0308",
-    "\u00b4": "\u0301",
-    "\u02c6": "\u0302",
-    "\u02dc": "\u0303",
-    "\u02c7": "\u030c",
-    "\u00b8": "\u0327",
-    "\u02da": "\u030a",
-}
-_ACCENT_PAIR = re.compile("([" + "".join(_SPACING_ACCENTS) + "]) ?([A-Za-z\u0131])")
 
 
 @dataclass(frozen=True)
@@ -234,36 +223,6 @@ def _heading_level(block: Block, style: DocumentStyle) -> int | None:
     ):
         return min(3, 2 + len(style.section_sizes[:1]))
     return None
-
-
-def join_lines(lines: list[str]) -> str:
-    """Join wrapped lines into one paragraph, removing line-end hyphenation."""
-    out = ""
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            continue
-        if not out:
-            out = line
-        elif out[-1] in _HYPHENS and out[-2:-1].isalpha() and line[:1].islower():
-            out = out[:-1] + line
-        elif out[-1] in _HYPHENS and out[-2:-1].isalpha() and line[:1].isupper():
-            out = out + line  # "Trace-" + "Monkey": keep the hyphen, drop the break
-        else:
-            out = f"{out} {line}"
-    return out
-
-
-def clean_text(text: str) -> str:
-    """Compose TeX-style spacing accents with their letter and NFC-normalise."""
-    if _ACCENT_PAIR.search(text):
-        text = _ACCENT_PAIR.sub(
-            lambda m: (
-                ("i" if m.group(2) == "\u0131" else m.group(2)) + _SPACING_ACCENTS[m.group(1)]
-            ),
-            text,
-        )
-    return unicodedata.normalize("NFC", text)
 
 
 def _continues(previous: str, text: str) -> bool:

@@ -34,6 +34,7 @@ from prioris.interfaces.cli import (
 from prioris.interfaces.cli.completion import iter_parsers
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_USAGE, CliContext
 from prioris.interfaces.cli.log import CliLogging, cli_logging
+from prioris.library import database_errors, display_location
 
 log = logging.getLogger("prioris.cli")
 
@@ -45,22 +46,9 @@ class _Parser(argparse.ArgumentParser):
         raise InvalidRequestError(f"{self.prog}: {message}")
 
 
-def _database_errors() -> tuple[type[Exception], ...]:
-    from prioris.engines.sqlite.connection import sqlite3
-
-    errors: tuple[type[Exception], ...] = (sqlite3.Error,)
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - the postgres extra is not installed
-        return errors
-    return (*errors, psycopg.Error)
-
-
 def _shown_location(settings: Any) -> str:
     """The library named in an error (a URL without its password)."""
-    from prioris.engines.postgres.connection import redact
-
-    return redact(settings.db_url) if settings.db_url else str(settings.db_path)
+    return display_location(settings.db_url or settings.db_path)
 
 
 def _command_modules() -> list[Callable[[Any], None]]:
@@ -220,7 +208,7 @@ def _run(argv: list[str], logs: CliLogging) -> int:
     except PriorisError as exc:
         log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_ITEM_FAILED
-    except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
+    except database_errors() as exc:  # read-only, locked past the timeout, disk full...
         db = _shown_location(ctx.settings) if ctx is not None else "the library file"
         log.error(f"error [configuration_error]: {db}: {exc}")
         return EXIT_USAGE
