@@ -6,7 +6,7 @@ Run from a checkout with the package installed (``make setup``)::
     .venv/bin/python tools/import_graph.py --json     # the same as JSON
 
 A *circle* is a strongly connected component of the package graph (modules collapsed
-into their package, ``prioris.storage.postgres`` counting as ``prioris.storage``; the
+into their package, ``prioris.engines.sqlite`` counting as ``prioris.engines``; the
 top-level modules each their own node), so two packages that import each other through
 any files count once. An *upward import* is one from a lower layer of
 docs/architecture.md to a higher one. Imports under ``TYPE_CHECKING`` count too: they are
