@@ -8,13 +8,13 @@ another way, counting every import grimp sees (inside functions and TYPE_CHECKIN
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,11 +54,67 @@ def test_the_import_graph_has_no_circle_and_no_upward_import() -> None:
     assert figures["upward_imports"] == []
 
 
-@pytest.mark.parametrize("package", ["storage", "search", "sources", "ingest"])
-def test_engine_neutral_packages_load_no_engine_by_name(package: str) -> None:
-    """The contracts see import statements; this also catches an engine loaded by name
-    (``importlib.import_module``, ``__import__``), which the contracts cannot see."""
+def test_no_module_is_imported_by_name() -> None:
+    """The contracts and the graph see import statements only: a module loaded by name
+    (``importlib.import_module``, ``__import__``) would hide a dependency, even a circle,
+    from both (the CLI once registered its commands that way and hid one)."""
     dynamic = re.compile(r"(import_module|__import__)\(")
-    for path in (ROOT / "src" / "prioris" / package).rglob("*.py"):
+    for path in (ROOT / "src" / "prioris").rglob("*.py"):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not dynamic.search(line), f"{path}:{number}: {line.strip()}"
+
+
+def _planted_copy(tmp_path: Path) -> Path:
+    """A copy of the package with two violations: storage importing an engine (a layer
+    broken, and a circle with the engine) and a CLI module importing the CLI's app (a
+    circle between siblings)."""
+    src = tmp_path / "src"
+    shutil.copytree(
+        ROOT / "src" / "prioris", src / "prioris", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for module, line in (
+        ("storage/chunks.py", "from prioris.engines.sqlite import index as _planted\n"),
+        ("interfaces/cli/context.py", "from prioris.interfaces.cli import app as _planted\n"),
+    ):
+        path = src / "prioris" / module
+        path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+    return src
+
+
+def test_the_guards_break_on_planted_violations(tmp_path: Path) -> None:
+    """Both guards really look: the contracts and the graph figures fail on a copy of the
+    package with a layer broken and two circles planted."""
+    src = _planted_copy(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(src)  # before the editable install on the path: the copy
+    linted = subprocess.run(
+        [_lint_imports(), "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert linted.returncode != 0, linted.stdout
+    broken = {
+        line.rsplit(" ", 1)[0] for line in linted.stdout.splitlines() if line.endswith(" BROKEN")
+    }
+    assert any(name.startswith("Layers:") for name in broken), linted.stdout
+    assert "No circles between sibling modules or packages, at any depth" in broken
+
+    graphed = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "import_graph.py"), "--src", str(src), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    figures = json.loads(graphed.stdout)
+    circles = [set(c) for c in figures["module_circles"]]
+    assert {"prioris.storage.chunks", "prioris.engines.sqlite.index"} in circles
+    assert any(
+        {"prioris.interfaces.cli.app", "prioris.interfaces.cli.context"} <= c for c in circles
+    )
+    assert ["prioris.engines", "prioris.storage"] in figures["package_circles"]

@@ -4,6 +4,7 @@ Run from a checkout with the package installed (``make setup``)::
 
     .venv/bin/python tools/import_graph.py            # the figures
     .venv/bin/python tools/import_graph.py --json     # the same as JSON
+    .venv/bin/python tools/import_graph.py --src OTHER/src   # another checkout's code
 
 A *circle* is a strongly connected component of the package graph (modules collapsed
 into their package, ``prioris.engines.sqlite`` counting as ``prioris.engines``; the
@@ -102,14 +103,16 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def module_circles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
-    """Circles between modules (files), each package's own ``__init__`` left out."""
+    """Circles between modules (files; a package's ``__init__`` is a module too)."""
     edges = {
         m: {t for t in graph.find_modules_directly_imported_by(m) if t in modules} for m in modules
     }
     return strongly_connected(edges)
 
 
-def figures() -> dict[str, object]:
+def figures(src: Path = ROOT / "src") -> dict[str, object]:
+    """The figures of the ``prioris`` package importable from ``src`` (put first on
+    ``sys.path`` by :func:`main`; grimp reads the package it finds there)."""
     graph = grimp.build_graph(PACKAGE, include_external_packages=False)
     modules = {m for m in graph.modules if m.startswith(PACKAGE + ".")}
     package_edges: dict[str, set[str]] = {}
@@ -126,7 +129,7 @@ def figures() -> dict[str, object]:
                 upward.append(f"{importer} -> {imported}")
     sizes = []
     for module in modules:
-        path = ROOT / "src" / Path(*module.split("."))
+        path = src / Path(*module.split("."))
         file = path.with_suffix(".py") if path.with_suffix(".py").exists() else path / "__init__.py"
         if file.exists():
             sizes.append((sum(1 for _ in file.open(encoding="utf-8")), module))
@@ -144,9 +147,16 @@ def figures() -> dict[str, object]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=ROOT / "src",
+        help="the folder holding the prioris package (default: this checkout's src; another "
+        "checkout's, to measure an older commit)",
+    )
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "src"))
-    found = figures()
+    sys.path.insert(0, str(args.src))
+    found = figures(args.src)
     if args.json:
         print(json.dumps(found, indent=2))
         return 0
