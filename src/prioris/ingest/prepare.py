@@ -16,6 +16,7 @@ from typing import Any
 
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.pdf.magic import check_pdf_bytes
 from prioris.ingest.prepared import IngestResult, Prepared, assemble_markdown, sha256_bytes
 from prioris.ingest.records import validate_record
 from prioris.models import Chunk, Document, FullText, Page, Work
@@ -36,8 +37,6 @@ class CheckedPdf:
     @classmethod
     def check(cls, data: bytes, max_bytes: int) -> CheckedPdf:
         """FileTooLargeError over ``max_bytes``, ParseError for bytes that are no PDF."""
-        from prioris.ingest.pdf.reader import check_pdf_bytes
-
         check_pdf_bytes(data, max_bytes)
         return cls(data)
 

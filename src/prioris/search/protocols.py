@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -44,6 +44,23 @@ class SearchFilters:
             and self.from_year > self.to_year
         ):
             raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
+
+    def column_clauses(self, alias: str) -> tuple[list[str], list[Any]]:
+        """The source and year restrictions as SQL on ``alias``'s ``source`` and ``year``
+        columns (``?`` placeholders), the same text for every engine, so a filter means
+        the same thing on each; the work-id restriction is each engine's own SQL."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.source:
+            clauses.append(f"{alias}.source = ?")
+            params.append(self.source)
+        if self.from_year is not None:
+            clauses.append(f"{alias}.year >= ?")
+            params.append(self.from_year)
+        if self.to_year is not None:
+            clauses.append(f"{alias}.year <= ?")
+            params.append(self.to_year)
+        return clauses, params
 
 
 @dataclass(frozen=True)

@@ -47,16 +47,7 @@ _OPERATORS = frozenset(("AND", "OR", "NOT", "NEAR"))
 
 
 def _where(filters: SearchFilters, alias: str, id_column: str) -> tuple[str, list[Any]]:
-    clauses, params = [], []
-    if filters.source:
-        clauses.append(f"{alias}.source = ?")
-        params.append(filters.source)
-    if filters.from_year is not None:
-        clauses.append(f"{alias}.year >= ?")
-        params.append(filters.from_year)
-    if filters.to_year is not None:
-        clauses.append(f"{alias}.year <= ?")
-        params.append(filters.to_year)
+    clauses, params = filters.column_clauses(alias)
     if filters.work_ids is not None:
         clauses.append(f"{alias}.{id_column} = ANY(?)")
         params.append(list(filters.work_ids))

@@ -17,18 +17,9 @@ from prioris.search.protocols import VEC_MAX_K, ChunkScore, SearchFilters
 
 
 def _where(filters: SearchFilters, alias: str) -> tuple[str, list[Any]]:
-    clauses, params = [], []
-    if filters.source:
-        clauses.append(f"{alias}.source = ?")
-        params.append(filters.source)
-    if filters.from_year is not None:
-        clauses.append(f"{alias}.year >= ?")
-        params.append(filters.from_year)
-    if filters.to_year is not None:
-        clauses.append(f"{alias}.year <= ?")
-        params.append(filters.to_year)
-        if alias == "v" and filters.from_year is None:
-            clauses.append("v.year > 0")  # 0 stands for an unknown year in vec0
+    clauses, params = filters.column_clauses(alias)
+    if alias == "v" and filters.to_year is not None and filters.from_year is None:
+        clauses.append("v.year > 0")  # 0 stands for an unknown year in vec0
     if filters.work_ids is not None:
         marks = ", ".join("?" for _ in filters.work_ids) or "NULL"
         id_column = "work_id" if alias == "v" else "id"
