@@ -45,6 +45,12 @@ class Work:
     concepts: list[str] = field(default_factory=list)
     is_preprint: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)
     created_at: str | None = None
     updated_at: str | None = None
 

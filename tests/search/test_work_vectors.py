@@ -168,11 +168,13 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
     settings = load_settings()  # a SQLite file (PostgreSQL runs its own migration 2)
     lib = Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr())
     lib.import_records(RECORDS)
+    later = ("volume", "issue", "pages", "publisher", "keywords", "origins")  # migration 6
     with lib.lock:  # back to schema 4: no table, no trigger, no record of migration 5
         for statement in (
             "DROP TRIGGER works_vector_stale",
             "DROP TABLE work_vectors",
-            "DELETE FROM schema_migrations WHERE version = 5",
+            *(f"ALTER TABLE works DROP COLUMN {name}" for name in later),
+            "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)
     lib.close()

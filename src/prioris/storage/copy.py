@@ -24,7 +24,7 @@ BATCH_WORKS = 200
 WORK_COLUMNS = (
     "id, title, authors, year, venue, abstract, source, published, type, is_oa, oa_status, "
     "pdf_url, cited_by_count, concepts, is_preprint, extra, markdown, markdown_sha256, "
-    "created_at, updated_at, markdown_format"
+    "created_at, updated_at, markdown_format, volume, issue, pages, publisher, keywords, origins"
 )
 CHUNK_COLUMNS = (
     "id, work_id, ordinal, text, page_start, page_end, char_start, char_end, heading, "

@@ -15,7 +15,8 @@ from prioris.models import Work
 
 SQLITE_MAX_INT = 2**63 - 1  # "no limit" that both backends take in LIMIT
 _UNVERSIONED_ARXIV = re.compile(r"^arxiv:.+(?<!v\d)(?<!v\d\d)$")
-_JSON_FIELDS = ("authors", "concepts", "extra")
+_JSON_FIELDS = ("authors", "concepts", "extra", "keywords", "origins")
+_OBJECT_FIELDS = ("extra", "origins")
 _BOOL_FIELDS = ("is_oa", "is_preprint")
 _COLUMNS = (
     "title",
@@ -33,6 +34,12 @@ _COLUMNS = (
     "concepts",
     "is_preprint",
     "extra",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "keywords",
+    "origins",
 )
 
 
@@ -51,7 +58,7 @@ def _to_row(work: Work) -> dict[str, Any]:
 def _from_row(row: Any, aliases: list[str]) -> Work:
     data = {name: row[name] for name in _COLUMNS}
     for name in _JSON_FIELDS:
-        data[name] = json.loads(data[name] or ("{}" if name == "extra" else "[]"))
+        data[name] = json.loads(data[name] or ("{}" if name in _OBJECT_FIELDS else "[]"))
     for name in _BOOL_FIELDS:
         data[name] = None if data[name] is None else bool(data[name])
     return Work(
@@ -118,7 +125,7 @@ def upsert_work(conn: Any, work: Work, now: str) -> str:
         updates: dict[str, Any] = {}
         for name in _COLUMNS:
             new, old = getattr(work, name), getattr(stored, name)
-            if name == "extra":
+            if name in _OBJECT_FIELDS:
                 merged = {**new, **old}
                 if merged != old:
                     updates[name] = merged
