@@ -8,6 +8,7 @@ same settings under their variable names without the prefix; the environment win
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -317,3 +318,62 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
         ),
         "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search, minimum=1),
     }
+
+
+# Settings fields whose variable is not PRIORIS_MCP_<FIELD> (for keyword settings below)
+_KEYWORD_VARIABLES = {
+    "db": "PRIORIS_MCP_DB",
+    "ocr_mode": "PRIORIS_MCP_OCR",
+    "backoff_budget_seconds": "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS",
+    "fusion_method": "PRIORIS_MCP_HYBRID_METHOD",
+    "rrf_k": "PRIORIS_MCP_HYBRID_RRF_K",
+    "fusion_weights": "PRIORIS_MCP_HYBRID_WEIGHTS",
+}
+_NOT_KEYWORDS = ("db_path", "db_url", "min_intervals")  # given as db= / min_intervals={...}
+
+
+def keyword_settings(
+    values: Mapping[str, object], env: Mapping[str, str] | None = None
+) -> Settings:
+    """Settings from Python keyword arguments (``data_dir=``, ``db=``, ``ocr_mode=``, ...).
+
+    Each keyword is the :class:`Settings` field of the same name (``db`` takes a file path
+    or a ``postgresql://`` URL, ``min_intervals`` a ``{provider: seconds}`` mapping). It is
+    written as the variable it stands for and read by :func:`load_settings` over the
+    environment and the config file, so a keyword is checked exactly like its variable
+    (a bad value is a ConfigurationError naming it) and anything not given keeps its
+    environment or file value. An unknown keyword is a TypeError listing the known ones:
+    it is a programming mistake, not a setting."""
+    fields = {f.name for f in dataclasses.fields(Settings)} - set(_NOT_KEYWORDS)
+    known = sorted(fields | {"db", "min_intervals"})
+    overrides: dict[str, str] = {}
+    for name, value in values.items():
+        if name not in known:
+            raise TypeError(f"unknown setting {name!r}; known settings: {', '.join(known)}")
+        if value is None:
+            continue
+        if name == "min_intervals":
+            if not isinstance(value, Mapping):
+                raise TypeError("min_intervals takes a mapping {provider: seconds}")
+            for provider, seconds in value.items():
+                if provider not in DEFAULT_MIN_INTERVALS:
+                    raise TypeError(
+                        f"unknown provider {provider!r} in min_intervals; known: "
+                        f"{', '.join(DEFAULT_MIN_INTERVALS)}"
+                    )
+                overrides[f"PRIORIS_MCP_{provider.upper()}_MIN_INTERVAL_SECONDS"] = str(seconds)
+            continue
+        variable = _KEYWORD_VARIABLES.get(name, f"PRIORIS_MCP_{name.upper()}")
+        overrides[variable] = _as_variable(value)
+    base = dict(os.environ if env is None else env)
+    if values.get("data_dir") is not None and values.get("db") is None:
+        base.pop("PRIORIS_MCP_DB", None)  # a data directory names the library inside it
+    return load_settings({**base, **overrides})
+
+
+def _as_variable(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return ",".join(str(part) for part in value)
+    return str(value)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from prioris.config import Settings, load_settings
+from prioris.config import Settings, keyword_settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.engines import database_errors, display_location, open_storage
 from prioris.ingest.batch import collect_pdfs
@@ -73,6 +73,9 @@ def _to(
 def utc_now() -> str:
     """Timestamps are UTC ISO-8601 seconds (the clock is injectable for tests)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+_COMPONENTS = ("embedder", "ocr", "http_transport", "clock", "now", "reranker")
 
 
 class Library:
@@ -181,9 +184,19 @@ class Library:
         )
 
     @classmethod
-    def open(cls, settings: Settings | None = None, **components: Any) -> Library:
-        """Open the library named by the settings (the environment when omitted)."""
-        return cls(settings or load_settings(), **components)
+    def open(cls, settings: Settings | None = None, **given: Any) -> Library:
+        """Open a library: the one ``settings`` name, or the environment's and config file's
+        with keyword settings on top (``Library.open(data_dir="~/papers")``,
+        ``Library.open(db="postgresql://...", ocr_mode="never")``: each keyword is the
+        :class:`~prioris.config.Settings` field of that name, checked as its variable).
+        The constructor's components (``embedder``, ``ocr``, ``http_transport``, ``clock``,
+        ``now``, ``reranker``) replace the real model, OCR, HTTP or clock."""
+        components = {k: given.pop(k) for k in _COMPONENTS if k in given}
+        if settings is not None and given:
+            raise TypeError(f"give settings or keyword settings ({', '.join(given)}), not both")
+        if settings is None:
+            settings = keyword_settings(given) if given else load_settings()
+        return cls(settings, **components)
 
     def close(self) -> None:
         with self.lock:
@@ -295,13 +308,21 @@ class Library:
         to_year: int | None = None,
         ids: Sequence[str] | None = None,
         syntax: str = "plain",
+        include_undated: bool = False,
     ) -> SearchResponse:
-        """Search what the library holds; ``ids`` restrict to works (any id form)."""
+        """Search what the library holds; ``ids`` restrict to works (any id form). A year
+        filter leaves out works without a year (the response's ``left_out_no_year`` says
+        how many) unless ``include_undated``."""
         work_ids = tuple(self.resolve_work_id(i) for i in ids) if ids else None
         if isinstance(source, str):
             source = without_surrogates(source)
+            self.catalog.check_source(source)
         filters = SearchFilters(
-            source=source, from_year=from_year, to_year=to_year, work_ids=work_ids
+            source=source,
+            from_year=from_year,
+            to_year=to_year,
+            work_ids=work_ids,
+            include_undated=include_undated,
         )
         # no lock: the searcher reads through its own WAL read connections
         response = self.searcher.search(

@@ -144,3 +144,32 @@ def test_every_command_has_help_text() -> None:
         assert helps and all(helps.values()), helps
         for name, sub in action.choices.items():
             assert sub.format_help().strip(), name
+
+
+def test_year_filters_say_what_they_leave_out(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    corpus = tmp_path / "corpus.jsonl"
+    records = [
+        {"_id": "bigtable", "title": "Bigtable", "text": "A distributed storage system."},
+        {
+            "_id": "gfs",
+            "title": "The Google file system",
+            "year": 2003,
+            "text": "Bigtable runs on GFS.",
+        },
+    ]
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert run(capsys, "import", str(corpus))[0] == 0
+    code, out, err = run(capsys, "search", "bigtable", "--mode", "fts", "--from-year", "2000")
+    assert code == 0 and "gfs" in out and "bigtable " not in out
+    assert "1 work without a year left out by the year filter (--include-undated keeps them)" in err
+    code, out, err = run(
+        capsys, "search", "bigtable", "--mode", "fts", "--to-year", "2030", "--include-undated"
+    )
+    assert code == 0 and "bigtable" in out and "without a year" not in err
+    _, out, _ = run(
+        capsys, "search", "bigtable", "--mode", "hybrid", "--from-year", "2000", "--json"
+    )
+    assert json.loads(out)["left_out_no_year"] == 1
+    code, _, err = run(capsys, "search", "bigtable", "--source", "arxvi")
+    assert code == 2
+    assert "error [invalid_request]: unknown source 'arxvi'; known sources: arxiv" in err

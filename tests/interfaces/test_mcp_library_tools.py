@@ -416,3 +416,33 @@ def test_a_repaired_pdf_is_stored_with_its_warning(library: Any) -> None:
     out = with_client(library, body)
     assert out["status"] == "ingested"
     assert out["warnings"] and "damaged" in out["warnings"][0]
+
+
+def test_search_says_what_a_year_filter_left_out(library: Any) -> None:
+    library.import_records(
+        [
+            {"_id": "bigtable", "title": "Bigtable", "text": "A distributed storage system."},
+            {"_id": "gfs", "title": "GFS", "year": 2003, "text": "Bigtable runs on GFS."},
+        ]
+    )
+
+    async def body(client: Client) -> dict[str, Any]:
+        search = {"query": "bigtable", "mode": "fts", "from_year": 2000}
+        return {
+            "filtered": data(await client.call_tool("research_search_fetched", search)),
+            "kept": data(
+                await client.call_tool(
+                    "research_search_fetched", {**search, "include_undated": True}
+                )
+            ),
+            "typo": await client.call_tool(
+                "research_search_fetched", {"query": "x", "mode": "fts", "source": "arxvi"}
+            ),
+        }
+
+    out = with_client(library, body)
+    assert [h["id"] for h in out["filtered"]["hits"]] == ["gfs"]
+    assert out["filtered"]["left_out_no_year"] == 1
+    assert {h["id"] for h in out["kept"]["hits"]} == {"gfs", "bigtable"}
+    assert out["kept"].get("left_out_no_year") is None
+    assert error(out["typo"]).startswith("invalid_request: unknown source 'arxvi'")

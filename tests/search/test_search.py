@@ -155,6 +155,54 @@ def test_year_filters_leave_out_works_of_unknown_year(filled, mode: str) -> None
     assert "undated" not in since and "cats" in since
     between = filled.search("cats rodents", mode=mode, k=10, from_year=2017, to_year=2019)
     assert "undated" not in {h.id for h in between.hits}
+    # the response says what the filter set aside; with no year filter it says nothing
+    assert between.left_out_no_year == 1 and between.to_dict()["left_out_no_year"] == 1
+    everything_response = filled.search("cats rodents", mode=mode, k=10)
+    assert everything_response.left_out_no_year is None
+    assert "left_out_no_year" not in everything_response.to_dict()
+
+
+@pytest.mark.parametrize("mode", ["fts", "vector", "hybrid"])
+def test_include_undated_keeps_works_without_a_year(filled, mode: str) -> None:  # type: ignore[no-untyped-def]
+    filled.import_records(
+        [{"_id": "undated", "title": "Cats of unknown date", "text": "cats hunt rodents"}]
+    )
+    for bounds in ({"to_year": 2020}, {"from_year": 2017}, {"from_year": 2017, "to_year": 2019}):
+        kept = filled.search("cats rodents", mode=mode, k=10, include_undated=True, **bounds)
+        ids = {h.id for h in kept.hits}
+        assert {"undated", "cats"} <= ids, bounds
+        assert "dogs" not in ids or bounds.get("to_year", 2020) >= 2020
+        assert kept.left_out_no_year is None
+    late = filled.search("cats rodents", mode=mode, k=10, from_year=2030, include_undated=True)
+    assert {h.id for h in late.hits} == {"undated"}  # no dated work is that late
+
+
+def test_fts_counts_only_the_undated_works_that_match(filled) -> None:  # type: ignore[no-untyped-def]
+    filled.import_records(
+        [
+            {"_id": "u1", "title": "Bigtable", "text": "a distributed storage system"},
+            {"_id": "u2", "title": "Undated other", "text": "nothing about that"},
+        ]
+    )
+    response = filled.search("bigtable", mode="fts", from_year=2000)
+    assert response.hits == [] and response.left_out_no_year == 1
+    assert filled.search("bigtable", mode="vector", from_year=2000).left_out_no_year == 2
+    assert [
+        h.id for h in filled.search("bigtable", mode="fts", to_year=2030, include_undated=True).hits
+    ] == ["u1"]
+
+
+def test_an_unknown_source_is_refused_with_the_known_ones(filled) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidRequestError) as caught:
+        filled.search("cats", source="arxvi")
+    message = caught.value.message
+    assert "unknown source 'arxvi'" in message
+    assert "arxiv" in message and "europepmc" in message and "import" in message
+    filled.import_records(
+        [{"_id": "x", "title": "Quokka", "text": "quokkas", "source": "lab-notes"}]
+    )
+    assert [h.id for h in filled.search("quokka", mode="fts", source="lab-notes").hits] == ["x"]
+    assert filled.search("cats", mode="fts", source="openalex").hits == []  # known, empty
 
 
 def test_work_results_collapse_chunks_and_chunks_mode_returns_passages(library) -> None:  # type: ignore[no-untyped-def]

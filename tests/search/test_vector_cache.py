@@ -260,3 +260,29 @@ def test_closing_waits_for_a_running_load_and_starts_no_other(filled: Library) -
     finally:
         release.set()
         conn.close()
+
+
+def test_undated_works_kept_or_counted_the_same_in_memory_and_in_vec0(filled: Library) -> None:
+    filled.import_records(
+        [{"_id": f"undated{i}", "title": f"Undated {i}", "text": "topic 3 theme 2"} for i in (1, 2)]
+    )
+    cache = _cache(filled)
+    conn = filled.searcher.backend.conn
+    query = filled.embedder.embed_query("topic 3 theme 2")
+    cache.knn(conn, query, SearchFilters(), 5)
+    cache.knn(conn, query, SearchFilters(), 5)
+    for filters in (
+        SearchFilters(to_year=1995, include_undated=True),
+        SearchFilters(from_year=2015, include_undated=True),
+        SearchFilters(from_year=2000, to_year=2001, include_undated=True, source="import"),
+        SearchFilters(undated_only=True),
+    ):
+        from_memory = cache.knn(conn, query, filters, 200)
+        from_vec0 = vector_search(conn, query, filters, 200)
+        assert from_memory is not None
+        assert {c.work_id for c in from_memory} == {c.work_id for c in from_vec0}, filters
+        assert {"undated1", "undated2"} <= {c.work_id for c in from_memory}
+        scores = [c.score for c in from_vec0]
+        assert scores == sorted(scores, reverse=True)  # two KNNs merged in order
+    only = vector_search(conn, query, SearchFilters(undated_only=True), 200)
+    assert {c.work_id for c in only} == {"undated1", "undated2"}

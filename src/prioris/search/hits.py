@@ -23,14 +23,19 @@ class SearchResponse:
     mode: str
     took_ms: float
     hits: list[Hit] = field(default_factory=list)
+    # works without a year a year filter set aside (None: no year filter, or undated kept)
+    left_out_no_year: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "took_ms": round(self.took_ms, 2),
             "hits": [h.to_dict() for h in self.hits],
         }
+        if self.left_out_no_year is not None:
+            out["left_out_no_year"] = self.left_out_no_year
+        return out
 
 
 def build_hits(

@@ -30,6 +30,15 @@ class SearchFilters:
     from_year: int | None = None
     to_year: int | None = None
     work_ids: tuple[str, ...] | None = None
+    # a year filter leaves out works without a year unless they are asked for
+    include_undated: bool = False
+    # only works without a year: how the service counts what a year filter left out
+    undated_only: bool = False
+
+    @property
+    def has_years(self) -> bool:
+        """Whether a year bound is set (the filter that works without a year fall out of)."""
+        return self.from_year is not None or self.to_year is not None
 
     def validate(self) -> None:
         for name in ("from_year", "to_year"):
@@ -45,21 +54,37 @@ class SearchFilters:
         ):
             raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
 
-    def column_clauses(self, alias: str) -> tuple[list[str], list[Any]]:
+    def column_clauses(
+        self, alias: str, *, unknown_year: str = "IS NULL"
+    ) -> tuple[list[str], list[Any]]:
         """The source and year restrictions as SQL on ``alias``'s ``source`` and ``year``
         columns (``?`` placeholders), the same text for every engine, so a filter means
-        the same thing on each; the work-id restriction is each engine's own SQL."""
+        the same thing on each; the work-id restriction is each engine's own SQL.
+
+        ``unknown_year`` is how the table marks a work without a year (``IS NULL``;
+        sqlite-vec's metadata columns cannot hold NULL, so its ``= 0``)."""
         clauses: list[str] = []
         params: list[Any] = []
         if self.source:
             clauses.append(f"{alias}.source = ?")
             params.append(self.source)
+        unknown = f"{alias}.year {unknown_year}"
+        if self.undated_only:
+            clauses.append(unknown)
+            return clauses, params
+        bounds: list[str] = []
         if self.from_year is not None:
-            clauses.append(f"{alias}.year >= ?")
+            bounds.append(f"{alias}.year >= ?")
             params.append(self.from_year)
         if self.to_year is not None:
-            clauses.append(f"{alias}.year <= ?")
+            bounds.append(f"{alias}.year <= ?")
             params.append(self.to_year)
+            if unknown_year != "IS NULL":
+                bounds.append(f"NOT {unknown}")  # 0 is below every upper bound
+        if bounds and self.include_undated:
+            clauses.append(f"({unknown} OR ({' AND '.join(bounds)}))")
+        else:
+            clauses.extend(bounds)
         return clauses, params
 
 
@@ -134,6 +159,17 @@ class ChunkVectors(Protocol):
 
     def vectors(self, chunk_ids: Sequence[int]) -> np.ndarray:
         """One row per chunk found (an empty array when none is)."""
+        ...
+
+
+@runtime_checkable
+class WorkCounts(Protocol):
+    """What a backend offers to say how many works a filter covers (the works without a
+    year that a year filter left out). Optional: without it vector and hybrid responses
+    do not say."""
+
+    def count_works(self, filters: SearchFilters) -> int:
+        """Works matching the source, year and id restrictions (no query)."""
         ...
 
 

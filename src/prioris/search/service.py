@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from prioris.search.protocols import (
     ChunkVectors,
     SearchBackend,
     SearchFilters,
+    WorkCounts,
     WorkVectors,
 )
 from prioris.search.query import (
@@ -60,6 +62,7 @@ __all__ = [
 MODES = ("fts", "vector", "hybrid")
 SYNTAXES = ("plain", "fts5")
 MAX_K = 1000
+LEFT_OUT_DEPTH = 10_000  # passages read to count the undated works a year filter left out
 
 
 class SearchService:
@@ -154,10 +157,33 @@ class SearchService:
         fts_ranks = list_ranks(fts_list, chunks)
         vec_ranks = list_ranks(vec_list, chunks)
         hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode)
+        left_out = self._left_out_no_year(mode, expression, filters)
         took = (time.perf_counter() - started) * 1000
-        return SearchResponse(query=query, mode=mode, took_ms=took, hits=hits)
+        return SearchResponse(
+            query=query, mode=mode, took_ms=took, hits=hits, left_out_no_year=left_out
+        )
 
     # -- steps -------------------------------------------------------------------------
+    def _left_out_no_year(
+        self, mode: str, expression: str | None, filters: SearchFilters
+    ) -> int | None:
+        """How many works without a year a year filter set aside: in fts mode those with a
+        matching passage; in vector and hybrid modes every one in the other filters' scope
+        (each work is a vector candidate). None when no year filter applies."""
+        if not filters.has_years or filters.include_undated:
+            return None
+        undated = replace(filters, from_year=None, to_year=None, undated_only=True)
+        if mode == "fts":
+            if not expression:
+                return 0
+            found = self.backend.fts(
+                expression, undated, LEFT_OUT_DEPTH, title_weight=self.config.title_weight
+            )
+            return len({c.work_id for c in found})
+        if isinstance(self.backend, WorkCounts):
+            return self.backend.count_works(undated)
+        return None
+
     @staticmethod
     def _validate(query: str, mode: str, k: int | None, syntax: str) -> None:
         if mode not in MODES:

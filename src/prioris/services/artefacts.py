@@ -317,6 +317,7 @@ class Artefacts:
         from_year: int | None = None,
         to_year: int | None = None,
         ids: Sequence[str] | None = None,
+        include_undated: bool = False,
     ) -> tuple[SearchResponse, list[dict[str, Any]]]:
         """Search scoped by PriorisMCP's provider / identifier / format (and Prioris's own
         filters); returns the response and its hits as PriorisMCP matches."""
@@ -327,6 +328,8 @@ class Artefacts:
             if source is not None and source != provider_source:
                 raise InvalidRequestError(f"source {source!r} contradicts provider {provider!r}")
             source = provider_source
+        if source is not None:
+            self.catalog.check_source(source)
         scope: set[str] | None = None
         if ids:
             scope = {self.catalog.resolve_work_id(i) for i in ids}
@@ -345,6 +348,7 @@ class Artefacts:
             from_year=from_year,
             to_year=to_year,
             work_ids=None if scope is None else tuple(sorted(scope)),
+            include_undated=include_undated,
         )
         response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax

@@ -58,6 +58,12 @@ class Catalog:
                     return found
         raise NotFoundError(f"no work {text!r} in the library")
 
+    def check_source(self, source: str) -> None:
+        """A ``source`` filter must be one a work can have (else invalid_request, listing
+        the known ones)."""
+        with self.lock:
+            work_store.check_source(self.conn, source)
+
     def get_work(self, text: str) -> Work:
         with self.lock:
             work = work_store.get_work(self.conn, self.resolve_work_id(text))

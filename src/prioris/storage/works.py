@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from prioris.errors import InvalidRequestError
 from prioris.models import Work
 
 SQLITE_MAX_INT = 2**63 - 1  # "no limit" that both backends take in LIMIT
@@ -215,6 +216,22 @@ def list_works(conn: Any, *, limit: int | None = None, offset: int = 0) -> list[
         }
         for r in rows
     ]
+
+
+BUILT_IN_SOURCES = ("arxiv", "europepmc", "openalex", "file", "import")
+"""Where works come from (``works.source``); imported records may name others."""
+
+
+def check_source(conn: Any, source: str) -> None:
+    """Refuse a source filter no work can match (a typo would otherwise find nothing,
+    silently): a built-in source or one a stored work has is fine."""
+    if source in BUILT_IN_SOURCES:
+        return
+    if conn.execute("SELECT 1 FROM works WHERE source = ? LIMIT 1", (source,)).fetchone():
+        return
+    stored = [r[0] for r in conn.execute("SELECT DISTINCT source FROM works ORDER BY source")]
+    known = list(dict.fromkeys([*BUILT_IN_SOURCES, *stored]))
+    raise InvalidRequestError(f"unknown source {source!r}; known sources: {', '.join(known)}")
 
 
 def known_aliases(conn: Any, aliases: Sequence[str]) -> set[str]:

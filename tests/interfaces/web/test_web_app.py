@@ -153,6 +153,18 @@ def test_search_page_holds_the_query_and_reports_bad_input(stocked: Web) -> None
     assert "No works match" in none.text
 
 
+def test_a_year_filter_says_what_it_left_out_and_can_keep_it(stocked: Web) -> None:
+    # the generated PDFs print no year
+    params = {"q": "glacier", "mode": "fts", "from": "2000"}
+    left = stocked.client.get("/api/search", params=params).text
+    assert "No works match" in left
+    assert "1 work without a year left out by the year filter" in left
+    kept = stocked.client.get("/api/search", params={**params, "undated": "1"}).text
+    assert "Alpine glaciers" in kept and "without a year left out" not in kept
+    page = stocked.client.get("/", params={**params, "undated": "1"}).text
+    assert 'name="undated" value="1" checked' in page
+
+
 # -- read ------------------------------------------------------------------------------------
 def test_read_opens_at_the_hit_with_the_passage_marked(stocked: Web) -> None:
     hit = stocked.library.search("protein folding", mode="fts").hits[0]

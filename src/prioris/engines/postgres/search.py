@@ -212,6 +212,16 @@ class PostgresSearchBackend:
 
         return dict(self._run(run))
 
+    def count_works(self, filters: SearchFilters) -> int:
+        """Works the filters cover (what a year filter left out, for the response)."""
+        where, params = _where(filters, "w", "id")
+
+        def run(conn: PgConnection) -> int:
+            sql = f"SELECT count(*) FROM works w WHERE true{where}"
+            return int(conn.execute(sql, params).fetchone()[0])
+
+        return int(self._run(run))
+
     def works(self, work_ids: Sequence[str]) -> dict[str, WorkSummary]:
         def run(conn: PgConnection) -> dict[str, WorkSummary]:
             rows = conn.execute(

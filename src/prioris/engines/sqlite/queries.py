@@ -6,6 +6,7 @@ Filters are applied inside each query (SQL WHERE for FTS5, metadata columns insi
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,15 +18,24 @@ from prioris.search.protocols import VEC_MAX_K, ChunkScore, SearchFilters
 
 
 def _where(filters: SearchFilters, alias: str) -> tuple[str, list[Any]]:
-    clauses, params = filters.column_clauses(alias)
-    if alias == "v" and filters.to_year is not None and filters.from_year is None:
-        clauses.append("v.year > 0")  # 0 stands for an unknown year in vec0
+    # vec0 keeps 0 for an unknown year (its metadata cannot be NULL)
+    clauses, params = filters.column_clauses(
+        alias, unknown_year="= 0" if alias == "v" else "IS NULL"
+    )
     if filters.work_ids is not None:
         marks = ", ".join("?" for _ in filters.work_ids) or "NULL"
         id_column = "work_id" if alias == "v" else "id"
         clauses.append(f"{alias}.{id_column} IN ({marks})")
         params.extend(filters.work_ids)
     return "".join(f" AND {c}" for c in clauses), params
+
+
+def count_works(conn: Any, filters: SearchFilters) -> int:
+    """Works matching the filters' source, year and id restrictions."""
+    where, params = _where(filters, "w")
+    return int(
+        conn.execute(f"SELECT count(*) FROM works w WHERE 1 = 1{where}", params).fetchone()[0]
+    )
 
 
 def fts_search(
@@ -79,7 +89,15 @@ def fts_search(
 
 
 def vector_search(conn: Any, query: np.ndarray, filters: SearchFilters, k: int) -> list[ChunkScore]:
-    """Exact cosine KNN with the filters inside the ``vec0`` query."""
+    """Exact cosine KNN with the filters inside the ``vec0`` query.
+
+    vec0 takes no OR among its metadata constraints, so a year filter that keeps works
+    without a year runs as two KNNs (the years asked for, then the undated works) merged
+    by distance."""
+    if filters.include_undated and filters.has_years and not filters.undated_only:
+        dated = vector_search(conn, query, replace(filters, include_undated=False), k)
+        undated = vector_search(conn, query, replace(filters, undated_only=True), k)
+        return sorted(dated + undated, key=lambda c: -c.score)[: min(max(k, 1), VEC_MAX_K)]
     where, params = _where(filters, "v")
     k = min(max(k, 1), VEC_MAX_K)
     sql = (

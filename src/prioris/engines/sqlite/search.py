@@ -27,7 +27,7 @@ import numpy as np
 
 from prioris.engines.sqlite.index import VEC_TABLE
 from prioris.engines.sqlite.postings_rank import PostingsRanker
-from prioris.engines.sqlite.queries import fts_search, vector_search
+from prioris.engines.sqlite.queries import count_works, fts_search, vector_search
 from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.search import fts_plan
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
@@ -195,6 +195,10 @@ class SqliteSearchBackend:
             ):
                 found[row[0]] = Passage(row[0], row[1], row[2], row[3], row[4])
         return found
+
+    def count_works(self, filters: SearchFilters) -> int:
+        """Works the filters cover (what a year filter left out, for the response)."""
+        return count_works(self.conn, filters)
 
     def works(self, work_ids: Sequence[str]) -> dict[str, WorkSummary]:
         found: dict[str, WorkSummary] = {}

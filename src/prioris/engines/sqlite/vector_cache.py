@@ -87,10 +87,16 @@ class Snapshot:
 
         if filters.source:
             both(self.source_codes == self.source_index.get(filters.source, -1))
-        if filters.from_year is not None:
-            both(self.years >= filters.from_year)
-        if filters.to_year is not None:
-            both((self.years <= filters.to_year) & (self.years > 0))
+        undated = self.years == 0  # vec0's unknown year, copied as it is
+        if filters.undated_only:
+            both(undated)
+        elif filters.has_years:
+            dated = ~undated
+            if filters.from_year is not None:
+                dated &= self.years >= filters.from_year
+            if filters.to_year is not None:
+                dated &= self.years <= filters.to_year
+            both(dated | undated if filters.include_undated else dated)
         if filters.work_ids is not None:
             codes = [self.work_index[w] for w in filters.work_ids if w in self.work_index]
             both(np.isin(self.work_codes, np.asarray(codes, dtype=np.int32)))

@@ -55,6 +55,12 @@ def add_search(sub: Any) -> None:
         help="only works published in Y or earlier (default: no upper bound)",
     )
     p.add_argument(
+        "--include-undated",
+        action="store_true",
+        help="with --from-year/--to-year, keep works without a year (default: left out, "
+        "and counted)",
+    )
+    p.add_argument(
         "--id",
         action="append",
         dest="ids",
@@ -116,6 +122,7 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "to_year": args.to_year,
         "ids": args.ids,
         "syntax": args.syntax,
+        "include_undated": args.include_undated,
     }
 
 
@@ -149,6 +156,11 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
                         "query_id": query_id,
                         "took_ms": round(response.took_ms, 2),
                         "hits": [h.to_dict() for h in response.hits],
+                        **(
+                            {"left_out_no_year": response.left_out_no_year}
+                            if response.left_out_no_year is not None
+                            else {}
+                        ),
                     },
                     ensure_ascii=False,
                 )
@@ -167,6 +179,12 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     for line in render_hits(response.hits, paginated):
         ctx.print_line(line)
     ctx.log(search_summary(len(response.hits), response.took_ms, response.mode))
+    if response.left_out_no_year:
+        n = response.left_out_no_year
+        ctx.log(
+            f"{plural(n, 'work')} without a year left out by the year filter "
+            "(--include-undated keeps them)"
+        )
     return EXIT_OK
 
 

@@ -280,6 +280,14 @@ class SearchOut(_Out):
     mode: str
     took_ms: float
     hits: list[HitOut] = Field(description="Prioris: the hits with work metadata and ranks")
+    left_out_no_year: int | None = Field(
+        default=None,
+        description=(
+            "Prioris: works without a year the year filter left out (fts: those matching; "
+            "vector/hybrid: all in scope); absent without a year filter or with "
+            "include_undated"
+        ),
+    )
 
 
 class ResolveOut(_Out):

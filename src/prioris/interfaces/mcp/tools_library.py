@@ -169,6 +169,15 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
         ids: Annotated[
             list[str] | None, Field(max_length=1000, description="Prioris: only these works")
         ] = None,
+        include_undated: Annotated[
+            bool | None,
+            Field(
+                description=(
+                    "Prioris: with from_year/to_year, keep works without a year (default: "
+                    "left out, counted in left_out_no_year)"
+                )
+            ),
+        ] = None,
     ) -> r.SearchOut:
         """Search the full texts stored in the library (fetched or uploaded); never
         fetches. Without `mode` (as PriorisMCP): `query` is FTS5 syntax and every matching
@@ -193,6 +202,7 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
                 from_year=from_year,
                 to_year=to_year,
                 ids=ids,
+                include_undated=bool(include_undated),
             )
             data: dict[str, Any] = s.as_dict(response)
             return r.SearchOut.model_validate({**data, "matches": matches})

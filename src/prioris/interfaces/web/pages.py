@@ -48,6 +48,7 @@ class SearchForm:
     from_year: int | None = None
     to_year: int | None = None
     k: int = 10
+    undated: bool = False  # keep works without a year when a year filter is set
 
     @classmethod
     def parse(cls, params: Any) -> SearchForm:
@@ -63,6 +64,7 @@ class SearchForm:
             from_year=_int(params, "from", low=0, high=9999),
             to_year=_int(params, "to", low=0, high=9999),
             k=k,
+            undated=params.get("undated") in ("1", "on", "true"),
         )
 
     def params(self) -> dict[str, Any]:
@@ -74,6 +76,7 @@ class SearchForm:
             "from": self.from_year,
             "to": self.to_year,
             "k": self.k if self.k != 10 else None,
+            "undated": self.undated or None,
         }
 
 
@@ -91,12 +94,14 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
             source=form.source or None,
             from_year=form.from_year,
             to_year=form.to_year,
+            include_undated=form.undated,
         )
     except PriorisError as exc:
         return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
     return {
         "error": None,
         "hits": response.hits,
+        "left_out_no_year": response.left_out_no_year,
         "took_ms": response.took_ms,
         "server_ms": (time.perf_counter() - started) * 1000,
     }
