@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
+from prioris.ingest.pdf.author_lines import demote_author_headings
 from prioris.ingest.pdf.magic import check_pdf_bytes
 from prioris.ingest.prepared import IngestResult, Prepared, assemble_markdown, sha256_bytes
 from prioris.ingest.records import validate_record
@@ -179,9 +180,14 @@ class Preparer:
             path=path,
             url=url,
         )
-        prepared = self.prepare_pages(
-            work, content.pages, document=document, content=pdf, path=path
-        )
+        pages = list(content.pages)
+        if pages:  # an authors' line set large is no section heading
+            first = pages[0]
+            text = demote_author_headings(
+                first.text, [*meta.authors, *work.authors], meta.title or work.title
+            )
+            pages[0] = replace(first, text=text)
+        prepared = self.prepare_pages(work, pages, document=document, content=pdf, path=path)
         prepared.records["printed"] = meta.printed()
         prepared.result.warnings = list(content.warnings)
         return prepared

@@ -391,6 +391,12 @@ def test_every_page_at_both_widths(browser: Any, stocked: Any) -> None:
             page.wait_for_load_state("load")
             assert fits(page), f"{name} scrolls sideways at {width}"
             assert page.evaluate(UNLABELLED) == [], f"{name} has unlabelled controls"
+            if name == "status":  # values wrap by words, never one character a line
+                narrow = page.evaluate(
+                    "() => Math.min(...Array.from(document.querySelectorAll('.counts dd'))"
+                    ".map(d => d.getBoundingClientRect().width))"
+                )
+                assert narrow >= 250, f"status values squeezed to {narrow} px at {width}"
             shot(page, name)
         page.context.close()
 

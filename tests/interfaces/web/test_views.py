@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from prioris.interfaces.web.markdown_view import markdown_html
 from prioris.interfaces.web.views import (
     alias_links,
     is_public_https,
-    passage_html,
     query_string,
     snippet_html,
 )
@@ -17,14 +17,41 @@ def test_snippets_are_escaped_and_their_matches_marked() -> None:
     assert "<mark>tau</mark>" in html and "<mark>&#34;amyloid&#34;</mark>" in html
 
 
-def test_passages_are_marked_line_by_line() -> None:
-    text = "# Title\n\nFirst <b>line</b>\nsecond line\n\nafter"
-    start, end = text.index("First"), text.index("\n\nafter")
-    html = str(passage_html(text, start, end))
-    assert html.count("<mark") == 2 and html.count('id="passage"') == 1
-    assert '<mark id="passage" tabindex="-1">First &lt;b&gt;line&lt;/b&gt;</mark>' in html
-    assert html.endswith("\n\nafter") and html.startswith("# Title")
-    assert str(passage_html(text, 5, 500)) == str(passage_html(text, None, None))  # out of range
+def test_markdown_is_rendered_not_shown_as_markers() -> None:
+    text = (
+        "# Bigtable\n\n## 2. Data Model\n\nA *sparse*, **distributed** map.\n\n"
+        "- rows\n- columns\n\n1. first\n2. second\n\n"
+        "| key | value |\n|---|---|\n| a | 1 |\n"
+    )
+    html = str(markdown_html(text))
+    assert "##" not in html and "**" not in html and "| key" not in html
+    assert "<h3>Bigtable</h3>" in html and "<h4>2. Data Model</h4>" in html  # below the page's
+    assert "<em>sparse</em>" in html and "<strong>distributed</strong>" in html
+    assert "<ul>\n<li>rows</li>" in html and "<ol>\n<li>first</li>" in html
+    assert '<div class="table-wrap"><table>' in html and "<td>a</td>" in html
+
+
+def test_paper_text_never_becomes_markup() -> None:
+    text = 'Title <script>alert(1)</script>\n\n<img src=x onerror="alert(1)">\n\n![x](https://e.x/i.png)'
+    html = str(markdown_html(text + "\n\n[site](javascript:alert(1)) [ok](https://example.org)"))
+    assert "<script" not in html and "<img" not in html and "&lt;script&gt;" in html
+    assert 'href="javascript' not in html
+    assert (
+        '<a rel="noopener noreferrer nofollow" target="_blank" href="https://example.org">' in html
+    )
+
+
+def test_a_passage_is_marked_in_each_piece_of_text_it_covers() -> None:
+    text = "# Title\n\n## Results\n\nFirst <b>line</b> with *emphasis* here\n\nafter"
+    start, end = text.index("## Results"), text.index("\n\nafter")
+    html = str(markdown_html(text, start, end))
+    assert html.count('id="passage"') == 1
+    assert '<h4><mark id="passage" tabindex="-1">Results</mark></h4>' in html  # still a heading
+    assert "<em><mark>emphasis</mark></em>" in html
+    assert "<mark>First &lt;b&gt;line&lt;/b&gt; with </mark>" in html
+    assert "<p>after</p>" in html and "<h3>Title</h3>" in html
+    assert str(markdown_html(text, 5, 500)) == str(markdown_html(text))  # out of range: none
+    assert "\ue000" not in str(markdown_html("a\ue000b\ue001c"))  # our sentinels are ours
 
 
 def test_links_only_to_known_public_pages() -> None:

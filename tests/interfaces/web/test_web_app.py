@@ -190,6 +190,24 @@ def test_read_opens_at_the_hit_with_the_passage_marked(stocked: Web) -> None:
     assert 'id="passage"' not in other.text and "Your search hit is on p. 1" in other.text
 
 
+def test_read_renders_the_markdown_instead_of_showing_its_markers(web: Web) -> None:
+    work_id = "sections"
+    web.library.import_records(
+        [
+            {
+                "_id": work_id,
+                "title": "Transactions",
+                "text": "## 2. Transactions\n\nA *short* list:\n\n- atomic\n- durable\n\n"
+                "| level | cost |\n|---|---|\n| serial | high |",
+            }
+        ]
+    )
+    page = web.client.get("/read", params={"id": work_id}).text
+    text = page[page.index('id="page-text"') :]
+    assert "<h4>2. Transactions</h4>" in text and "## 2." not in text
+    assert "<em>short</em>" in text and "<li>atomic</li>" in text and "<td>serial</td>" in text
+
+
 def test_read_reports_unknown_works_and_pages_plainly(stocked: Web) -> None:
     missing = stocked.client.get("/read", params={"id": "doi:10.1/none"})
     assert missing.status_code == 404 and "not_found" in missing.text

@@ -30,6 +30,7 @@ from prioris.errors import ConfigurationError, PriorisError
 from prioris.interfaces.web import api, pages, views
 from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
+from prioris.interfaces.web.markdown_view import markdown_html
 from prioris.interfaces.web.security import SecurityMiddleware, new_csrf_token
 from prioris.interfaces.web.state import WebState, state_of
 
@@ -75,7 +76,7 @@ def make_templates() -> jinja2.Environment:
         query_string=views.query_string,
         alias_links=views.alias_links,
         is_public_https=views.is_public_https,
-        passage_html=views.passage_html,
+        markdown_html=markdown_html,
     )
     return env
 

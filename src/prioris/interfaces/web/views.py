@@ -31,23 +31,6 @@ def snippet_html(snippet: str) -> Markup:
     return Markup(_BOLD.sub(r"<mark>\1</mark>", escaped))
 
 
-def passage_html(text: str, start: int | None, end: int | None) -> Markup:
-    """``text`` escaped, characters ``start:end`` marked line by line (blank lines between
-    paragraphs stay unmarked); the first mark is ``id="passage"``."""
-    if start is None or end is None or not (0 <= start < end <= len(text)):
-        return Markup(escape(text))
-    pieces = []
-    first = True
-    for line in re.split(r"(\n)", text[start:end]):
-        if not line.strip():
-            pieces.append(str(escape(line)))
-            continue
-        ident = ' id="passage" tabindex="-1"' if first else ""
-        pieces.append(f"<mark{ident}>{escape(line)}</mark>")
-        first = False
-    return Markup(f"{escape(text[:start])}{''.join(pieces)}{escape(text[end:])}")
-
-
 def authors_short(authors: Sequence[str], limit: int = 3) -> str:
     if not authors:
         return ""
