@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from prioris.config import Settings
+from prioris.interfaces.cli.terminal import terminal_safe
 
 if TYPE_CHECKING:
     from prioris.library import Library
@@ -64,7 +65,8 @@ class CliContext:
 
     @staticmethod
     def print_line(text: str = "") -> None:
-        sys.stdout.write(text + "\n")
+        """One line of text output, its control characters made visible."""
+        sys.stdout.write(terminal_safe(text) + "\n")
 
     @staticmethod
     def log(text: str) -> None:

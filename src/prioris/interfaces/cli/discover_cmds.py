@@ -14,6 +14,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.interfaces.cli.render import plural
+from prioris.interfaces.cli.terminal import terminal_safe
 
 SORT_CHOICES = ("relevance", "citations")
 EXPORT_FORMATS = ("bibtex", "csl-json", "jsonl")
@@ -223,6 +224,8 @@ def run_export(args: argparse.Namespace, ctx: Any) -> int:
     if args.format not in EXPORT_FORMATS:  # argparse checks too; the library again
         raise InvalidRequestError(f"unknown export format {args.format!r}")
     text = ctx.library().export(args.ids, args.format)
+    if not args.format.endswith("json") and args.format != "jsonl":
+        text = terminal_safe(text)  # JSON escapes control characters itself
     sys.stdout.write(text)
     sys.stdout.flush()
     return 0

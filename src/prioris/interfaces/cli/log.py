@@ -14,6 +14,8 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from prioris.interfaces.cli.terminal import terminal_safe
+
 LOGGER_NAME = "prioris"
 
 
@@ -38,7 +40,7 @@ class _Formatter(logging.Formatter):
     """Plain lines for the CLI's messages; logger name and time for debug records."""
 
     def format(self, record: logging.LogRecord) -> str:
-        message = record.getMessage()
+        message = terminal_safe(record.getMessage())
         if record.levelno >= logging.ERROR or record.levelno == logging.INFO:
             return message
         if record.levelno >= logging.WARNING:

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from prioris.interfaces.cli.terminal import terminal_safe
+
 
 def wants_progress(json_output: bool) -> bool:
     return not json_output and sys.stderr.isatty()
@@ -53,7 +55,7 @@ class IngestBars:
     def step(self, path: str, stage: str, done: int, total: int) -> None:
         """A report from the Library: ``(path, stage, done, total)``."""
         label, unit = STAGES.get(stage, (stage, "it"))
-        name = Path(path).name[:30]
+        name = terminal_safe(Path(path).name[:30])  # a file name is anyone's text
         if self._at != (path, label):
             self._at = (path, label)
             self.current.unit = unit
