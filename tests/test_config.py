@@ -59,8 +59,8 @@ def test_values_are_read() -> None:
         ("PRIORIS_MCP_OCR", "sometimes", "auto, always, never"),
         ("PRIORIS_MCP_TRANSPORT", "carrier-pigeon", "stdio, http"),
         ("PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", "soon", "a number"),
-        ("PRIORIS_MCP_MAX_FILE_BYTES", "0", "an integer >= 1"),
-        ("PRIORIS_MCP_ARXIV_MIN_INTERVAL_SECONDS", "-1", ">= 0"),
+        ("PRIORIS_MCP_MAX_FILE_BYTES", "0", "an integer from 1 to"),
+        ("PRIORIS_MCP_ARXIV_MIN_INTERVAL_SECONDS", "-1", "a number from 0 to 3600"),
         ("PRIORIS_MCP_EUROPEPMC_BASE_URL", "ftp://x", "an http(s) URL"),
         ("PRIORIS_MCP_HYBRID_WEIGHTS", "0.5", "two numbers"),
     ],
@@ -133,3 +133,57 @@ def test_a_postgres_url_names_the_library_and_its_settings_are_read() -> None:
     assert (tuned.pg_statement_timeout_seconds, tuned.pg_ef_search) == (60, 200)
     with pytest.raises(ConfigurationError, match="PRIORIS_MCP_PG_POOL_SIZE"):
         load_settings({"PRIORIS_MCP_PG_POOL_SIZE": "0"})
+
+
+OUT_OF_RANGE = [
+    ("PRIORIS_MCP_PORT", "65536"),
+    ("PRIORIS_MCP_UI_PORT", "99999"),
+    ("PRIORIS_MCP_HYBRID_RRF_K", "1" * 401),
+    ("PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS", "1e300"),
+    ("PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS", "inf"),
+    ("PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", "nan"),
+    ("PRIORIS_MCP_MAX_FILE_BYTES", "1" + "0" * 30),
+    ("PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", "1" + "0" * 30),
+    ("PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS", "1" + "0" * 15),
+    ("PRIORIS_MCP_HYBRID_WEIGHTS", "nan,inf"),
+    ("PRIORIS_MCP_HYBRID_WEIGHTS", "0.5,1e400"),
+    ("PRIORIS_MCP_WORK_VECTOR_WEIGHT", "1.5"),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), OUT_OF_RANGE)
+def test_values_out_of_range_are_one_line_errors(name: str, value: str) -> None:
+    """Numbers a setting cannot use (a port over 65535, a 401-digit k, inf, NaN, 10^30
+    bytes) are refused when read, naming the variable and the range, never later as an
+    OverflowError from the code that uses them."""
+    with pytest.raises(ConfigurationError) as err:
+        load_settings({name: value})
+    message = err.value.message
+    assert message.startswith(f"{name}=") and "accepted:" in message and " to " in message
+    assert len(message) < 200 and "\n" not in message
+
+
+def test_every_numeric_setting_has_a_range_that_its_default_is_in() -> None:
+    import dataclasses
+
+    from prioris.config import RANGES, Settings
+
+    defaults = load_settings({})
+    for name, (low, high) in RANGES.items():
+        assert low <= high, name
+        assert load_settings({name: str(high if name != "PRIORIS_MCP_HYBRID_WEIGHTS" else "")})
+    from prioris.config import _KEYWORD_VARIABLES
+
+    for f in dataclasses.fields(Settings):
+        value = getattr(defaults, f.name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        variable = _KEYWORD_VARIABLES.get(f.name, f"PRIORIS_MCP_{f.name.upper()}")
+        assert variable in RANGES, f"{f.name} ({variable}) has no range"
+        low, high = RANGES[variable]
+        assert low <= value <= high, f.name
+    documented = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    ranges = documented[documented.index("## Ranges") :]
+    for name, (low, high) in RANGES.items():
+        row = next((line for line in ranges.splitlines() if f"| `{name}` |" in line), "")
+        assert f"{high:,.0f}" in row or f"{high:g}" in row, f"{name}: not in the docs' Ranges"

@@ -71,6 +71,14 @@ def test_bad_file_values_name_the_file_and_key(tmp_path: Path, text: str, expect
     assert err.value.message.startswith(str(path)) and expected in err.value.message
 
 
+def test_a_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    path = write_config(tmp_path, "")
+    path.write_bytes(b'ocr = "never"\n\xff\xfe bad\n')
+    with pytest.raises(ConfigurationError) as err:
+        load_settings({"XDG_CONFIG_HOME": str(tmp_path)})
+    assert err.value.message == f"{path}: not valid TOML (not UTF-8 text: byte 14 is 0xff)"
+
+
 def test_an_invalid_environment_value_is_not_blamed_on_the_file(tmp_path: Path) -> None:
     write_config(tmp_path, 'ocr = "always"\n')
     with pytest.raises(ConfigurationError) as err:

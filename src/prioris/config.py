@@ -9,6 +9,7 @@ same settings under their variable names without the prefix; the environment win
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -123,36 +124,87 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default
     return value
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float = 0.0) -> float:
+# Every numeric setting's accepted range, (minimum, maximum), both included: outside it
+# a value is a one-line configuration_error (docs/configuration.md lists them). The
+# maxima keep each value where the code that uses it works (a port, a timeout the clock
+# and libpq take, a byte count a process can hold, a k SQLite takes).
+DAY = 86_400
+RANGES: dict[str, tuple[float, float]] = {
+    "PRIORIS_MCP_ARXIV_MIN_INTERVAL_SECONDS": (0, 3600),
+    "PRIORIS_MCP_EUROPEPMC_MIN_INTERVAL_SECONDS": (0, 3600),
+    "PRIORIS_MCP_OPENALEX_MIN_INTERVAL_SECONDS": (0, 3600),
+    "PRIORIS_MCP_DISCOVERY_MIN_INTERVAL_SECONDS": (0, 3600),
+    "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS": (0, DAY),
+    "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS": (0.001, 3600),
+    "PRIORIS_MCP_MAX_FILE_BYTES": (1, 64 << 30),
+    "PRIORIS_MCP_MAX_RESPONSE_BYTES": (1024, 4 << 30),
+    "PRIORIS_MCP_MAX_MARKUP_BYTES": (1024, 4 << 30),
+    "PRIORIS_MCP_PORT": (0, 65535),
+    "PRIORIS_MCP_UI_PORT": (0, 65535),
+    "PRIORIS_MCP_HYBRID_RRF_K": (1, 100_000),
+    "PRIORIS_MCP_HYBRID_WEIGHTS": (0, 1000),
+    "PRIORIS_MCP_RERANK_DEPTH": (1, 1000),
+    "PRIORIS_MCP_FEEDBACK_MAX_WORDS": (0, 1000),
+    "PRIORIS_MCP_WORK_VECTOR_WEIGHT": (0, 1),
+    "PRIORIS_MCP_EMBEDDING_BATCH_SIZE": (1, 4096),
+    "PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS": (0.1, DAY),
+    "PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES": (1 << 24, 1 << 40),
+    "PRIORIS_MCP_PDF_MAX_PAGES": (1, 1_000_000),
+    "PRIORIS_MCP_PDF_MAX_PAGE_OPERATIONS": (1, 10**9),
+    "PRIORIS_MCP_PDF_MAX_PAGE_TEXT_RUNS": (1, 10**8),
+    "PRIORIS_MCP_PDF_MAX_PAGE_CHARS": (1, 10**9),
+    "PRIORIS_MCP_PDF_MAX_TEXT_CHARS": (1, 10**10),
+    "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS": (0.1, DAY),
+    "PRIORIS_MCP_MAX_RECORD_BYTES": (64, 1 << 31),
+    "PRIORIS_MCP_MAX_QUERY_CHARS": (1, 1_000_000),
+    "PRIORIS_MCP_POSTINGS_MIN_CHUNKS": (0, 10**12),
+    "PRIORIS_MCP_PG_POOL_SIZE": (1, 1000),
+    "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS": (1, 3600),
+    "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS": (1, 7 * DAY),
+    "PRIORIS_MCP_PG_EF_SEARCH": (1, 1000),
+}
+
+
+def _out_of_range(name: str, raw: str, kind: str) -> ConfigurationError:
+    low, high = RANGES[name]
+    return ConfigurationError(
+        f"{name}={raw.strip()[:40]!r} is invalid; accepted: {kind} from {low:g} to {high:g}"
+    )
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number") from None
-    if value < minimum or value != value:  # NaN check
-        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: a number >= {minimum:g}")
+        raise _out_of_range(name, raw, "a number") from None
+    low, high = RANGES[name]
+    if not math.isfinite(value) or not low <= value <= high:  # NaN and inf too
+        raise _out_of_range(name, raw, "a number")
     return value
 
 
 def _fraction(env: Mapping[str, str], name: str, default: float) -> float:
-    value = _number(env, name, default)
-    if value > 1:
-        raise ConfigurationError(f"{name}={env[name]!r} is invalid; accepted: a number from 0 to 1")
-    return value
+    return _number(env, name, default)
 
 
-def _integer(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
+def _integer(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
+    text = raw.strip()
+    low, high = RANGES[name]
+    # a digit string longer than the maximum's is out of range before int() reads it
+    if len(text.lstrip("+-")) > len(str(int(high))) + 1:
+        raise _out_of_range(name, raw, "an integer")
     try:
-        value = int(raw)
+        value = int(text)
     except ValueError:
-        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer") from None
-    if value < minimum:
-        raise ConfigurationError(f"{name}={raw!r} is invalid; accepted: an integer >= {minimum}")
+        raise _out_of_range(name, raw, "an integer") from None
+    if not low <= value <= high:
+        raise _out_of_range(name, raw, "an integer")
     return value
 
 
@@ -218,12 +270,15 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
     weights_raw = env.get("PRIORIS_MCP_HYBRID_WEIGHTS") or (
         "0.5,0.5" if method == "rrf" else "0.6,0.4"
     )
+    low, high = RANGES["PRIORIS_MCP_HYBRID_WEIGHTS"]
     try:
         fts_w, vec_w = (float(part) for part in weights_raw.split(","))
+        if not all(math.isfinite(w) and low <= w <= high for w in (fts_w, vec_w)):
+            raise ValueError(weights_raw)
     except ValueError:
         raise ConfigurationError(
-            f"PRIORIS_MCP_HYBRID_WEIGHTS={weights_raw!r} is invalid; accepted: two numbers "
-            "'FTS,VECTOR' such as '0.5,0.5'"
+            f"PRIORIS_MCP_HYBRID_WEIGHTS={weights_raw[:40]!r} is invalid; accepted: two "
+            f"numbers 'FTS,VECTOR' from {low:g} to {high:g}, such as '0.5,0.5'"
         ) from None
     cors = tuple(o.strip() for o in env.get("PRIORIS_MCP_CORS_ORIGINS", "").split(",") if o.strip())
     return Settings(
@@ -243,30 +298,28 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         doi_resolver_url=_url(env, "PRIORIS_MCP_DOI_RESOLVER_URL", Settings.doi_resolver_url),
         min_intervals=intervals,
         backoff_budget_seconds=_number(env, "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS", 60.0),
-        http_timeout_seconds=_number(env, "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", 30.0, minimum=0.001),
-        max_file_bytes=_integer(env, "PRIORIS_MCP_MAX_FILE_BYTES", 104_857_600, minimum=1),
+        http_timeout_seconds=_number(env, "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS", 30.0),
+        max_file_bytes=_integer(env, "PRIORIS_MCP_MAX_FILE_BYTES", 104_857_600),
         max_response_bytes=_integer(
-            env, "PRIORIS_MCP_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, minimum=1024
+            env, "PRIORIS_MCP_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES
         ),
-        max_markup_bytes=_integer(
-            env, "PRIORIS_MCP_MAX_MARKUP_BYTES", DEFAULT_MAX_MARKUP_BYTES, minimum=1024
-        ),
+        max_markup_bytes=_integer(env, "PRIORIS_MCP_MAX_MARKUP_BYTES", DEFAULT_MAX_MARKUP_BYTES),
         transport=_choice(env, "PRIORIS_MCP_TRANSPORT", TRANSPORTS, "stdio"),
         host=(env.get("PRIORIS_MCP_HOST") or "127.0.0.1").strip(),
-        port=_integer(env, "PRIORIS_MCP_PORT", 8000, minimum=0),
+        port=_integer(env, "PRIORIS_MCP_PORT", 8000),
         cors_origins=cors,
         http_allow_remote=_flag(env, "PRIORIS_MCP_HTTP_ALLOW_REMOTE"),
         http_token=_token(env, "PRIORIS_MCP_HTTP_TOKEN"),
         fusion_method=method,
-        rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60, minimum=1),
+        rrf_k=_integer(env, "PRIORIS_MCP_HYBRID_RRF_K", 60),
         fusion_weights=(fts_w, vec_w),
         rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
-        rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30, minimum=1),
-        feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 0, minimum=0),
+        rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30),
+        feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 0),
         work_vector_weight=_fraction(env, "PRIORIS_MCP_WORK_VECTOR_WEIGHT", 0.3),
-        embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16, minimum=1),
+        embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
-        ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765, minimum=0),
+        ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765),
         **_input_limits(env),
     )
 
@@ -276,47 +329,38 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
     d = Settings
     return {
         "pdf_time_limit_seconds": _number(
-            env, "PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS", d.pdf_time_limit_seconds, minimum=0.1
+            env, "PRIORIS_MCP_PDF_TIME_LIMIT_SECONDS", d.pdf_time_limit_seconds
         ),
         "pdf_memory_limit_bytes": _integer(
-            env, "PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", d.pdf_memory_limit_bytes, minimum=1 << 24
+            env, "PRIORIS_MCP_PDF_MEMORY_LIMIT_BYTES", d.pdf_memory_limit_bytes
         ),
-        "pdf_max_pages": _integer(env, "PRIORIS_MCP_PDF_MAX_PAGES", d.pdf_max_pages, minimum=1),
+        "pdf_max_pages": _integer(env, "PRIORIS_MCP_PDF_MAX_PAGES", d.pdf_max_pages),
         "pdf_max_page_operations": _integer(
-            env, "PRIORIS_MCP_PDF_MAX_PAGE_OPERATIONS", d.pdf_max_page_operations, minimum=1
+            env, "PRIORIS_MCP_PDF_MAX_PAGE_OPERATIONS", d.pdf_max_page_operations
         ),
         "pdf_max_page_text_runs": _integer(
-            env, "PRIORIS_MCP_PDF_MAX_PAGE_TEXT_RUNS", d.pdf_max_page_text_runs, minimum=1
+            env, "PRIORIS_MCP_PDF_MAX_PAGE_TEXT_RUNS", d.pdf_max_page_text_runs
         ),
-        "pdf_max_page_chars": _integer(
-            env, "PRIORIS_MCP_PDF_MAX_PAGE_CHARS", d.pdf_max_page_chars, minimum=1
-        ),
-        "pdf_max_text_chars": _integer(
-            env, "PRIORIS_MCP_PDF_MAX_TEXT_CHARS", d.pdf_max_text_chars, minimum=1
-        ),
+        "pdf_max_page_chars": _integer(env, "PRIORIS_MCP_PDF_MAX_PAGE_CHARS", d.pdf_max_page_chars),
+        "pdf_max_text_chars": _integer(env, "PRIORIS_MCP_PDF_MAX_TEXT_CHARS", d.pdf_max_text_chars),
         "ocr_page_timeout_seconds": _number(
-            env, "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS", d.ocr_page_timeout_seconds, minimum=0.1
+            env, "PRIORIS_MCP_OCR_PAGE_TIMEOUT_SECONDS", d.ocr_page_timeout_seconds
         ),
-        "max_record_bytes": _integer(
-            env, "PRIORIS_MCP_MAX_RECORD_BYTES", d.max_record_bytes, minimum=64
-        ),
-        "max_query_chars": _integer(
-            env, "PRIORIS_MCP_MAX_QUERY_CHARS", d.max_query_chars, minimum=1
-        ),
+        "max_record_bytes": _integer(env, "PRIORIS_MCP_MAX_RECORD_BYTES", d.max_record_bytes),
+        "max_query_chars": _integer(env, "PRIORIS_MCP_MAX_QUERY_CHARS", d.max_query_chars),
         "postings_min_chunks": _integer(
-            env, "PRIORIS_MCP_POSTINGS_MIN_CHUNKS", d.postings_min_chunks, minimum=0
+            env, "PRIORIS_MCP_POSTINGS_MIN_CHUNKS", d.postings_min_chunks
         ),
-        "pg_pool_size": _integer(env, "PRIORIS_MCP_PG_POOL_SIZE", d.pg_pool_size, minimum=1),
+        "pg_pool_size": _integer(env, "PRIORIS_MCP_PG_POOL_SIZE", d.pg_pool_size),
         "pg_connect_timeout_seconds": _integer(
-            env, "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS", d.pg_connect_timeout_seconds, minimum=1
+            env, "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS", d.pg_connect_timeout_seconds
         ),
         "pg_statement_timeout_seconds": _integer(
             env,
             "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS",
             d.pg_statement_timeout_seconds,
-            minimum=1,
         ),
-        "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search, minimum=1),
+        "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search),
     }
 
 

@@ -62,6 +62,11 @@ def read_config_file(path: Path) -> dict[str, tuple[str, str]]:
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigurationError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; tomllib lets this one through
+        raise ConfigurationError(
+            f"{path}: not valid TOML (not UTF-8 text: byte {exc.start} is "
+            f"0x{exc.object[exc.start]:02x})"
+        ) from None
     except OSError as exc:
         raise ConfigurationError(f"{path}: cannot be read ({exc.strerror})") from None
     values: dict[str, tuple[str, str]] = {}
