@@ -184,6 +184,6 @@ def test_every_numeric_setting_has_a_range_that_its_default_is_in() -> None:
         assert low <= value <= high, f.name
     documented = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
     ranges = documented[documented.index("## Ranges") :]
-    for name, (low, high) in RANGES.items():
+    for name, (_low, high) in RANGES.items():
         row = next((line for line in ranges.splitlines() if f"| `{name}` |" in line), "")
         assert f"{high:,.0f}" in row or f"{high:g}" in row, f"{name}: not in the docs' Ranges"
