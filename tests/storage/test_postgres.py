@@ -68,6 +68,49 @@ def test_urls_are_shown_without_their_password() -> None:
     assert redact("postgresql://lab@db/lib") == "postgresql://lab@db/lib"
 
 
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql://u@h/lib?password=hunter22&sslmode=require",
+            "postgresql://u@h/lib?password=***&sslmode=require",
+        ),
+        ("postgresql://u@h/lib?sslpassword=keypass1", "postgresql://u@h/lib?sslpassword=***"),
+        ("postgresql://u@h/lib?PASSWORD=x", "postgresql://u@h/lib?PASSWORD=***"),
+        ("postgresql://lab:pw@h:5x/lib", "postgresql://lab:***@h:5x/lib"),  # a bad port
+        (
+            "postgresql://u:secretpw@h1:5432,h2:5433/lib?target_session_attrs=any",
+            "postgresql://u:***@h1:5432,h2:5433/lib?target_session_attrs=any",
+        ),  # multi-host
+        ("postgresql://u:p%40ss%2Fw@h/db", "postgresql://u:***@h/db"),
+        (
+            "postgresql:///lib?host=/tmp&password=zz9secret",
+            "postgresql:///lib?host=/tmp&password=***",
+        ),
+        ("postgresql://u:se/cr?et@h/db", "postgresql://***@h/db"),
+        ("postgresql://h/db?application_name=a@b", "postgresql://h/db?application_name=a@b"),
+        ("postgres://u:p@h", "postgres://u:***@h"),
+    ],
+)
+def test_every_secret_of_a_url_is_hidden_and_masking_never_raises(url: str, shown: str) -> None:
+    assert redact(url) == shown
+
+
+def test_a_connection_error_never_shows_the_password() -> None:
+    from prioris.engines.postgres.connection import connect_raw
+
+    for url in (
+        "postgresql://lab:hunter22secret@127.0.0.1:1/lib?connect_timeout=1",
+        "postgresql://lab@127.0.0.1:99999/lib?password=hunter22secret",
+        "postgresql://lab:hunter22secret@127.0.0.1:5x/lib",
+        "postgresql://lab@127.0.0.1:1/lib?sslpassword=hunter22secret&connect_timeout=1",
+    ):
+        with pytest.raises(ConfigurationError) as err:
+            connect_raw(url, connect_timeout=1)
+        assert "hunter22secret" not in err.value.message, err.value.message
+        assert "cannot reach the PostgreSQL library" in err.value.message
+
+
 def _open(url: str, **env: str) -> Library:
     settings = load_settings({"PRIORIS_MCP_ENRICH": "off", **env}).with_library(url)
     return Library.open(settings, embedder=FakeEmbedder())

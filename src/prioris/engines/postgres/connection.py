@@ -19,7 +19,7 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from prioris.config import is_postgres_url as config_is_postgres_url
 from prioris.errors import ConfigurationError
@@ -38,16 +38,83 @@ def is_postgres_url(location: object) -> bool:
     return isinstance(location, str) and config_is_postgres_url(location)
 
 
+_SECRET_KEYS = ("password", "sslpassword")
+
+
+def _split_netloc(rest: str) -> tuple[str, str]:
+    """``user:pw@hosts`` and what follows it (path and query). The userinfo ends at the
+    last ``@`` before the query, so a password holding an unencoded ``/`` stays in it."""
+    query = rest.find("?")
+    at = rest.rfind("@", 0, query if query >= 0 else len(rest))
+    start = at + 1
+    ends = [i for i in (rest.find("/", start), rest.find("?", start)) if i >= 0]
+    end = min(ends, default=len(rest))
+    return rest[:end], rest[end:]
+
+
+def _looks_like_userinfo(text: str) -> bool:
+    """``user:...`` before any ``/`` or ``?``: the start of a userinfo, not a path."""
+    colon = text.find(":")
+    stops = [i for i in (text.find("/"), text.find("?")) if i >= 0]
+    return colon > 0 and colon < min(stops, default=len(text))
+
+
+def _secrets(url: str) -> list[str]:
+    """The secret values a URL carries: the userinfo password and secret query values
+    (raw and percent-decoded), longest first, so a message can be scrubbed of them."""
+    found: list[str] = []
+    netloc, _ = _split_netloc(url.split("://", 1)[-1])
+    userinfo, at, _ = netloc.rpartition("@")
+    if at and ":" in userinfo:
+        found.append(userinfo.split(":", 1)[1])
+    query = url.split("?", 1)[1] if "?" in url else ""
+    for pair in query.split("&"):
+        key, eq, value = pair.partition("=")
+        if eq and unquote(key).strip().lower() in _SECRET_KEYS and value:
+            found.append(value)
+    decoded = [unquote(v) for v in found]
+    return sorted({v for v in [*found, *decoded] if v}, key=len, reverse=True)
+
+
 def redact(url: str) -> str:
-    """The URL without its password, for messages and ``prioris status``."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    netloc = f"{parts.username or ''}:***@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    """The URL without its secrets, for messages and ``prioris status``: the password of
+    its userinfo and the values of ``password`` and ``sslpassword`` in its query become
+    ``***``. Read as text (no port parsing, any number of hosts), so it never raises
+    on a URL libpq itself would refuse."""
+    try:
+        scheme, sep, rest = url.partition("://")
+        if not sep:
+            return url
+        netloc, tail = _split_netloc(rest)
+        userinfo, at, hosts = netloc.rpartition("@")
+        if at and ":" in userinfo:
+            netloc = f"{userinfo.split(':', 1)[0]}:***@{hosts}"
+        elif not at and _looks_like_userinfo(rest.rpartition("@")[0]):
+            # the password held a '?': hide everything up to the host
+            return f"{scheme}://***@{rest.rpartition('@')[2]}"
+        path, question, query = tail.partition("?")
+        if question:
+            pairs = []
+            for pair in query.split("&"):
+                key, eq, value = pair.partition("=")
+                if eq and unquote(key).strip().lower() in _SECRET_KEYS:
+                    value = "***"
+                pairs.append(f"{key}{eq}{value}")
+            query = "&".join(pairs)
+        out = f"{scheme}://{netloc}{path}{question}{query}"
+        for secret in _secrets(url):  # a password also written somewhere else
+            if len(secret) >= 3:  # (a shorter one would blank out unrelated letters)
+                out = out.replace(secret, "***")
+        return out
+    except Exception:  # pragma: no cover - text operations; never print the URL then
+        return "postgresql://***"
+
+
+def scrub(message: str, url: str) -> str:
+    """``message`` (a driver's error) with the URL's secrets replaced by ``***``."""
+    for secret in _secrets(url):
+        message = message.replace(secret, "***")
+    return message
 
 
 def translate(sql: str, has_params: bool) -> str:
@@ -168,6 +235,7 @@ def connect_raw(
         raw = psycopg.connect(url, **kwargs)
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        reason = scrub(reason, url)  # libpq echoes a connection string it cannot parse
         raise ConfigurationError(
             f"cannot reach the PostgreSQL library {redact(url)}: {reason} (--db, PRIORIS_MCP_DB)"
         ) from None
