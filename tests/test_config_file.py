@@ -79,6 +79,13 @@ def test_a_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     assert err.value.message == f"{path}: not valid TOML (not UTF-8 text: byte 14 is 0xff)"
 
 
+def test_a_nul_in_a_file_value_is_refused_naming_the_key(tmp_path: Path) -> None:
+    path = write_config(tmp_path, 'data_dir = "lib\\u0000rary"\n')
+    with pytest.raises(ConfigurationError) as err:
+        load_settings({"XDG_CONFIG_HOME": str(tmp_path)})
+    assert err.value.message.startswith(str(path)) and "NUL byte" in err.value.message
+
+
 def test_an_invalid_environment_value_is_not_blamed_on_the_file(tmp_path: Path) -> None:
     write_config(tmp_path, 'ocr = "always"\n')
     with pytest.raises(ConfigurationError) as err:

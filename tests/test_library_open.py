@@ -53,6 +53,8 @@ def test_keywords_are_checked_like_their_variables(tmp_path: Path) -> None:
         keyword_settings({"ocr_mode": "sometimes"}, env)
     with pytest.raises(ConfigurationError, match="PRIORIS_MCP_PDF_MAX_PAGES"):
         keyword_settings({"pdf_max_pages": 0}, env)
+    with pytest.raises(ConfigurationError, match="data_dir holds a NUL byte"):
+        keyword_settings({"data_dir": "a\x00b"}, env)
     with pytest.raises(TypeError, match=r"unknown setting 'data_directory'.*data_dir"):
         keyword_settings({"data_directory": "x"}, env)
     with pytest.raises(TypeError, match="unknown provider 'crossref'"):

@@ -409,6 +409,8 @@ def keyword_settings(
             continue
         variable = _KEYWORD_VARIABLES.get(name, f"PRIORIS_MCP_{name.upper()}")
         overrides[variable] = _as_variable(value)
+        if "\x00" in overrides[variable]:  # would fail later, as a traceback in a path
+            raise ConfigurationError(f"{name} holds a NUL byte; no setting may contain one")
     base = dict(os.environ if env is None else env)
     if values.get("data_dir") is not None and values.get("db") is None:
         base.pop("PRIORIS_MCP_DB", None)  # a data directory names the library inside it

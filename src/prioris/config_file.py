@@ -74,7 +74,10 @@ def read_config_file(path: Path) -> dict[str, tuple[str, str]]:
         name = PREFIX + key.strip().upper().replace("-", "_")
         if name in values:
             raise ConfigurationError(f"{path}: key {key!r} is given twice (keys ignore case)")
-        values[name] = (key, _as_text(path, key, value))
+        text = _as_text(path, key, value)
+        if "\x00" in text:  # TOML's \u0000: a value no path or setting can hold
+            raise ConfigurationError(f"{path}: key {key!r} holds a NUL byte")
+        values[name] = (key, text)
     return values
 
 

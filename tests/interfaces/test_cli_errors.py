@@ -159,3 +159,22 @@ def test_a_file_name_that_is_not_utf8(capsys, tmp_path: Path) -> None:  # type: 
     assert "Traceback" not in err and "ingested" in out
     code, out, err = run(capsys, "show", "caf\udce9", "--json")  # an id no one has
     assert code == 1 and one_error_line(err, "not_found")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["migrate-to", "x\x00y"],
+        ["ingest", "paper\x00.pdf"],
+        ["import", "corpus\x00.jsonl"],
+        ["search", "a\x00b"],
+        ["--data-dir", "d\x00", "status"],
+        ["export", "--format", "bibtex", "id\x00"],
+    ],
+)
+def test_a_nul_byte_in_any_argument_is_a_usage_error(capsys, tmp_path, monkeypatch, argv) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and "Traceback" not in err
+    assert "holds a NUL byte" in one_error_line(err, "invalid_request")
+    assert list(tmp_path.iterdir()) == []  # nothing was created on the way

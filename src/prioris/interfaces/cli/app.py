@@ -187,6 +187,11 @@ def _run(argv: list[str], logs: CliLogging) -> int:
             stream.reconfigure(errors="backslashreplace")
     try:
         parser = build_parser()
+        for position, arg in enumerate(argv, 1):  # every path and value, checked once here
+            if "\x00" in arg:
+                raise InvalidRequestError(
+                    f"argument {position} holds a NUL byte, which no path or value may contain"
+                )
         if not argv:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
