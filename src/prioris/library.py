@@ -20,6 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from prioris.config import Settings, keyword_settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.engines import database_errors, display_location, open_storage
+from prioris.errors import ConfigurationError
 from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pipeline import IngestPipeline
@@ -405,7 +406,12 @@ def migrate_library(
     file) with its vectors, no model needed; run again to resume a stopped copy."""
     from prioris.storage.copy import copy_library
 
-    source = open_storage(settings.library_location, settings)
+    location = settings.library_location
+    if isinstance(location, Path) and not location.exists():  # never create it to copy it
+        raise ConfigurationError(
+            f"there is no library at {location} to copy (--db, --data-dir, PRIORIS_MCP_DB)"
+        )
+    source = open_storage(location, settings)
     destination = open_storage(str(target), settings)
     try:
         report = copy_library(source, destination, on_progress=on_progress)

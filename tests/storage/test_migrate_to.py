@@ -139,3 +139,39 @@ def test_a_library_with_other_works_is_not_a_target(
     code = main(["--db", str(tmp_path / "s2.db"), "migrate-to", str(tmp_path / "s2.db"), "--json"])
     assert code == 2 and "the target is the library itself" in capsys.readouterr().err
     assert main(["--db", str(tmp_path / "s2.db"), "migrate-to", pg_url, "--json"]) == 2
+
+
+def test_a_missing_source_is_refused_and_not_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "typo.sqlite"
+    code = main(["--db", str(missing), "migrate-to", str(tmp_path / "copy.db")])
+    assert code == 2 and f"there is no library at {missing} to copy" in capsys.readouterr().err
+    assert not missing.exists() and not (tmp_path / "copy.db").exists()
+
+
+def test_a_resume_into_a_target_that_gained_its_own_works_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source_file, target_file = tmp_path / "source.sqlite", tmp_path / "target.sqlite"
+    with _open(source_file) as source:
+        _fill(source, tmp_path)
+    real = copy_module._copy_works
+    calls = 0
+
+    def stop_on_second(*args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        real(*args)
+
+    monkeypatch.setattr(copy_module, "_copy_works", stop_on_second)
+    with pytest.raises(KeyboardInterrupt):
+        copy_module.copy_library(open_storage(source_file), open_storage(target_file), batch=5)
+    monkeypatch.setattr(copy_module, "_copy_works", real)
+    with _open(target_file) as target:  # someone uses the half-copied library meanwhile
+        target.import_records([{"_id": "theirs", "title": "Theirs", "text": "own words"}])
+    settings = load_settings({}).with_library(source_file)
+    with pytest.raises(ConfigurationError, match=r"gained 1 work\(s\) of its own.*'theirs'"):
+        migrate_library(settings, target_file)

@@ -90,6 +90,15 @@ def _copy(
     index_of(dst).before_copy(dst)
     dst.execute("COMMIT")
     ids = [r[0] for r in src.execute("SELECT id FROM works ORDER BY id")]
+    if has_works:  # resuming: the target must hold nothing but this source's works
+        known = set(ids)
+        foreign = [r[0] for r in dst.execute("SELECT id FROM works") if r[0] not in known]
+        if foreign:
+            raise ConfigurationError(
+                f"the target library has gained {len(foreign)} work(s) of its own since the "
+                f"copy stopped (e.g. {foreign[0]!r}), so the copy cannot resume into it; copy "
+                "into a new library (an empty database or a new file)"
+            )
     report = CopyReport()
     for start in range(0, len(ids), batch):
         group = ids[start : start + batch]
