@@ -208,6 +208,28 @@ def test_read_renders_the_markdown_instead_of_showing_its_markers(web: Web) -> N
     assert "<em>short</em>" in text and "<li>atomic</li>" in text and "<td>serial</td>" in text
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/library?p=99999999999999999999999",
+        "/library?p=9223372036854775807",
+        "/read?id={id}&chunk=99999999999999999999999",
+        "/read?id={id}&page=99999999999999999999999",
+        "/api/page.png?id={id}&page=1&chunk=99999999999999999999999",
+        "/api/page.png?id={id}&page=99999999999999999999999",
+        "/?q=x&k=99999999999999999999",
+        "/read?id={id}&page=-3",
+    ],
+)
+def test_huge_numbers_in_a_url_are_bad_requests_not_server_errors(stocked: Web, url: str) -> None:
+    work_id = stocked.library.list_works()[0]["id"]
+    response = stocked.client.get(url.format(id=work_id))
+    assert response.status_code in (200, 400), response.status_code
+    assert "Traceback" not in response.text and "OverflowError" not in response.text
+    if response.status_code == 200:  # a page that explains, in its own words
+        assert "invalid_request" in response.text or "There is no page" in response.text
+
+
 def test_read_reports_unknown_works_and_pages_plainly(stocked: Web) -> None:
     missing = stocked.client.get("/read", params={"id": "doi:10.1/none"})
     assert missing.status_code == 404 and "not_found" in missing.text

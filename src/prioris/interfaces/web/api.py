@@ -24,7 +24,7 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.interfaces.web import tasks
-from prioris.interfaces.web.pages import SearchForm, run_search
+from prioris.interfaces.web.pages import SearchForm, int_param, run_search
 from prioris.interfaces.web.security import read_body, save_body
 from prioris.interfaces.web.state import blocking, state_of
 
@@ -121,11 +121,8 @@ async def search_fragment(request: Request) -> Response:
 async def page_image(request: Request) -> Response:
     """A PDF page as PNG, the hit's passage marked (``id``, ``page``, optional ``chunk``)."""
     params = request.query_params
-    try:
-        number = int(params.get("page") or "1")
-        chunk = int(params["chunk"]) if params.get("chunk") else None
-    except ValueError:
-        raise InvalidRequestError("page and chunk must be whole numbers") from None
+    number = int_param(params, "page", low=1) or 1
+    chunk = int_param(params, "chunk")
     library = state_of(request).library
     png, marked = await blocking(library.page_image, params.get("id") or "", number, chunk_id=chunk)
     return Response(

@@ -24,15 +24,22 @@ LIBRARY_PAGE = 50
 UPLOAD_KINDS = ("upload", "folder", "fetch", "import")
 
 
-def _int(params: Any, name: str, *, low: int | None = None, high: int | None = None) -> int | None:
+MAX_NUMBER = 2**63 - 1  # the largest whole number either database takes
+
+
+def int_param(params: Any, name: str, *, low: int = 0, high: int = MAX_NUMBER) -> int | None:
+    """A whole-number parameter within ``low..high`` (by default any a database takes:
+    a larger one is invalid_request, never an OverflowError from the driver)."""
     raw = (params.get(name) or "").strip()
     if not raw:
         return None
+    if len(raw.lstrip("+-")) > len(str(MAX_NUMBER)):
+        raise InvalidRequestError(f"{name} must be between {low} and {high}, got {raw[:24]}…")
     try:
         value = int(raw)
     except ValueError:
-        raise InvalidRequestError(f"{name} must be a whole number, got {raw!r}") from None
-    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidRequestError(f"{name} must be a whole number, got {raw[:40]!r}") from None
+    if not low <= value <= high:
         raise InvalidRequestError(f"{name} must be between {low} and {high}, got {value}")
     return value
 
@@ -55,14 +62,14 @@ class SearchForm:
         mode = params.get("mode") or "hybrid"
         if mode not in MODES:
             raise InvalidRequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        k = _int(params, "k", low=1, high=100) or 10
+        k = int_param(params, "k", low=1, high=100) or 10
         return cls(
             q=(params.get("q") or "").strip(),
             mode=mode,
             passages=params.get("passages") in ("1", "on", "true"),
             source=(params.get("source") or "").strip(),
-            from_year=_int(params, "from", low=0, high=9999),
-            to_year=_int(params, "to", low=0, high=9999),
+            from_year=int_param(params, "from", low=0, high=9999),
+            to_year=int_param(params, "to", low=0, high=9999),
             k=k,
             undated=params.get("undated") in ("1", "on", "true"),
         )
@@ -156,7 +163,7 @@ async def read_page(request: Request) -> Response:
     params = request.query_params
     work = await blocking(library.get_work, params.get("id") or "")
     pages = await blocking(library.pages, work.id)
-    chunk_id = _int(params, "chunk", low=0)
+    chunk_id = int_param(params, "chunk", low=0)
     chunk = None
     if chunk_id is not None:
         try:
@@ -165,7 +172,7 @@ async def read_page(request: Request) -> Response:
             chunk = None
         if chunk is not None and chunk["work_id"] != work.id:
             chunk = None
-    wanted = _int(params, "page")
+    wanted = int_param(params, "page")
     number = wanted or (_page_of(chunk, pages) if chunk else 1)
     notice = None
     if pages and not 1 <= number <= len(pages):
@@ -207,7 +214,8 @@ async def library_page(request: Request) -> Response:
     order = params.get("order") or ("asc" if sort == "title" else "desc")
     if order not in ("asc", "desc"):
         raise InvalidRequestError(f"order must be asc or desc, got {order!r}")
-    number = _int(params, "p", low=1) or 1
+    # the page's offset (p - 1) x 50 must still be a number the database takes
+    number = int_param(params, "p", low=1, high=MAX_NUMBER // LIBRARY_PAGE) or 1
     text = (params.get("q") or "").strip()
     source = (params.get("source") or "").strip()
     listing = await blocking(
