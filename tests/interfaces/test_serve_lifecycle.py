@@ -159,3 +159,26 @@ def test_stdio_sigterm_cleans_up(tmp_path: Path) -> None:
     assert "Traceback" not in stderr, stderr
     assert code == 0, stderr
     assert _parts(data_dir / "uploads") == []
+
+
+def test_http_on_a_busy_port_says_so_in_one_line_before_any_banner(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "prioris", "--db", str(tmp_path / "lib.sqlite")),
+                *("serve", "--transport", "http", "--port", str(port)),
+            ],
+            env=_env(tmp_path / "data"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"error [configuration_error]: cannot listen on 127.0.0.1:{port} (Address already in "
+        "use); pass another --port or set PRIORIS_MCP_PORT"
+    ], done.stderr

@@ -19,6 +19,7 @@ shutdown as the end of stdin or Ctrl-C, so no upload part is left behind.
 from __future__ import annotations
 
 import importlib.metadata
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -142,11 +143,37 @@ async def _serve_http(
 ) -> None:
     import uvicorn
 
+    sock = bind_http(exposure.host, port)  # before the banner: a busy port says only that
+    port = sock.getsockname()[1]
     app = http_app(server, settings, exposure.host, token=exposure.token)
     config = uvicorn.Config(app, host=exposure.host, port=port, log_level="warning", lifespan="on")
     sys.stderr.write("".join(line + "\n" for line in exposure.banner(port, MCP_PATH)))
     sys.stderr.flush()
-    await uvicorn.Server(config).serve()
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def bind_http(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port``, or a one-line ConfigurationError saying why
+    not (a port in use, an address this machine does not have)."""
+    from prioris.errors import ConfigurationError
+
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot listen on {host}:{port} ({exc})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigurationError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}); pass another --port "
+            "or set PRIORIS_MCP_PORT"
+        ) from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def serve(
