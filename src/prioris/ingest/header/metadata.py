@@ -28,10 +28,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from prioris.identifiers import find_identifiers_in_text
+from prioris.ingest.header.embedded import (
+    TITLE_RATIO,
+    EmbeddedRecord,
+    embedded_record,
+    fold,
+    real_title,
+    split_authors,
+)
 from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import Header, HeaderPage
-from prioris.ingest.header.names import looks_like_name, names_in_byline, split_byline
+from prioris.ingest.header.names import names_in_byline
 from prioris.ingest.header.text import header_from_text
 from prioris.ingest.lines import MARGIN_BAND
 
@@ -46,6 +56,16 @@ class PdfMetadata:
     identifiers: list[str] = field(default_factory=list)
     affiliations: list[str] = field(default_factory=list)
     abstract: str | None = None
+    venue: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    embedded: EmbeddedRecord = field(default_factory=EmbeddedRecord)
+    """The fields of the PDF's Info dictionary and XMP that page 1 agrees with."""
+
+    def pdf_metadata(self) -> dict[str, Any]:
+        """JSON-ready record of the trusted embedded fields (``records['pdf_metadata']``)."""
+        return self.embedded.as_record()
 
     def printed(self) -> dict[str, Any]:
         """JSON-ready record of what the paper printed (kept beside a provider's record)."""
@@ -59,16 +79,14 @@ class PdfMetadata:
             "arxiv_id": arxiv,
             "affiliations": list(self.affiliations),
             "abstract": self.abstract,
+            "venue": self.venue,
+            "volume": self.volume,
+            "issue": self.issue,
+            "pages": self.pages,
         }
 
 
 log = logging.getLogger(__name__)
-_JUNK_TITLES = re.compile(
-    r"^(?:microsoft (?:word|powerpoint|excel) - |untitled|title$|document\d*$|slide \d+|"
-    r"(?:main|paper|manuscript|draft|article|preprint)$)",
-    re.IGNORECASE,
-)
-_FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|tex|dvi|ps|eps|rtf|odt|indd|qxd)$", re.IGNORECASE)
 _REFERENCES = re.compile(r"(?im)^(?:#{1,3}\s*)?(?:\d+\.?\s*)?(?:references|bibliography)\s*$")
 _CITED_PREPRINT = re.compile(r"(?i)arxiv\s+preprint\s*,?\s*(?:arxiv\s*:\s*)?\S+")
 _CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
@@ -112,39 +130,66 @@ _ARXIV_NEW = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
 _ARXIV_OLD = re.compile(r"^[a-z][\w.-]*/(\d\d)(\d\d)\d{3}")
 
 
-def real_title(title: str) -> str | None:
-    """The title if it looks like one: not empty, not a file name, not a Word default."""
-    title = " ".join(title.split())
-    if len(title) < 4 or sum(ch.isalpha() for ch in title) < 4 or len(title) > 300:
-        return None
-    if _JUNK_TITLES.match(title) or _FILE_SUFFIX.search(title):
-        return None
-    if " " not in title and re.search(r"[_/\\]|\.\w{2,4}$", title):
-        return None  # report_v3_final, C:\papers\x, draft.v2
-    return title
-
-
 def title_from_ocr_text(text: str) -> str | None:
     """A scanned page's title: its first paragraph that reads like a title."""
     title = header_from_text(text).title
     return real_title(title) if title else None
 
 
-def split_authors(raw: str) -> list[str]:
-    """The info dictionary's author field as names; junk (``admin``, ``et al.``) dropped.
+def choose_title(printed: str | None, embedded: str | None) -> str | None:
+    """The printed title unless the PDF's own (page-checked) title says otherwise.
 
-    ``;`` separates names when present, so ``"Lovelace, Ada; Turing, Alan"`` keeps its
-    family-first names.
+    Both agreeing (or the embedded one cut short inside the printed one), the printed form
+    is kept; a printed guess that is something else (the journal's name set large, a book
+    series) gives way to the embedded title, which is printed on page 1 as a whole run of
+    lines.
     """
-    raw = re.sub(r"\([^)]*\)|\{[^}]*\}|\bet\.? al\.?", " ", raw)
-    if ";" in raw:
-        names = [" ".join(part.split()) for part in raw.split(";")]
-        return [
-            name
-            for name in names
-            if looks_like_name(" ".join(reversed(name.split(",", 1))).replace(",", " "))
-        ]
-    return [name for name in split_byline(raw) if looks_like_name(name)]
+    if not embedded:
+        return printed
+    if not printed:
+        return embedded
+    a, b = fold(printed), fold(embedded)
+    if a == b or b in a or fuzz.ratio(a, b) >= TITLE_RATIO:
+        return printed
+    return embedded
+
+
+def _key(name: str) -> str:
+    words = fold(name).split()
+    return f"{words[0][0]} {words[-1]}" if len(words) > 1 else " ".join(words)
+
+
+def _uncapped(name: str) -> str:
+    """``ROBERT E. GRUBER`` as ``Robert E. Gruber`` (a name set in capitals)."""
+    if any(ch.islower() for ch in name) or sum(ch.isalpha() for ch in name) < 4:
+        return name
+    return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), name)
+
+
+def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
+    """The byline's names, corrected by the PDF's own (page-checked) creators.
+
+    A trusted embedded list at least as long as the byline's wins (in the byline's
+    spelling where the two agree: it keeps accents the metadata often drops); a shorter one
+    (often the first author only) only repairs the byline's names it is part of
+    (``Divya Daryanani Students`` -> ``Divya Daryanani``).
+    """
+    printed = [_uncapped(name) for name in printed]
+    if not embedded:
+        return printed
+    if not printed:
+        return list(embedded)
+    spelled = {fold(name): name for name in printed}
+    if len(embedded) > len(printed) or (
+        len(embedded) == len(printed) and [_key(n) for n in embedded] != [_key(n) for n in printed]
+    ):
+        return [spelled.get(fold(name), name) for name in embedded]
+    repaired = []
+    for name in printed:
+        folded = fold(name)
+        better = next((e for e in embedded if folded.startswith(fold(e) + " ")), None)
+        repaired.append(better or name)
+    return repaired
 
 
 def _year_in_range(year: int) -> bool:
@@ -268,8 +313,12 @@ def pdf_metadata(
             match = _COVER_AUTHORS.search(first_text or "")
             header.authors = (names_in_byline(match.group(1)) or []) if match else []
 
-    title = real_title(header.title or "") or real_title(info.get("title", ""))
-    authors = header.authors or split_authors(info.get("author", ""))
+    page_one = pages[1] if cover else pages[0]
+    embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
+    title = choose_title(real_title(header.title or ""), embedded.title)
+    title = title or real_title(info.get("title", ""))
+    authors = choose_authors(header.authors, embedded.authors)
+    authors = authors or split_authors(info.get("author", ""))
 
     order = [1, 0] if cover else [0, 1]
     sources = ["\n".join(info.get(k, "") for k in ("title", "subject", "keywords")), xmp]
@@ -281,7 +330,8 @@ def pdf_metadata(
     identifiers = find_own_identifiers(sources)
 
     found = printed_year(notes)
-    year = found[0] if found and found[1] <= 2 else None
+    year = found[0] if found and found[1] <= 1 else None
+    year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
     year = year or arxiv_year(identifiers) or (found[0] if found else None)
     return PdfMetadata(
         title=title,
@@ -290,4 +340,5 @@ def pdf_metadata(
         identifiers=identifiers,
         affiliations=header.affiliations,
         abstract=header.abstract,
+        embedded=embedded,
     )
