@@ -229,15 +229,31 @@ def _split_first(byline: str) -> tuple[str, str]:
     return (byline, "") if match is None else (byline[: match.start()], byline[match.end() :])
 
 
+def _row_byline(row: list[HeaderLine]) -> str:
+    """A row's lines as one byline: pieces set close together are one name (``MICHAEL``
+    ``J. FISCHER`` in small capitals), pieces spaced apart are separate names."""
+    text = ""
+    previous: HeaderLine | None = None
+    for line in row:
+        if previous is not None:
+            near = line.x0 - previous.x1 < 1.2 * max(line.size, previous.size)
+            text += " " if near and not text.endswith(MARK) else MARK
+        text += _byline(line)
+        previous = line
+    return text
+
+
 def _authors(lines: list[HeaderLine]) -> list[str]:
     names: list[str] = []
     previous_open = False
     for row in _rows(lines):
-        byline = MARK.join(_byline(line) for line in row)
+        byline = _row_byline(row)
         found = names_in_byline(byline)
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
+            if head.lower() in ("and", "&"):
+                head = ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
                 glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"
                 names[-1] = f"{names[-1]}{glue}{head}"
