@@ -164,6 +164,7 @@ class Preparer:
                 aliases=list(meta.identifiers),
                 source="file",
                 extra={"filename": Path(path).name} if path else {},
+                **meta.venue_fields(),
             )
         else:
             work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
@@ -183,6 +184,8 @@ class Preparer:
             work, content.pages, document=document, content=pdf, path=path
         )
         prepared.records["printed"] = meta.printed()
+        if meta.pdf_metadata():  # the PDF's own Info/XMP fields that page 1 agrees with
+            prepared.records["pdf_metadata"] = meta.pdf_metadata()
         prepared.result.warnings = list(content.warnings)
         return prepared
 

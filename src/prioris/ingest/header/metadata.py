@@ -43,6 +43,7 @@ from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import Header, HeaderPage
 from prioris.ingest.header.names import names_in_byline
 from prioris.ingest.header.text import header_from_text
+from prioris.ingest.header.venue import find_venue
 from prioris.ingest.lines import MARGIN_BAND
 
 
@@ -66,6 +67,16 @@ class PdfMetadata:
     def pdf_metadata(self) -> dict[str, Any]:
         """JSON-ready record of the trusted embedded fields (``records['pdf_metadata']``)."""
         return self.embedded.as_record()
+
+    def venue_fields(self) -> dict[str, str]:
+        """Venue, volume, issue and pages for a new work: the printed venue line, else the
+        PDF's own (page-checked) record; publisher from the latter only."""
+        printed = {"venue": self.venue, "volume": self.volume}
+        printed |= {"issue": self.issue, "pages": self.pages}
+        source = printed if self.venue else self.embedded.as_record()
+        fields = {key: source.get(key) for key in ("venue", "volume", "issue", "pages")}
+        fields["publisher"] = self.embedded.publisher
+        return {key: str(value) for key, value in fields.items() if value}
 
     def printed(self) -> dict[str, Any]:
         """JSON-ready record of what the paper printed (kept beside a provider's record)."""
@@ -98,8 +109,31 @@ _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
 
 _Y = r"((?:19|20)\d\d)"
 _NOT_VENUES = r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std)"
-# (priority, pattern): 1 = the publication itself, 2 = its venue, 3-4 = the review process
+# (priority, pattern): 0 = how the paper is cited (its issue), 1 = the publication itself,
+# 2 = its venue, 3-4 = the review process
 _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    # "To cite this article: S. M. Dobson & J. A. Goddard (1998) Performance and ..."
+    (
+        0,
+        re.compile(
+            rf"\b(?:to cite this article|cite this article as)\b[^()]{{0,250}}\({_Y}\)", re.I
+        ),
+    ),
+    # a journal's citation line: "Information Systems 93 (2020) 101562",
+    # "Int J Data Sci Anal (2018) 5:213-222", "ACM Trans. Comput. Syst. 2008.26:1-26"
+    (0, re.compile(rf"(?<![\d.])\d{{1,4}}\s*\({_Y}\)\s*[:,]?\s*[A-Za-z]?\d+")),
+    (0, re.compile(rf"[A-Za-z.]\s*\({_Y}\)\s*\d{{1,4}}\s*[:(]\s*\d+")),
+    (0, re.compile(rf"\b{_Y}\.\d{{1,4}}:\d+")),
+    (0, re.compile(rf"\bdate of current version\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
+    # ResearchGate's cover: "Article · February 2009", "Conference Paper · May 2019"
+    (
+        1,
+        re.compile(
+            rf"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
+            rf"research|working paper)(?: in [^·]{{0,120}})?\s*·\s*(?:[A-Z][a-z]+\s+)?{_Y}\b",
+            re.I | re.M,
+        ),
+    ),
     (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
     (
         1,
@@ -123,6 +157,12 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
     (3, re.compile(rf"\b(?:accepted|revised)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
     (4, re.compile(rf"\b(?:received|submitted)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
+)
+# lines of page 1 that date the paper wherever they stand (a cover page, a box)
+_STRONG_LINES = re.compile(
+    r"(?im)^.*\b(?:to cite this article|cite this article as)\b.*$|"
+    r"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
+    r"working paper)\b[^\n]{0,120}·[^\n]*$"
 )
 _ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
@@ -313,6 +353,7 @@ def pdf_metadata(
             match = _COVER_AUTHORS.search(first_text or "")
             header.authors = (names_in_byline(match.group(1)) or []) if match else []
 
+    notes += _STRONG_LINES.findall(first_text or "")
     page_one = pages[1] if cover else pages[0]
     embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
     title = choose_title(real_title(header.title or ""), embedded.title)
@@ -329,6 +370,7 @@ def pdf_metadata(
     sources.append(_cite_boxes(page_texts))
     identifiers = find_own_identifiers(sources)
 
+    venue = find_venue([_margin_texts(page_one)[1], *header.notes])
     found = printed_year(notes)
     year = found[0] if found and found[1] <= 1 else None
     year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
@@ -340,5 +382,9 @@ def pdf_metadata(
         identifiers=identifiers,
         affiliations=header.affiliations,
         abstract=header.abstract,
+        venue=venue.venue if venue else None,
+        volume=venue.volume if venue else None,
+        issue=venue.issue if venue else None,
+        pages=venue.pages if venue else None,
         embedded=embedded,
     )
