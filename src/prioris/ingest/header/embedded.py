@@ -180,12 +180,16 @@ def _family_last(name: str) -> str:
     return name
 
 
-def good_title(title: str) -> str | None:
-    """The title unless it is junk (a file name, a Word default, a job number)."""
+def plausible_title(title: str) -> str | None:
+    """The title unless it is junk (a file name, a Word default, a typesetter's job)."""
     title = real_title(title) or ""
-    if not title or _JOB_TITLE.search(title):
-        return None
-    if len(fold(title).split()) < 2:
+    return None if not title or _JOB_TITLE.search(title) else title
+
+
+def good_title(title: str) -> str | None:
+    """A plausible title of two words or more (what may stand in for a printed one)."""
+    title = plausible_title(title) or ""
+    if not title or len(fold(title).split()) < 2:
         return None  # "Bigtable", "MapReduce": a short name, not the title
     return title
 

@@ -28,6 +28,7 @@ from prioris.ingest.header.layout import Header, HeaderLine, HeaderPage
 from prioris.ingest.header.names import (
     MARK,
     clean_name,
+    ends_a_name,
     looks_like_name,
     names_in_byline,
     split_byline,
@@ -138,9 +139,22 @@ def _title_lines(
                 break
             run.extend(row)
         text = " ".join(line.text for line in run)
-        if len(text.split()) >= 2 and _letters(text) >= 8:
+        if len(text.split()) >= 2 and _letters(text) >= 8 and not _not_a_title(text):
             return run
     return []
+
+
+_SERIES = re.compile(
+    r"^(?:springer\s*briefs|springer\b|lecture notes\b|texts in\b|undergraduate texts\b)|"
+    r"\b(?:series|texts|briefs|monographs|lecture notes) (?:in|on|of)\b",
+    re.I,
+)
+
+
+def _not_a_title(text: str) -> bool:
+    """A run set large that is no title: a journal's logo in lower case (``applied
+    sciences``), a book series (``Springer Texts in Statistics``)."""
+    return not any(ch.isupper() for ch in text) or bool(_SERIES.search(text))
 
 
 def _title_text(lines: list[HeaderLine]) -> str | None:
@@ -252,7 +266,7 @@ def _authors(lines: list[HeaderLine]) -> list[str]:
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
-            if head.lower() in ("and", "&"):
+            if head.lower() in ("and", "&") or ends_a_name(head):
                 head = ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
                 glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"

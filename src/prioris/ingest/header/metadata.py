@@ -36,6 +36,7 @@ from prioris.ingest.header.embedded import (
     EmbeddedRecord,
     embedded_record,
     fold,
+    plausible_title,
     real_title,
     split_authors,
 )
@@ -162,7 +163,9 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
 _STRONG_LINES = re.compile(
     r"(?im)^.*\b(?:to cite this article|cite this article as)\b.*$|"
     r"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
-    r"working paper)\b[^\n]{0,120}·[^\n]*$"
+    r"working paper)\b[^\n]{0,120}·[^\n]*$|"
+    r"^\W{0,3}(?:received|accepted|published(?: online)?|available online|revised)\s*"
+    r"(?::|on\b|\d)[^\n]*$"
 )
 _ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
@@ -357,7 +360,7 @@ def pdf_metadata(
     page_one = pages[1] if cover else pages[0]
     embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
     title = choose_title(real_title(header.title or ""), embedded.title)
-    title = title or real_title(info.get("title", ""))
+    title = title or plausible_title(info.get("title", ""))
     authors = choose_authors(header.authors, embedded.authors)
     authors = authors or split_authors(info.get("author", ""))
 

@@ -47,7 +47,7 @@ _PARTICLES = {
     "mac",
 }
 _HONORIFICS = re.compile(
-    r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|"
+    r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|^by\s+|"
     r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
     re.IGNORECASE,
 )
@@ -286,6 +286,12 @@ def strip_trailing(piece: str) -> str:
                 return head
             break
     return " ".join(tokens)
+
+
+def ends_a_name(word: str) -> bool:
+    """Whether ``word`` is printed after a name rather than in it (``Google``, ``National``,
+    ``University``): a byline row ending open is not continued by it."""
+    return word.lower().strip(".,;:") in _AFTER_NAME
 
 
 def _is_place(name: str) -> bool:
