@@ -42,7 +42,7 @@ _SHAPES: tuple[re.Pattern[str], ...] = (
     re.compile(
         rf"^{_NAME}[,.]?\s+(?:vol\.?|volume)\s*(?P<volume>\d{{1,4}})\s*"
         rf"(?:[,(]?\s*(?:no\.?|issue|number|nr\.?)\s*(?P<issue>\d{{1,4}})\)?)?"
-        rf"(?:[^\d]{{0,30}}?(?:pp?\.|pages)\s*(?P<pages>\d+(?:{_DASH}\d+)?))?",
+        rf"(?:.{{0,30}}?(?:pp?\.|pages)\s*(?P<pages>\d+(?:{_DASH}\d+)?))?",
         re.I,
     ),
     # Proceedings of ..., pages 624-633 / In: Proceedings of ...
