@@ -287,6 +287,15 @@ def test_a_lower_case_logo_or_a_book_series_is_no_title() -> None:
         (["Article · February 2009", "All content uploaded on 25 February 2016."], 2009),
         (["Proceedings of the 52nd Annual Meeting of the ACL, pages 624–633, 2014"], 2014),
         (["Vol. 7, No. 2, 2014, pp. 1-8"], 2014),
+        (
+            [
+                "© Springer International Publishing AG, part of Springer Nature 2018",
+                "Received: 9 August 2017 / Accepted: 28 December 2017",
+            ],
+            2018,
+        ),
+        (["MathSport International 2019 Conference Proceedings"], 2019),
+        (["May 5, 2020"], 2020),
     ],
 )
 def test_printed_years_prefer_the_publication(notes: list[str], year: int) -> None:

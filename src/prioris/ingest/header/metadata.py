@@ -109,6 +109,10 @@ _COVER = re.compile(
 _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
 
 _Y = r"((?:19|20)\d\d)"
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _NOT_VENUES = r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std)"
 # (priority, pattern): 0 = how the paper is cited (its issue), 1 = the publication itself,
 # 2 = its venue, 3-4 = the review process
@@ -136,6 +140,8 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
         ),
     ),
     (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
+    # "© Springer International Publishing AG, part of Springer Nature 2018"
+    (1, re.compile(rf"^\s*(?:©|\(c\)|c⃝|copyright\b)[^\n]{{0,100}}?\b{_Y}\s*\.?\s*$", re.I | re.M)),
     (
         1,
         re.compile(
@@ -153,6 +159,18 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
         ),
     ),
     (2, re.compile(rf"\b(?!{_NOT_VENUES}\b)[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017
+    # "MathSport International 2019 Conference Proceedings"
+    (
+        2,
+        re.compile(
+            rf"\b{_Y}\s+(?:[A-Z]\w*\s+){{0,3}}(?:conference|proceedings|symposium|workshop)\b", re.I
+        ),
+    ),
+    # a date alone on its line in the header: "May 5, 2020", "5 May 2020"
+    (
+        2,
+        re.compile(rf"^\s*(?:\d{{1,2}}\s+)?{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?{_Y}\s*$", re.I | re.M),
+    ),
     (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
     (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"
     (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
@@ -165,7 +183,8 @@ _STRONG_LINES = re.compile(
     r"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
     r"working paper)\b[^\n]{0,120}·[^\n]*$|"
     r"^\W{0,3}(?:received|accepted|published(?: online)?|available online|revised)\s*"
-    r"(?::|on\b|\d)[^\n]*$"
+    r"(?::|on\b|\d)[^\n]*$|"
+    r"^\s*(?:©|copyright\s*©?)\s*[^\n]{0,100}$"
 )
 _ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
@@ -356,7 +375,10 @@ def pdf_metadata(
             match = _COVER_AUTHORS.search(first_text or "")
             header.authors = (names_in_byline(match.group(1)) or []) if match else []
 
-    notes += _STRONG_LINES.findall(first_text or "")
+    # line by line (the Markdown joins a paragraph's lines): a copyright, how-to-cite or
+    # Received/Published line dates the paper wherever it stands on page 1
+    lines_one = "\n".join(line.text for line in pages[0].lines) if pages[0] else ""
+    notes += _STRONG_LINES.findall(lines_one or first_text or "")
     page_one = pages[1] if cover else pages[0]
     embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
     title = choose_title(real_title(header.title or ""), embedded.title)
