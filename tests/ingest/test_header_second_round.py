@@ -253,6 +253,29 @@ def test_authors_kept_across_a_line_break_small_capitals_and_an_and_row() -> Non
     ]
 
 
+def test_a_given_name_left_at_a_row_end_joins_its_family_name() -> None:
+    page = _page(
+        _line("Locally Optimal Controllers and Inverse Optimal Controllers", 60, 20, block=0),
+        _line("Sofiane Benachour^1, Humberto Stein Shiromoto^2, and Vincent", 100, 14, block=1),
+        _line("Andrieu^1", 118, 14, x=250, block=2),
+        _line("Abstract", 160, 11, block=3),
+    )
+    assert parse_header(page, body_size=10.0).authors == [
+        "Sofiane Benachour",
+        "Humberto Stein Shiromoto",
+        "Vincent Andrieu",
+    ]
+
+
+def test_a_ring_marker_and_a_postcode_state_are_no_name_and_no_year() -> None:
+    assert names_in_byline("Humberto Stein Shiromoto˚, Petro Feketa:, Sergey Dashkovskiy;") == [
+        "Humberto Stein Shiromoto",
+        "Petro Feketa",
+        "Sergey Dashkovskiy",
+    ]
+    assert printed_year(["The University of Sydney, NSW 2006, Australia"]) is None
+
+
 def test_a_lower_case_logo_or_a_book_series_is_no_title() -> None:
     logo = _page(
         _line("applied", 50, 19, bold=True, block=0),
@@ -295,7 +318,6 @@ def test_a_lower_case_logo_or_a_book_series_is_no_title() -> None:
             2018,
         ),
         (["MathSport International 2019 Conference Proceedings"], 2019),
-        (["May 5, 2020"], 2020),
     ],
 )
 def test_printed_years_prefer_the_publication(notes: list[str], year: int) -> None:

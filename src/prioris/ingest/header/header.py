@@ -210,12 +210,20 @@ def _is_byline_candidate(line: HeaderLine) -> bool:
     return text == line.text or any(looks_like_name(p) for p in split_byline(_byline(line)))
 
 
+def _reads_as_byline(byline: str) -> bool:
+    """Names, possibly ending with a given name whose family name wrapped to the next row."""
+    if names_in_byline(byline):
+        return True
+    split = _dangling(byline)
+    return split is not None and bool(names_in_byline(split[0]))
+
+
 def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
     """The zone's lines in the author style (that of its first byline-like line)."""
     style: tuple[float, bool] | None = None
     for row in _rows(zone):
         for line in row:
-            if _is_byline_candidate(line) and names_in_byline(_byline(line)):
+            if _is_byline_candidate(line) and _reads_as_byline(_byline(line)):
                 style = (line.size, line.bold)
                 break
         if style:
@@ -257,12 +265,32 @@ def _row_byline(row: list[HeaderLine]) -> str:
     return text
 
 
+def _dangling(byline: str) -> tuple[str, str] | None:
+    """(the byline before its last piece, that piece) when the row ends with a lone given
+    name whose family name is on the next row (``..., and Vincent`` / ``Andrieu``)."""
+    separators = list(re.finditer(rf"[,;{MARK}]|\s(?:and|&)\s", byline))
+    if not separators or not _ends_open(byline):
+        return None
+    last = byline[separators[-1].end() :].strip()
+    last = re.sub(r"^(?:and|&)\s+", "", last)
+    if not _NAME_PART.match(last) or not last[:1].isupper() or ends_a_name(last):
+        return None
+    return byline[: separators[-1].start()], last
+
+
 def _authors(lines: list[HeaderLine]) -> list[str]:
     names: list[str] = []
     previous_open = False
+    given: str | None = None  # a given name left at the end of the previous row
     for row in _rows(lines):
         byline = _row_byline(row)
+        if given:
+            byline = f"{given} {byline}"
+            given = None
         found = names_in_byline(byline)
+        if found is None and (split := _dangling(byline)) is not None:
+            found = names_in_byline(split[0])
+            given = split[1] if found else None
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""

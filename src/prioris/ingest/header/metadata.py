@@ -109,11 +109,9 @@ _COVER = re.compile(
 _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
 
 _Y = r"((?:19|20)\d\d)"
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_NOT_VENUES = (  # grants, viruses, standards, and states before a postcode ("NSW 2006")
+    r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std|NSW|QLD|VIC|TAS|ACT)"
 )
-_NOT_VENUES = r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std)"
 # (priority, pattern): 0 = how the paper is cited (its issue), 1 = the publication itself,
 # 2 = its venue, 3-4 = the review process
 _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
@@ -165,11 +163,6 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
         re.compile(
             rf"\b{_Y}\s+(?:[A-Z]\w*\s+){{0,3}}(?:conference|proceedings|symposium|workshop)\b", re.I
         ),
-    ),
-    # a date alone on its line in the header: "May 5, 2020", "5 May 2020"
-    (
-        2,
-        re.compile(rf"^\s*(?:\d{{1,2}}\s+)?{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?{_Y}\s*$", re.I | re.M),
     ),
     (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
     (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"

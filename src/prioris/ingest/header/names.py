@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
-_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
+_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°˚∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
 _SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
 _LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
 _PARTICLES = {
