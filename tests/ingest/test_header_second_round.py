@@ -289,6 +289,13 @@ def test_a_lower_case_logo_or_a_book_series_is_no_title() -> None:
     assert header.authors == ["Qingrong Zou", "Kai Song", "Jian Shi"]
     series = _page(_line("Springer Texts in Statistics", 60, 20, block=0))
     assert parse_header(series, body_size=10.0).title is None
+    masthead = _page(
+        _line("Journal of Statistical Software", 50, 20, block=0),
+        _line("Spectral Methods for Reef Acoustics", 100, 16, block=1),
+        _line("Ngozi Okafor^1 and Kenji Tanaka^2", 130, 11, block=2),
+        _line("Abstract", 160, 11, block=3),
+    )
+    assert parse_header(masthead, body_size=10.0).title == "Spectral Methods for Reef Acoustics"
 
 
 # -- years ---------------------------------------------------------------------------------

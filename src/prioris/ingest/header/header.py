@@ -146,6 +146,7 @@ def _title_lines(
 
 _SERIES = re.compile(
     r"^(?:springer\s*briefs|springer\b|lecture notes\b|texts in\b|undergraduate texts\b)|"
+    r"^(?:the )?(?:international )?journal of\b|^(?:ieee |acm )?transactions on\b|"
     r"\b(?:series|texts|briefs|monographs|lecture notes) (?:in|on|of)\b",
     re.I,
 )
@@ -153,7 +154,8 @@ _SERIES = re.compile(
 
 def _not_a_title(text: str) -> bool:
     """A run set large that is no title: a journal's logo in lower case (``applied
-    sciences``), a book series (``Springer Texts in Statistics``)."""
+    sciences``) or its masthead (``Journal of Statistical Software``), a book series
+    (``Springer Texts in Statistics``)."""
     return not any(ch.isupper() for ch in text) or bool(_SERIES.search(text))
 
 
