@@ -3,7 +3,9 @@
 Pure functions over what :mod:`prioris.ingest.pdf.reader` read: the info dictionary, the XMP
 packet, the layout of pages 1-2 (:mod:`prioris.ingest.header.header` reads title, authors,
 affiliations and abstract from it) and every page's Markdown. What the paper *prints*
-wins over the info dictionary, which is often a file name or a stale title.
+wins over the info dictionary, which is often a file name or a stale title, except where
+:mod:`~prioris.ingest.header.embedded` finds the Info/XMP title or creators printed on
+page 1 and the printed guess is something else (a journal's name set large).
 
 A year comes only from a place a paper prints its own date: a copyright or
 "published" line, a proceedings or journal line, a venue tag (``PLDI'09``, ``NIPS 2017``)
