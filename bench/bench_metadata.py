@@ -8,8 +8,18 @@ print; see its SOURCES.md) and runs each PDF through the ingest parser
   whitespace collapsed, curly quotes and dashes made plain);
 * authors: precision / recall / F1 per name (normalised the same way), micro-averaged
   over every name of the set (macro F1 per paper is printed beside it);
+* exact author lists: papers whose whole normalised author list equals the truth, in
+  order (a paper with one name missing, extra or out of place counts as wrong);
 * year: exact, where "no year" is right only when the truth has none;
 * DOI and arXiv id: exact (DOI case-folded, arXiv id without version), none = none.
+
+``--set refman`` scores instead the PDFs attached in the reference-manager fixtures
+(``../shared/fixtures/bibtex/*/truth.json`` and ``../shared/fixtures/zotero/*/truth.json``,
+each PDF once) against the record the user's reference manager keeps. That record is not
+"as printed" (title case, LaTeX accents, initials for given names), so this set compares
+titles by their letters and digits only and names by their first initial and family
+name, both without case or diacritics; it is a check that the rules generalise, scored
+apart from the printed set. ``--set all`` runs both.
 
 ``--enrich recorded`` adds the provider step (arXiv for arXiv ids, OpenAlex then Europe PMC
 for DOIs) the way ``Library`` runs it, answered by the recorded responses in
@@ -37,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
 
 PDFMETA = common.SHARED / "fixtures" / "pdfmeta"
+REFMAN = (common.SHARED / "fixtures" / "bibtex", common.SHARED / "fixtures" / "zotero")
 API = common.SHARED / "fixtures" / "api"
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "‐": "-"})
 
@@ -45,6 +56,26 @@ def norm(text: str | None) -> str:
     """Comparison form: NFKC (expands ligatures), plain quotes/dashes, case-folded, spaces."""
     text = unicodedata.normalize("NFKC", text or "").translate(_QUOTES)
     return " ".join(text.casefold().split())
+
+
+def _plain(text: str | None) -> str:
+    """Letters and digits only, without case or diacritics (a reference manager's form)."""
+    text = unicodedata.normalize("NFKD", norm(text))
+    # accents go, also the spacing ones a LaTeX ``\\textasciicaron`` leaves (``Hubaˇcek``)
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Mn", "Sk", "Lm"))
+    text = text.replace("ø", "o").replace("ł", "l").replace("ß", "ss").replace("đ", "d")
+    return " ".join(re.sub(r"[^\w]+|_", " ", text).split())
+
+
+def refman_title(text: str | None) -> str:
+    """A title as letters and digits (``Sports {{Analytics}}`` = ``Sports analytics``)."""
+    return _plain(text).replace(" ", "")
+
+
+def refman_name(text: str | None) -> str:
+    """A name as first initial + family name (``Dobson, S. M.`` = ``Stephen Dobson``)."""
+    words = _plain(text).split()
+    return f"{words[0][0]} {words[-1]}" if len(words) > 1 else " ".join(words)
 
 
 def norm_doi(doi: str | None) -> str | None:
@@ -67,18 +98,22 @@ class Scores:
     matched: int = 0
     predicted: int = 0
     expected: int = 0
+    exact_lists: int = 0
     paper_f1: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    title_key: Any = norm
+    name_key: Any = norm
 
     def add(self, truth: dict[str, Any], got: dict[str, Any]) -> None:
         name = truth["file"]
         self.papers += 1
-        if norm(got["title"]) == norm(truth["title"]):
+        if self.title_key(got["title"]) == self.title_key(truth["title"]):
             self.titles += 1
         else:
             self.misses.append(f"{name}: title {got['title']!r} != {truth['title']!r}")
-        expected = [norm(a) for a in truth["authors"]]
-        predicted = [norm(a) for a in got["authors"]]
+        expected = [self.name_key(a) for a in truth["authors"]]
+        predicted = [self.name_key(a) for a in got["authors"]]
+        self.exact_lists += expected == predicted
         pool = list(expected)
         matched = 0
         for author in predicted:
@@ -119,6 +154,7 @@ class Scores:
             f"{recall:.3f}",
             f"{f1:.3f}",
             f"{sum(self.paper_f1) / n:.3f}",
+            f"{self.exact_lists}/{self.papers}",
             f"{self.years / n:.3f}",
             f"{self.dois / n:.3f}",
             f"{self.arxivs / n:.3f}",
@@ -212,44 +248,90 @@ def enriched(meta: Any, enricher: Any) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ocr", default="auto", choices=("auto", "always", "never"))
-    parser.add_argument(
-        "--enrich",
-        default="off",
-        choices=("off", "recorded", "live"),
-        help="provider step: off, recorded responses (offline) or live providers",
-    )
-    parser.add_argument(
-        "--first-pages",
-        type=int,
-        help="keep only the first N pages of each PDF (e.g. 2 with --ocr always)",
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
-    args = parser.parse_args(argv)
+def pdfmeta_truths() -> list[dict[str, Any]]:
+    """The printed truth of ``pdfmeta`` (empty when ../shared is absent)."""
     truth_file = PDFMETA / "truth.jsonl"
     if not truth_file.is_file():
-        print(f"SKIPPED: PDF metadata truth not found at {truth_file} (../shared)")
-        return 0
-    truths = list(common.read_jsonl(truth_file))
+        return []
+    return [{**truth, "path": PDFMETA / truth["file"]} for truth in common.read_jsonl(truth_file)]
 
-    enricher = None
-    if args.enrich != "off":
-        from prioris.config import load_settings
-        from prioris.sources.enrich import ProviderLookup
-        from prioris.sources.remote import RemoteSources
 
-        settings = load_settings()
-        transport = recorded_transport() if args.enrich == "recorded" else None
-        enricher = ProviderLookup(RemoteSources(settings, transport))
+def _latex(text: str | None) -> str:
+    """BibTeX text as Unicode (``{\\'C}wiklinski`` -> ``Ćwiklinski``), braces dropped."""
+    if not text:
+        return ""
+    from pylatexenc.latex2text import LatexNodes2Text
 
-    offline, online = Scores(), Scores()
+    return " ".join(LatexNodes2Text().latex_to_text(text).split())
+
+
+def _bibtex_names(field: str | None) -> list[str]:
+    names = []
+    for part in re.split(r"\s+and\s+", _latex(field)) if field else []:
+        family, _, given = part.partition(",")
+        names.append(" ".join(f"{given} {family}".split()))
+    return [name for name in names if name]
+
+
+def refman_truths() -> list[dict[str, Any]]:
+    """Each PDF attached in the BibTeX and Zotero fixtures once, with its entry's record."""
+    import hashlib
+
+    truths: dict[str, dict[str, Any]] = {}
+
+    def add(path: Path, label: str, record: dict[str, Any]) -> None:
+        if path.suffix.lower() != ".pdf" or not path.is_file():
+            return
+        sha = hashlib.sha256(path.read_bytes()).hexdigest()
+        truths.setdefault(sha, {"file": label, "path": path, **record})
+
+    bibtex, zotero = REFMAN
+    for truth_file in sorted(bibtex.glob("*/truth.json")):
+        data = json.loads(truth_file.read_text(encoding="utf-8"))
+        for entry in data.get("entries", []):
+            record = {
+                "title": _latex(entry.get("title")),
+                "authors": _bibtex_names(entry.get("author")),
+                "year": int(entry["year"]) if str(entry.get("year") or "").isdigit() else None,
+                "doi": entry.get("doi"),
+                "arxiv_id": None,
+            }
+            for attachment in entry.get("files", []):
+                if attachment.get("exists"):
+                    path = truth_file.parent / attachment["fixture_path"]
+                    add(path, f"{truth_file.parent.name}/{entry['key']}", record)
+    for truth_file in sorted(zotero.glob("*/truth.json")):
+        data = json.loads(truth_file.read_text(encoding="utf-8"))
+        for item in data.get("items", []):
+            authors = [
+                " ".join(f"{c.get('firstName') or ''} {c.get('lastName') or ''}".split())
+                for c in item.get("creators", [])
+                if c.get("creatorType") == "author"
+            ]
+            record = {
+                "title": item.get("title") or "",
+                "authors": authors,
+                "year": item.get("year"),
+                "doi": item.get("DOI") or item.get("doi_in_extra"),
+                "arxiv_id": None,
+            }
+            for attachment in item.get("attachments", []):
+                if attachment.get("exists") and attachment.get("file"):
+                    path = truth_file.parent / attachment["file"]
+                    add(path, f"{truth_file.parent.name}/{item['key']}", record)
+    return list(truths.values())
+
+
+def run_set(name: str, truths: list[dict[str, Any]], args: Any, enricher: Any) -> None:
+    """Score one set and print its table (and its misses with ``-v``)."""
+    keys: dict[str, Any] = {"title_key": refman_title, "name_key": refman_name}
+    kwargs = keys if name == "refman" else {}
+    offline, online = Scores(**kwargs), Scores(**kwargs)
     started = time.perf_counter()
     online_seconds = 0.0
     providers = 0
     for truth in truths:
-        meta = printed_record(PDFMETA / truth["file"], args.ocr, args.first_pages)
+        meta = printed_record(truth["path"], args.ocr, args.first_pages)
         doi, arxiv = identifiers_of(meta.identifiers)
         got = {
             "title": meta.title,
@@ -258,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
             "doi": doi,
             "arxiv_id": arxiv,
         }
+        if name == "refman":  # the record knows no arXiv id; score a DOI only where it has one
+            got["arxiv_id"] = None
+            got["doi"] = got["doi"] if truth["doi"] else None
         offline.add(truth, got)
         if enricher is not None:
             step = time.perf_counter()
@@ -274,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
         "author R",
         "author F1",
         "F1/paper",
+        "exact lists",
         "year acc",
         "DOI acc",
         "arXiv acc",
@@ -281,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     label = "printed (offline" + (", OCR of every page" if args.ocr == "always" else "")
     label += f", first {args.first_pages} pages)" if args.first_pages else ")"
+    label = f"{name}: {label}"
     rows = [offline.row(label, seconds)]
     if enricher is not None:
         label = f"+ enrichment ({args.enrich}; {providers}/{len(truths)} answered)"
@@ -292,6 +379,49 @@ def main(argv: list[str] | None = None) -> int:
         if enricher is not None:
             for miss in online.misses:
                 print("miss after enrichment:", miss)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ocr", default="auto", choices=("auto", "always", "never"))
+    parser.add_argument(
+        "--enrich",
+        default="off",
+        choices=("off", "recorded", "live"),
+        help="provider step: off, recorded responses (offline) or live providers",
+    )
+    parser.add_argument(
+        "--first-pages",
+        type=int,
+        help="keep only the first N pages of each PDF (e.g. 2 with --ocr always)",
+    )
+    parser.add_argument(
+        "--set",
+        default="pdfmeta",
+        choices=("pdfmeta", "refman", "all"),
+        help="pdfmeta: printed truth; refman: the reference managers' records; all: both",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
+    args = parser.parse_args(argv)
+    sets = ("pdfmeta", "refman") if args.set == "all" else (args.set,)
+    enricher = None
+    if args.enrich != "off":
+        from prioris.config import load_settings
+        from prioris.sources.enrich import ProviderLookup
+        from prioris.sources.remote import RemoteSources
+
+        settings = load_settings()
+        transport = recorded_transport() if args.enrich == "recorded" else None
+        enricher = ProviderLookup(RemoteSources(settings, transport))
+    for name in sets:
+        truths = pdfmeta_truths() if name == "pdfmeta" else refman_truths()
+        if not truths:
+            where = PDFMETA if name == "pdfmeta" else " and ".join(map(str, REFMAN))
+            print(f"SKIPPED: {name}: truth not found at {where} (../shared)")
+            continue
+        if len(sets) > 1:
+            print(f"\n{name} ({len(truths)} PDFs)")
+        run_set(name, truths, args, enricher)
     return 0
 
 

@@ -165,6 +165,7 @@ class Preparer:
                 aliases=list(meta.identifiers),
                 source="file",
                 extra={"filename": Path(path).name} if path else {},
+                **meta.venue_fields(),
             )
         else:
             work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
@@ -189,6 +190,8 @@ class Preparer:
             pages[0] = replace(first, text=text)
         prepared = self.prepare_pages(work, pages, document=document, content=pdf, path=path)
         prepared.records["printed"] = meta.printed()
+        if meta.pdf_metadata():  # the PDF's own Info/XMP fields that page 1 agrees with
+            prepared.records["pdf_metadata"] = meta.pdf_metadata()
         prepared.result.warnings = list(content.warnings)
         return prepared
 

@@ -28,6 +28,7 @@ from prioris.ingest.header.layout import Header, HeaderLine, HeaderPage
 from prioris.ingest.header.names import (
     MARK,
     clean_name,
+    ends_a_name,
     looks_like_name,
     names_in_byline,
     split_byline,
@@ -138,9 +139,24 @@ def _title_lines(
                 break
             run.extend(row)
         text = " ".join(line.text for line in run)
-        if len(text.split()) >= 2 and _letters(text) >= 8:
+        if len(text.split()) >= 2 and _letters(text) >= 8 and not _not_a_title(text):
             return run
     return []
+
+
+_SERIES = re.compile(
+    r"^(?:springer\s*briefs|springer\b|lecture notes\b|texts in\b|undergraduate texts\b)|"
+    r"^(?:the )?(?:international )?journal of\b|^(?:ieee |acm )?transactions on\b|"
+    r"\b(?:series|texts|briefs|monographs|lecture notes) (?:in|on|of)\b",
+    re.I,
+)
+
+
+def _not_a_title(text: str) -> bool:
+    """A run set large that is no title: a journal's logo in lower case (``applied
+    sciences``) or its masthead (``Journal of Statistical Software``), a book series
+    (``Springer Texts in Statistics``)."""
+    return not any(ch.isupper() for ch in text) or bool(_SERIES.search(text))
 
 
 def _title_text(lines: list[HeaderLine]) -> str | None:
@@ -196,12 +212,20 @@ def _is_byline_candidate(line: HeaderLine) -> bool:
     return text == line.text or any(looks_like_name(p) for p in split_byline(_byline(line)))
 
 
+def _reads_as_byline(byline: str) -> bool:
+    """Names, possibly ending with a given name whose family name wrapped to the next row."""
+    if names_in_byline(byline):
+        return True
+    split = _dangling(byline)
+    return split is not None and bool(names_in_byline(split[0]))
+
+
 def _author_lines(zone: list[HeaderLine]) -> list[HeaderLine]:
     """The zone's lines in the author style (that of its first byline-like line)."""
     style: tuple[float, bool] | None = None
     for row in _rows(zone):
         for line in row:
-            if _is_byline_candidate(line) and names_in_byline(_byline(line)):
+            if _is_byline_candidate(line) and _reads_as_byline(_byline(line)):
                 style = (line.size, line.bold)
                 break
         if style:
@@ -229,15 +253,51 @@ def _split_first(byline: str) -> tuple[str, str]:
     return (byline, "") if match is None else (byline[: match.start()], byline[match.end() :])
 
 
+def _row_byline(row: list[HeaderLine]) -> str:
+    """A row's lines as one byline: pieces set close together are one name (``MICHAEL``
+    ``J. FISCHER`` in small capitals), pieces spaced apart are separate names."""
+    text = ""
+    previous: HeaderLine | None = None
+    for line in row:
+        if previous is not None:
+            near = line.x0 - previous.x1 < 1.2 * max(line.size, previous.size)
+            text += " " if near and not text.endswith(MARK) else MARK
+        text += _byline(line)
+        previous = line
+    return text
+
+
+def _dangling(byline: str) -> tuple[str, str] | None:
+    """(the byline before its last piece, that piece) when the row ends with a lone given
+    name whose family name is on the next row (``..., and Vincent`` / ``Andrieu``)."""
+    separators = list(re.finditer(rf"[,;{MARK}]|\s(?:and|&)\s", byline))
+    if not separators or not _ends_open(byline):
+        return None
+    last = byline[separators[-1].end() :].strip()
+    last = re.sub(r"^(?:and|&)\s+", "", last)
+    if not _NAME_PART.match(last) or not last[:1].isupper() or ends_a_name(last):
+        return None
+    return byline[: separators[-1].start()], last
+
+
 def _authors(lines: list[HeaderLine]) -> list[str]:
     names: list[str] = []
     previous_open = False
+    given: str | None = None  # a given name left at the end of the previous row
     for row in _rows(lines):
-        byline = MARK.join(_byline(line) for line in row)
+        byline = _row_byline(row)
+        if given:
+            byline = f"{given} {byline}"
+            given = None
         found = names_in_byline(byline)
+        if found is None and (split := _dangling(byline)) is not None:
+            found = names_in_byline(split[0])
+            given = split[1] if found else None
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
+            if head.lower() in ("and", "&") or ends_a_name(head):
+                head = ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
                 glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"
                 names[-1] = f"{names[-1]}{glue}{head}"

@@ -3,7 +3,9 @@
 Pure functions over what :mod:`prioris.ingest.pdf.reader` read: the info dictionary, the XMP
 packet, the layout of pages 1-2 (:mod:`prioris.ingest.header.header` reads title, authors,
 affiliations and abstract from it) and every page's Markdown. What the paper *prints*
-wins over the info dictionary, which is often a file name or a stale title.
+wins over the info dictionary, which is often a file name or a stale title, except where
+:mod:`~prioris.ingest.header.embedded` finds the Info/XMP title or creators printed on
+page 1 and the printed guess is something else (a journal's name set large).
 
 A year comes only from a place a paper prints its own date: a copyright or
 "published" line, a proceedings or journal line, a venue tag (``PLDI'09``, ``NIPS 2017``)
@@ -28,11 +30,23 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from rapidfuzz import fuzz
+
 from prioris.identifiers import find_identifiers_in_text
+from prioris.ingest.header.embedded import (
+    TITLE_RATIO,
+    EmbeddedRecord,
+    embedded_record,
+    fold,
+    plausible_title,
+    real_title,
+    split_authors,
+)
 from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import Header, HeaderPage
-from prioris.ingest.header.names import looks_like_name, names_in_byline, split_byline
+from prioris.ingest.header.names import names_in_byline
 from prioris.ingest.header.text import header_from_text
+from prioris.ingest.header.venue import find_venue
 from prioris.ingest.lines import MARGIN_BAND
 
 
@@ -46,6 +60,26 @@ class PdfMetadata:
     identifiers: list[str] = field(default_factory=list)
     affiliations: list[str] = field(default_factory=list)
     abstract: str | None = None
+    venue: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    embedded: EmbeddedRecord = field(default_factory=EmbeddedRecord)
+    """The fields of the PDF's Info dictionary and XMP that page 1 agrees with."""
+
+    def pdf_metadata(self) -> dict[str, Any]:
+        """JSON-ready record of the trusted embedded fields (``records['pdf_metadata']``)."""
+        return self.embedded.as_record()
+
+    def venue_fields(self) -> dict[str, str]:
+        """Venue, volume, issue and pages for a new work: the printed venue line, else the
+        PDF's own (page-checked) record; publisher from the latter only."""
+        printed = {"venue": self.venue, "volume": self.volume}
+        printed |= {"issue": self.issue, "pages": self.pages}
+        source = printed if self.venue else self.embedded.as_record()
+        fields = {key: source.get(key) for key in ("venue", "volume", "issue", "pages")}
+        fields["publisher"] = self.embedded.publisher
+        return {key: str(value) for key, value in fields.items() if value}
 
     def printed(self) -> dict[str, Any]:
         """JSON-ready record of what the paper printed (kept beside a provider's record)."""
@@ -59,16 +93,14 @@ class PdfMetadata:
             "arxiv_id": arxiv,
             "affiliations": list(self.affiliations),
             "abstract": self.abstract,
+            "venue": self.venue,
+            "volume": self.volume,
+            "issue": self.issue,
+            "pages": self.pages,
         }
 
 
 log = logging.getLogger(__name__)
-_JUNK_TITLES = re.compile(
-    r"^(?:microsoft (?:word|powerpoint|excel) - |untitled|title$|document\d*$|slide \d+|"
-    r"(?:main|paper|manuscript|draft|article|preprint)$)",
-    re.IGNORECASE,
-)
-_FILE_SUFFIX = re.compile(r"\.(?:pdf|docx?|tex|dvi|ps|eps|rtf|odt|indd|qxd)$", re.IGNORECASE)
 _REFERENCES = re.compile(r"(?im)^(?:#{1,3}\s*)?(?:\d+\.?\s*)?(?:references|bibliography)\s*$")
 _CITED_PREPRINT = re.compile(r"(?i)arxiv\s+preprint\s*,?\s*(?:arxiv\s*:\s*)?\S+")
 _CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
@@ -79,10 +111,37 @@ _COVER = re.compile(
 _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
 
 _Y = r"((?:19|20)\d\d)"
-_NOT_VENUES = r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std)"
-# (priority, pattern): 1 = the publication itself, 2 = its venue, 3-4 = the review process
+_NOT_VENUES = (  # grants, viruses, standards, and states before a postcode ("NSW 2006")
+    r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std|NSW|QLD|VIC|TAS|ACT)"
+)
+# (priority, pattern): 0 = how the paper is cited (its issue), 1 = the publication itself,
+# 2 = its venue, 3-4 = the review process
 _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
+    # "To cite this article: S. M. Dobson & J. A. Goddard (1998) Performance and ..."
+    (
+        0,
+        re.compile(
+            rf"\b(?:to cite this article|cite this article as)\b[^()]{{0,250}}\({_Y}\)", re.I
+        ),
+    ),
+    # a journal's citation line: "Information Systems 93 (2020) 101562",
+    # "Int J Data Sci Anal (2018) 5:213-222", "ACM Trans. Comput. Syst. 2008.26:1-26"
+    (0, re.compile(rf"(?<![\d.])\d{{1,4}}\s*\({_Y}\)\s*[:,]?\s*[A-Za-z]?\d+")),
+    (0, re.compile(rf"[A-Za-z.]\s*\({_Y}\)\s*\d{{1,4}}\s*[:(]\s*\d+")),
+    (0, re.compile(rf"\b{_Y}\.\d{{1,4}}:\d+")),
+    (0, re.compile(rf"\bdate of current version\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
+    # ResearchGate's cover: "Article · February 2009", "Conference Paper · May 2019"
+    (
+        1,
+        re.compile(
+            rf"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
+            rf"research|working paper)(?: in [^·]{{0,120}})?\s*·\s*(?:[A-Z][a-z]+\s+)?{_Y}\b",
+            re.I | re.M,
+        ),
+    ),
     (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
+    # "© Springer International Publishing AG, part of Springer Nature 2018"
+    (1, re.compile(rf"^\s*(?:©|\(c\)|c⃝|copyright\b)[^\n]{{0,100}}?\b{_Y}\s*\.?\s*$", re.I | re.M)),
     (
         1,
         re.compile(
@@ -100,28 +159,32 @@ _YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
         ),
     ),
     (2, re.compile(rf"\b(?!{_NOT_VENUES}\b)[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017
+    # "MathSport International 2019 Conference Proceedings"
+    (
+        2,
+        re.compile(
+            rf"\b{_Y}\s+(?:[A-Z]\w*\s+){{0,3}}(?:conference|proceedings|symposium|workshop)\b", re.I
+        ),
+    ),
     (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
     (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"
     (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
     (3, re.compile(rf"\b(?:accepted|revised)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
     (4, re.compile(rf"\b(?:received|submitted)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
 )
+# lines of page 1 that date the paper wherever they stand (a cover page, a box)
+_STRONG_LINES = re.compile(
+    r"(?im)^.*\b(?:to cite this article|cite this article as)\b.*$|"
+    r"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
+    r"working paper)\b[^\n]{0,120}·[^\n]*$|"
+    r"^\W{0,3}(?:received|accepted|published(?: online)?|available online|revised)\s*"
+    r"(?::|on\b|\d)[^\n]*$|"
+    r"^\s*(?:©|copyright\s*©?)\s*[^\n]{0,100}$"
+)
 _ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
 _ARXIV_NEW = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
 _ARXIV_OLD = re.compile(r"^[a-z][\w.-]*/(\d\d)(\d\d)\d{3}")
-
-
-def real_title(title: str) -> str | None:
-    """The title if it looks like one: not empty, not a file name, not a Word default."""
-    title = " ".join(title.split())
-    if len(title) < 4 or sum(ch.isalpha() for ch in title) < 4 or len(title) > 300:
-        return None
-    if _JUNK_TITLES.match(title) or _FILE_SUFFIX.search(title):
-        return None
-    if " " not in title and re.search(r"[_/\\]|\.\w{2,4}$", title):
-        return None  # report_v3_final, C:\papers\x, draft.v2
-    return title
 
 
 def title_from_ocr_text(text: str) -> str | None:
@@ -130,21 +193,60 @@ def title_from_ocr_text(text: str) -> str | None:
     return real_title(title) if title else None
 
 
-def split_authors(raw: str) -> list[str]:
-    """The info dictionary's author field as names; junk (``admin``, ``et al.``) dropped.
+def choose_title(printed: str | None, embedded: str | None) -> str | None:
+    """The printed title unless the PDF's own (page-checked) title says otherwise.
 
-    ``;`` separates names when present, so ``"Lovelace, Ada; Turing, Alan"`` keeps its
-    family-first names.
+    Both agreeing (or the embedded one cut short inside the printed one), the printed form
+    is kept; a printed guess that is something else (the journal's name set large, a book
+    series) gives way to the embedded title, which is printed on page 1 as a whole run of
+    lines.
     """
-    raw = re.sub(r"\([^)]*\)|\{[^}]*\}|\bet\.? al\.?", " ", raw)
-    if ";" in raw:
-        names = [" ".join(part.split()) for part in raw.split(";")]
-        return [
-            name
-            for name in names
-            if looks_like_name(" ".join(reversed(name.split(",", 1))).replace(",", " "))
-        ]
-    return [name for name in split_byline(raw) if looks_like_name(name)]
+    if not embedded:
+        return printed
+    if not printed:
+        return embedded
+    a, b = fold(printed), fold(embedded)
+    if a == b or b in a or fuzz.ratio(a, b) >= TITLE_RATIO:
+        return printed
+    return embedded
+
+
+def _key(name: str) -> str:
+    words = fold(name).split()
+    return f"{words[0][0]} {words[-1]}" if len(words) > 1 else " ".join(words)
+
+
+def _uncapped(name: str) -> str:
+    """``ROBERT E. GRUBER`` as ``Robert E. Gruber`` (a name set in capitals)."""
+    if any(ch.islower() for ch in name) or sum(ch.isalpha() for ch in name) < 4:
+        return name
+    return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), name)
+
+
+def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
+    """The byline's names, corrected by the PDF's own (page-checked) creators.
+
+    A trusted embedded list at least as long as the byline's wins (in the byline's
+    spelling where the two agree: it keeps accents the metadata often drops); a shorter one
+    (often the first author only) only repairs the byline's names it is part of
+    (``Divya Daryanani Students`` -> ``Divya Daryanani``).
+    """
+    printed = [_uncapped(name) for name in printed]
+    if not embedded:
+        return printed
+    if not printed:
+        return list(embedded)
+    spelled = {fold(name): name for name in printed}
+    if len(embedded) > len(printed) or (
+        len(embedded) == len(printed) and [_key(n) for n in embedded] != [_key(n) for n in printed]
+    ):
+        return [spelled.get(fold(name), name) for name in embedded]
+    repaired = []
+    for name in printed:
+        folded = fold(name)
+        better = next((e for e in embedded if folded.startswith(fold(e) + " ")), None)
+        repaired.append(better or name)
+    return repaired
 
 
 def _year_in_range(year: int) -> bool:
@@ -268,8 +370,16 @@ def pdf_metadata(
             match = _COVER_AUTHORS.search(first_text or "")
             header.authors = (names_in_byline(match.group(1)) or []) if match else []
 
-    title = real_title(header.title or "") or real_title(info.get("title", ""))
-    authors = header.authors or split_authors(info.get("author", ""))
+    # line by line (the Markdown joins a paragraph's lines): a copyright, how-to-cite or
+    # Received/Published line dates the paper wherever it stands on page 1
+    lines_one = "\n".join(line.text for line in pages[0].lines) if pages[0] else ""
+    notes += _STRONG_LINES.findall(lines_one or first_text or "")
+    page_one = pages[1] if cover else pages[0]
+    embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
+    title = choose_title(real_title(header.title or ""), embedded.title)
+    title = title or plausible_title(info.get("title", ""))
+    authors = choose_authors(header.authors, embedded.authors)
+    authors = authors or split_authors(info.get("author", ""))
 
     order = [1, 0] if cover else [0, 1]
     sources = ["\n".join(info.get(k, "") for k in ("title", "subject", "keywords")), xmp]
@@ -280,8 +390,10 @@ def pdf_metadata(
     sources.append(_cite_boxes(page_texts))
     identifiers = find_own_identifiers(sources)
 
+    venue = find_venue([_margin_texts(page_one)[1], *header.notes])
     found = printed_year(notes)
-    year = found[0] if found and found[1] <= 2 else None
+    year = found[0] if found and found[1] <= 1 else None
+    year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
     year = year or arxiv_year(identifiers) or (found[0] if found else None)
     return PdfMetadata(
         title=title,
@@ -290,4 +402,9 @@ def pdf_metadata(
         identifiers=identifiers,
         affiliations=header.affiliations,
         abstract=header.abstract,
+        venue=venue.venue if venue else None,
+        volume=venue.volume if venue else None,
+        issue=venue.issue if venue else None,
+        pages=venue.pages if venue else None,
+        embedded=embedded,
     )

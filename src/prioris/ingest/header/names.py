@@ -15,9 +15,9 @@ import re
 import unicodedata
 
 MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
-_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
+_MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°˚∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
 _SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
-_LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
+_LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
 _PARTICLES = {
     "van",
     "von",
@@ -47,7 +47,7 @@ _PARTICLES = {
     "mac",
 }
 _HONORIFICS = re.compile(
-    r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|"
+    r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|^by\s+|"
     r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
     re.IGNORECASE,
 )
@@ -190,7 +190,70 @@ _NOT_NAME_WORDS = {
     "korea",
     "lanka",
     "rica",
+    # countries and places printed after an affiliation ("Redmond WA USA")
+    "china",
+    "germany",
+    "france",
+    "japan",
+    "canada",
+    "italy",
+    "spain",
+    "india",
+    "australia",
+    "netherlands",
+    "switzerland",
+    "sweden",
+    "norway",
+    "denmark",
+    "finland",
+    "austria",
+    "belgium",
+    "israel",
+    "brazil",
+    "singapore",
+    "greece",
+    "portugal",
+    "poland",
+    "ireland",
+    "england",
+    "scotland",
+    "taiwan",
+    "mexico",
+    "turkey",
+    "iran",
+    "egypt",
+    "nigeria",
+    "kenya",
+    "russia",
+    "ukraine",
+    "usa.",
+    "students",
+    "student",
+    "capstone",
+    "report",
+    "edition",
+    "series",
+    "editors",
+    "outcomes",
+    "measurements",
+    "inc.",
+    "llc",
+    "corp",
+    "amazon",
+    "apple",
+    "yahoo",
+    "nvidia",
+    "intel",
+    "deepmind",
+    "openai",
+    "baidu",
+    "alibaba",
+    "tencent",
 }
+# words that end a name and start what was printed after it on the same line
+_AFTER_NAME = _NOT_NAME_WORDS - _PARTICLES - {"de", "the", "of", "a", "an", "e", "y"}
+_URL = re.compile(r"^(?:https?://|www\.)\S+$|^\S+\.(?:com|org|net|edu|io|ac\.\w\w|gov)\S*$", re.I)
+_EMAIL_TOKEN = re.compile(r"^\S+@\S+$")
 _SUFFIXES = re.compile(r"^(?:jr|sr|ii|iii|iv|ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
 _COLLECTIVE = re.compile(r"\b(?:collaboration|consortium|collaborators|study group)\b", re.I)
 _TOKEN = re.compile(r"^[^\W\d_][\w'’\-.]*$")
@@ -209,6 +272,39 @@ def clean_name(raw: str) -> str:
         previous = text
         text = _HONORIFICS.sub("", text).strip(" ,")
     return text
+
+
+def strip_trailing(piece: str) -> str:
+    """A name without what a byline printed after it: a URL, an e-mail address, a company,
+    an affiliation or a place (``Satoshi Nakamoto www.bitcoin.org``, ``Robert E. Gruber
+    Google``, ``Sophia Papadopoulou National ...``), when what is left is a full name."""
+    tokens = [t for t in piece.split() if not (_URL.match(t) or _EMAIL_TOKEN.match(t))]
+    for cut in range(max(2, len(tokens) - 2), len(tokens)):  # a word or two after it
+        if tokens[cut].lower().strip(".,;:") in _AFTER_NAME:
+            head = " ".join(tokens[:cut])
+            if looks_like_name(head):
+                return head
+            break
+    return " ".join(tokens)
+
+
+def ends_a_name(word: str) -> bool:
+    """Whether ``word`` is printed after a name rather than in it (``Google``, ``National``,
+    ``University``): a byline row ending open is not continued by it."""
+    return word.lower().strip(".,;:") in _AFTER_NAME
+
+
+def _is_place(name: str) -> bool:
+    """``Redmond WA``: a town and a state code, printed in mixed case (a name in capitals
+    may end in two capitals, ``ANDREW NG``)."""
+    tokens = name.split()
+    last = tokens[-1]
+    return (
+        len(tokens) >= 2
+        and len(last) == 2
+        and last.isupper()
+        and not all(t.isupper() for t in tokens)
+    )
 
 
 def _is_name_token(token: str) -> bool:
@@ -235,7 +331,7 @@ def looks_like_name(name: str) -> bool:
     tokens = name.split()
     if len(tokens) == 1 and 2 <= len(name) <= 4 and all(_is_uncased_letter(c) for c in name):
         return True  # a CJK name printed without spaces (王小明)
-    if not 2 <= len(tokens) <= 6 or len(name) > 60:
+    if not 2 <= len(tokens) <= 6 or len(name) > 60 or _is_place(name):
         return False
     if tokens[0].lower() in _PARTICLES and tokens[0][0].islower():
         return False  # a name starts with a given name or an initial
@@ -251,8 +347,48 @@ def looks_like_name(name: str) -> bool:
 def split_byline(text: str) -> list[str]:
     """Every piece of a byline between separators, cleaned (empty pieces dropped)."""
     pieces = [_LEADING_AND.sub("", p.strip()) for p in _SEPARATORS.split(text)]
-    names = [clean_name(piece) for piece in pieces]
+    names = [clean_name(strip_trailing(piece)) for piece in pieces]
     return [name for name in names if name]
+
+
+def _is_affiliation(piece: str) -> bool:
+    words = {w.lower().strip(".,;:()") for w in piece.split()}
+    return bool(words & _ORGANISATION) or _URL.match(piece.strip()) is not None
+
+
+_ORGANISATION = {
+    "university",
+    "universität",
+    "université",
+    "universidad",
+    "universidade",
+    "università",
+    "institute",
+    "institut",
+    "instituto",
+    "department",
+    "dept",
+    "school",
+    "college",
+    "faculty",
+    "laboratory",
+    "lab",
+    "labs",
+    "center",
+    "centre",
+    "hospital",
+    "academy",
+    "corporation",
+    "inc",
+    "ltd",
+    "gmbh",
+    "company",
+    "research",
+    "google",
+    "microsoft",
+    "usa",
+    "uk",
+}
 
 
 def names_in_byline(text: str) -> list[str] | None:
@@ -265,6 +401,10 @@ def names_in_byline(text: str) -> list[str] | None:
     if not pieces:
         return None
     names = [p for p in pieces if looks_like_name(p)]
+    if names and looks_like_name(pieces[0]):
+        # "Name, University College London, name@host": what follows the names is their
+        # affiliation or address, not other names
+        pieces = [p for p in pieces if looks_like_name(p) or not _is_affiliation(p)]
     if not names or len(names) < 0.75 * len(pieces):
         return None
     return names
