@@ -15,12 +15,12 @@ import json
 from collections.abc import Iterable
 
 from prioris.errors import InvalidRequestError
-from prioris.export.bibtex import escape_latex, to_bibtex
-from prioris.export.csl import to_csl_json
+from prioris.export.bibtex import bib_entry, escape_latex, to_bibtex
+from prioris.export.csl import csl_item, to_csl_json
 from prioris.export.keys import citation_key, unique_keys
 from prioris.export.kinds import KINDS, entry_kind
 from prioris.export.names import is_collective, split_name, work_url
-from prioris.export.ris import to_ris
+from prioris.export.ris import ris_record, to_ris
 from prioris.export.styles import STYLES, format_citations, resolve_style, to_text
 from prioris.models import Work
 
@@ -32,6 +32,7 @@ __all__ = [
     "KINDS",
     "STYLES",
     "citation_key",
+    "cite_each",
     "entry_kind",
     "escape_latex",
     "format_citations",
@@ -75,3 +76,38 @@ def render(
     if fmt == "jsonl":
         return to_jsonl(works)
     raise InvalidRequestError(f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}")
+
+
+CITE_FORMATS = ("text", "bibtex", "ris", "csl-json")
+"""What :func:`cite_each` writes: a formatted citation, or one entry of a citation file."""
+
+
+def cite_each(
+    works: list[Work], fmt: str = "text", style: str | None = None
+) -> list[dict[str, str]]:
+    """Each work's citation on its own, ready to paste: ``[{"id", "key", "citation"}]``.
+
+    Keys are those of the whole set (the same as in a combined export). Formatted
+    citations carry no list number (``[1]``), which belongs to a reference list."""
+    if fmt not in CITE_FORMATS:
+        raise InvalidRequestError(
+            f"unknown citation format {fmt!r}; accepted: {', '.join(CITE_FORMATS)}"
+        )
+    if style is not None and fmt != "text":
+        raise InvalidRequestError("a citation style goes with the text format only")
+    keys = unique_keys(works)
+    if fmt == "text":
+        resolve_style(style)  # an unknown style fails before any rendering
+        texts = [format_citations([w], style, numbered=False)[0] for w in works]
+    elif fmt == "bibtex":
+        texts = [bib_entry(w, k) for w, k in zip(works, keys, strict=True)]
+    elif fmt == "ris":
+        import rispy
+
+        texts = [rispy.dumps([ris_record(w, k)]) for w, k in zip(works, keys, strict=True)]
+    else:
+        texts = [json.dumps(csl_item(w), ensure_ascii=False, indent=2) for w in works]
+    return [
+        {"id": w.id, "key": k, "citation": t.strip()}
+        for w, k, t in zip(works, keys, texts, strict=True)
+    ]

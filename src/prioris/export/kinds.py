@@ -138,7 +138,9 @@ _CONFERENCE = re.compile(
 )
 _THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.I)
 _MASTERS = re.compile(r"\bmaster'?s?\b|\bm\.\s?sc\b|\bmsc\b", re.I)
-_REPORT = re.compile(r"\b(?:technical\s+report|tech\.\s*rep\.?|report\s+no\.|working\s+paper)\b", re.I)
+_REPORT = re.compile(
+    r"\b(?:technical\s+report|tech\.\s*rep\.?|report\s+no\.|working\s+paper)\b", re.I
+)
 
 
 def _mapped(value: Any) -> str | None:

