@@ -20,6 +20,7 @@ from prioris.export.csl import csl_item, to_csl_json
 from prioris.export.keys import citation_key, unique_keys
 from prioris.export.kinds import KINDS, entry_kind
 from prioris.export.names import is_collective, split_name, work_url
+from prioris.export.ris import dumps as ris_dumps
 from prioris.export.ris import ris_record, to_ris
 from prioris.export.styles import STYLES, format_citations, resolve_style, to_text
 from prioris.models import Work
@@ -102,9 +103,7 @@ def cite_each(
     elif fmt == "bibtex":
         texts = [bib_entry(w, k) for w, k in zip(works, keys, strict=True)]
     elif fmt == "ris":
-        import rispy
-
-        texts = [rispy.dumps([ris_record(w, k)]) for w, k in zip(works, keys, strict=True)]
+        texts = [ris_dumps([ris_record(w, k)]) for w, k in zip(works, keys, strict=True)]
     else:
         texts = [json.dumps(csl_item(w), ensure_ascii=False, indent=2) for w in works]
     return [

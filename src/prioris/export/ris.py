@@ -14,6 +14,15 @@ from prioris.export.kinds import entry_kind, is_preprint_server
 from prioris.export.names import arxiv_id, doi, is_collective, page_range, split_name, work_url
 from prioris.models import Work, display_title
 
+
+class _Writer(rispy.RisWriter):
+    """rispy's writer without its ``1.`` counter line before each record (not RIS; some
+    readers take it for a stray line)."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
 RIS_TYPES = {
     "article": "JOUR",
     "inproceedings": "CPAPER",
@@ -80,7 +89,7 @@ def ris_record(work: Work, key: str) -> dict[str, Any]:
         record["keywords"] = list(work.keywords)
     abstract = trim_abstract(work.abstract)
     if abstract:
-        record["abstract"] = " ".join(abstract.split())
+        record["abstract"] = abstract
     return record
 
 
@@ -89,4 +98,16 @@ def to_ris(works: Iterable[Work]) -> str:
     works = list(works)
     keys = unique_keys(works)
     records = [ris_record(w, k) for w, k in zip(works, keys, strict=True)]
-    return rispy.dumps(records) if records else ""
+    return dumps(records)
+
+
+def dumps(records: list[dict[str, Any]]) -> str:
+    """RIS text of rispy-shaped records (whitespace in values folded: one line each)."""
+    tidy = [
+        {
+            k: (" ".join(v.split()) if isinstance(v, str) else [" ".join(x.split()) for x in v])
+            for k, v in record.items()
+        }
+        for record in records
+    ]
+    return rispy.dumps(tidy, implementation=_Writer) if tidy else ""

