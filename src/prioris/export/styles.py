@@ -32,7 +32,8 @@ STYLES = {
 DEFAULT_STYLE = "apa"
 _LABEL = re.compile(r"^(?:\[\d+\]|\d+\.)\s*")
 _RUN_DATE = re.compile(
-    r"\b((?:1[5-9]|20)\d{2})(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(\d{1,2})?(?=[;.,: ]|$)"
+    r"\b((?:1[5-9]|20)\d{2})(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(\d{1,2})?"
+    r"(?=[;.,: ]|$)"
 )
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,120}$")
 # CSL variables citeproc-py knows; others (PMCID, keyword…) only produce warnings
