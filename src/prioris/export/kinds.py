@@ -133,7 +133,7 @@ _JOURNAL_WORDS = re.compile(r"\b(?:journal|transactions|letters|review|annals|bu
 _CONFERENCE = re.compile(
     r"\b(?:proceedings|proc\.|conference|conf\.|symposium|workshops?|congress|meeting"
     r"|neurips|nips|icml|iclr|cvpr|iccv|eccv|emnlp|naacl|acl|coling|sigir|sigmod|kdd|aaai"
-    r"|ijcai|vldb|osdi|sosp|nsdi|usenix)\b",
+    r"|ijcai|vldb|osdi|sosp|nsdi|usenix|advances\s+in\s+neural\s+information)\b",
     re.I,
 )
 _THESIS = re.compile(r"\b(?:thesis|dissertation)\b", re.I)

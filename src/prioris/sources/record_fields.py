@@ -52,15 +52,31 @@ def openalex_fields(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_NUMBERED = re.compile(r"^[A-Za-z]{0,3}\d[\w./]{0,15}$")
+_PAGE_INFO = re.compile(r"^[A-Za-z]{0,3}\d{1,7}(?:\s*[-–]\s*[A-Za-z]{0,3}\d{1,7})?$")
+
+
+def _numbered(value: Any) -> str | None:
+    """A volume or issue as printed (``404``, ``S1``, ``3-4``); a placeholder such as
+    Europe PMC's ``Forthcoming`` is not one."""
+    text = _text(value)
+    return text if text and _NUMBERED.match(text) else None
+
+
 def europepmc_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """Volume, issue, pages and keywords of a Europe PMC search result (core or lite)."""
+    """Volume, issue, pages and keywords of a Europe PMC search result (core or lite).
+
+    ``pageInfo`` is taken only when it reads as pages (``2603-2604``, ``e12807``): for
+    articles ahead of print it holds the publisher's article id instead."""
     info = record.get("journalInfo") if isinstance(record.get("journalInfo"), dict) else {}
     listed = record.get("keywordList") if isinstance(record.get("keywordList"), dict) else {}
     keywords = listed.get("keyword") if isinstance(listed.get("keyword"), list) else []
     pages = _text(record.get("pageInfo"))
+    if pages and not _PAGE_INFO.match(pages):
+        pages = None
     return {
-        "volume": _text(info.get("volume")) or _text(record.get("journalVolume")),
-        "issue": _text(info.get("issue")) or _text(record.get("issue")),
+        "volume": _numbered(info.get("volume")) or _numbered(record.get("journalVolume")),
+        "issue": _numbered(info.get("issue")) or _numbered(record.get("issue")),
         "pages": page_text(*re.split(r"\s*[-–]\s*", pages, maxsplit=1)) if pages else None,
         "keywords": [k for k in (_text(x) for x in keywords) if k],
     }
