@@ -49,7 +49,10 @@ def content_disposition(name: str) -> str:
     the UTF-8 ``filename*`` (RFC 6266, RFC 5987) for the rest; quotes, backslashes and
     control characters never reach the header."""
     name = re.sub(r"[\x00-\x1f\x7f\\\"/]+", "_", name).strip() or "document"
-    fallback = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    fallback = "".join(
+        ch if ch.isascii() else "" if unicodedata.combining(ch) else "_"
+        for ch in unicodedata.normalize("NFKD", name)
+    )
     fallback = re.sub(r"[^\w.\- ()\[\]]+", "_", fallback).strip() or "document"
     encoded = quote(name, safe="")
     if fallback == name:
