@@ -1,8 +1,9 @@
 """Where an abstract stops: the part of a printed abstract before the body runs on.
 
 An abstract read from a PDF's first page often continues into what follows it in the
-same column: the keywords, "Index Terms", the ACM "CCS Concepts" block, a copyright
-line, or the introduction itself ("1 Introduction", "I. INTRODUCTION"). Citations and the
+same column: the keywords, "Index Terms", the ACM "CCS Concepts" block or its classes
+("D.3.4 [Programming Languages]"), a copyright line, or the introduction itself
+("1 Introduction", "I. INTRODUCTION", or just its number when the heading was left out). Citations and the
 work's own vector should carry the abstract only, so :func:`trim_abstract` cuts the text
 at the first such marker. It is a base module because two features use it: ingest (where
 a PDF's abstract is set) and export (a safety net for abstracts stored before it).
@@ -32,6 +33,8 @@ _MARKERS = re.compile(
       | \*?\s*corresponding\s+author\b
       | received\s*:?\s*\d{1,2}\s+\w+\s+\d{4}
       | preprint\s+submitted\s+to\b
+      | (?<=[.!?]\s)[A-K]\.\d{1,2}(?:\.\d{1,2})?\s*\[   # an ACM class: "D.3.4 [Programming"
+      | (?<=[.!?]\s)(?:\d{1,2}|[IVX]{1,4})\.?\s*$    # a section number left of a heading
     )
     """,
     re.I | re.X,
