@@ -3,10 +3,11 @@
 An abstract read from a PDF's first page often continues into what follows it in the
 same column: the keywords, "Index Terms", the ACM "CCS Concepts" block or its classes
 ("D.3.4 [Programming Languages]"), a copyright line, or the introduction itself
-("1 Introduction", "I. INTRODUCTION", or just its number when the heading was left out). Citations and the
-work's own vector should carry the abstract only, so :func:`trim_abstract` cuts the text
-at the first such marker. It is a base module because two features use it: ingest (where
-a PDF's abstract is set) and export (a safety net for abstracts stored before it).
+("1 Introduction", "I. INTRODUCTION", or just its number when the heading was left out).
+Citations and the work's own vector should carry the abstract only, so
+:func:`trim_abstract` cuts the text at the first such marker. It is a base module because
+two features use it: ingest (where a PDF's abstract is set) and export (a safety net for
+abstracts stored before it).
 """
 
 from __future__ import annotations
