@@ -5,12 +5,15 @@ by parsing the output back (bibtexparser 2, rispy) and formatting it in every bu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import bibtexparser
 import pytest
 import rispy
 from bibtexparser.middlewares import LatexDecodingMiddleware
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from prioris.abstracts import trim_abstract
 from prioris.errors import InvalidRequestError
@@ -383,3 +386,53 @@ def test_abstract_text_that_only_looks_like_a_marker_stays() -> None:
     for text in kept:
         assert trim_abstract(text) == text
     assert trim_abstract(None) is None and trim_abstract("  ") is None
+
+
+# -- escaping, for any text ------------------------------------------------------------------
+_TOKEN = re.compile(
+    r"\\textbackslash\{\}|\\textasciitilde\{\}|\\textasciicircum\{\}"
+    r"|\\textbraceleft\{\}|\\textbraceright\{\}|\\[{}&%$#_]|[{}]|.",
+    re.S,
+)
+_UNESCAPE = {
+    r"\textbackslash{}": "\\",
+    r"\textasciitilde{}": "~",
+    r"\textasciicircum{}": "^",
+    r"\textbraceleft{}": "{",
+    r"\textbraceright{}": "}",
+    "{": "",  # a bare brace only protects capitals
+    "}": "",
+}
+
+
+def unescape(value: str) -> str:
+    """The inverse of the BibTeX writer's escaping and capital protection."""
+    out = []
+    for token in _TOKEN.findall(value):
+        if token in _UNESCAPE:
+            out.append(_UNESCAPE[token])
+        elif len(token) == 2 and token[0] == "\\":
+            out.append(token[1])
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    title=st.text(
+        alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=80
+    ),
+    author=st.text(alphabet=st.characters(whitelist_categories=("L",)), min_size=1, max_size=20),
+)
+def test_any_title_round_trips_through_bibtex(title: str, author: str) -> None:
+    work = Work(
+        id="x:1", title=title, authors=[f"Ann {author}"], year=2020, venue=title, type="chapter"
+    )
+    library = bibtexparser.parse_string(to_bibtex([work]))
+    assert not library.failed_blocks
+    (entry,) = library.entries
+    expected = " ".join(title.split()) or "Untitled"
+    assert unescape(entry.fields_dict["title"].value) == expected
+    if title.strip():
+        assert unescape(entry.fields_dict["booktitle"].value) == " ".join(title.split())

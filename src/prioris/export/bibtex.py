@@ -90,7 +90,7 @@ def protect_capitals(escaped: str) -> str:
             return "{" + word + "}"
         return word
 
-    return " ".join(one(word) for word in escaped.split(" "))
+    return " ".join(one(word) for word in escaped.split())
 
 
 def _verbatim(value: str) -> str:
