@@ -153,6 +153,8 @@ def test_one_kind_in_every_format(work: Work, kind: str, bib: str, csl: str, ris
             {"type": "preprint", "venue": "Proc. 2023 IEEE International Conference"},
             "inproceedings",
         ),
+        ({"type": "article", "venue": "arXiv (Cornell University)"}, "preprint"),
+        ({"type": "article", "venue": "bioRxiv", "volume": "3"}, "article"),
         ({"type": "dataset"}, "misc"),
         ({"type": None}, "misc"),
         ({"type": None, "extra": {"pub_types": ["Research Support", "Review"]}}, "article"),

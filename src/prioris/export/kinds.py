@@ -182,6 +182,8 @@ def entry_kind(work: Work) -> str:
         # a preprint that names its journal or proceedings has been published there
         return _by_venue(published_venue) if published_venue else "preprint"
     if kind == "article":
+        if venue and not published_venue and not work.volume:
+            return "preprint"  # an "article" whose only venue is arXiv or another server
         if crossref == "inproceedings" or extra.get("source_type") == "conference":
             return "inproceedings"
         if published_venue and _by_venue(published_venue) == "inproceedings":
