@@ -438,3 +438,22 @@ def test_any_title_round_trips_through_bibtex(title: str, author: str) -> None:
     assert unescape(entry.fields_dict["title"].value) == expected
     if title.strip():
         assert unescape(entry.fields_dict["booktitle"].value) == " ".join(title.split())
+
+
+def test_citeproc_quirks_are_mended() -> None:
+    chapter = Work(
+        id="c",
+        title="A chapter",
+        authors=["Ann Smith"],
+        year=2001,
+        type="book-chapter",
+        venue="Collected Works",
+        pages="1-10",
+    )
+    (vancouver,) = format_citations([chapter], "vancouver")
+    assert "p. 1–10." in vancouver  # citeproc-py alone printed "1–0"
+    assert "436–44" in format_citations([JOURNAL], "vancouver")[0]  # still minimal
+    (apa,) = format_citations([THESIS], "apa")
+    assert "(Publication)" not in apa and "[PhD thesis]" in apa
+    untitled = to_csl_json([Work(id="u")])[0]
+    assert untitled["type"] == "document" and untitled["title"] == "Untitled"

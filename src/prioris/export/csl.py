@@ -18,7 +18,7 @@ from prioris.export.names import (
     split_name,
     work_url,
 )
-from prioris.models import Work
+from prioris.models import Work, display_title
 
 CSL_TYPES = {
     "article": "article-journal",
@@ -29,9 +29,10 @@ CSL_TYPES = {
     "mastersthesis": "thesis",
     "techreport": "report",
     "preprint": "article",
-    "misc": "article",
+    "misc": "document",
 }
-"""The CSL type of each kind; ``article`` is CSL's type for preprints."""
+"""The CSL type of each kind; ``article`` is CSL's type for preprints, ``document`` (CSL
+1.0.2) the type of a work nothing more is known of."""
 _MISC_TYPES = {"dataset": "dataset", "standard": "standard", "software": "software"}
 
 
@@ -51,7 +52,7 @@ def csl_item(work: Work) -> dict[str, Any]:
     csl_type = CSL_TYPES[kind]
     if kind == "misc":
         csl_type = _MISC_TYPES.get((work.type or "").lower(), csl_type)
-    item: dict[str, Any] = {"id": work.id, "type": csl_type, "title": work.title or ""}
+    item: dict[str, Any] = {"id": work.id, "type": csl_type, "title": display_title(work.title)}
     authors = []
     for name in work.authors:
         family, given = split_name(name)

@@ -35,6 +35,8 @@ _RUN_DATE = re.compile(
     r"\b((?:1[5-9]|20)\d{2})(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(\d{1,2})?"
     r"(?=[;.,: ]|$)"
 )
+# APA's thesis label without a publication number: citeproc-py prints the bare term
+_NO_NUMBER = re.compile(r" \(Publication\)(?= \[)")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,120}$")
 # CSL variables citeproc-py knows; others (PMCID, keyword…) only produce warnings
 _PASSED = {
@@ -53,6 +55,30 @@ _PASSED = {
     "number",
     "genre",
 }
+
+
+_MENDED: list[bool] = []
+
+
+def _mend_citeproc() -> None:
+    """Mend citeproc-py 0.11's page ranges of unequal length once per process: its
+    ``minimal`` formats compare the pages digit by digit from the left, so ``1-10`` came
+    out ``1–0`` and ``9-12`` as ``9–2``; a last page longer than the first is kept whole,
+    as every CSL range format says."""
+    if _MENDED:
+        return
+    from citeproc.model import FormatNumber
+
+    original = FormatNumber._format_last_page
+
+    def format_last_page(self: Any, first: str, last: str) -> str:
+        if len(first) != len(last):
+            return last
+        result: str = original(self, first, last)
+        return result
+
+    FormatNumber._format_last_page = format_last_page  # type: ignore[method-assign]
+    _MENDED.append(True)
 
 
 def _styles_folder() -> Path:
@@ -99,12 +125,14 @@ def _items(works: Sequence[Work]) -> list[dict[str, Any]]:
 def _tidy(entry: str) -> str:
     """What citeproc-py leaves undone, mended: a numeric label joined to the entry
     (``1.Smith``, ``[1]J. Smith``), date parts run together (``2015May27``), and the
-    American punctuation inside closing quotes (``“Title,”`` as Chicago and IEEE print it)."""
+    American punctuation inside closing quotes (``“Title,”`` as Chicago and IEEE print it),
+    and APA's "(Publication)" printed for a thesis that has no publication number."""
     entry = " ".join(entry.split())
     entry = re.sub(r"^(\[\d+\]|\d+\.)(?=\S)", r"\1 ", entry)
     entry = _RUN_DATE.sub(
         lambda m: " ".join(p for p in (m.group(1), m.group(2), m.group(3)) if p), entry
     )
+    entry = _NO_NUMBER.sub("", entry)
     return re.sub(r"”([.,])", r"\1”", entry)
 
 
@@ -129,6 +157,7 @@ def format_citations(
 
     works = list(works)
     path = resolve_style(style, allow_path=allow_path)
+    _mend_citeproc()
     if not works:
         return []
     try:
