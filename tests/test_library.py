@@ -319,6 +319,7 @@ def test_original_lists_every_field_of_a_stored_document(library: Library, tmp_p
         "path": str(pdf),
         "url": None,
         "created_at": document["created_at"],
+        "name": "doc.pdf",  # what a download is saved as: the file it came from
     }
     assert document["parser_version"] and document["created_at"].endswith("+00:00")
     assert library.document_bytes(document["sha256"]) == data

@@ -268,6 +268,7 @@ class Library:
     known_aliases = _to("catalog", Catalog.known_aliases)
     status = _to("catalog", Catalog.status)
     export = _to("catalog", Catalog.export)
+    cite = _to("catalog", Catalog.cite)
     browse = _to("catalog", Catalog.browse)
     pages = _to("catalog", Catalog.pages)
     chunk = _to("catalog", Catalog.chunk)

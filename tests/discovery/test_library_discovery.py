@@ -159,7 +159,7 @@ def test_library_export(library_with: Any) -> None:
     assert [item["id"] for item in one] == ["doi:10.1000/stored"]
     assert one[0]["container-title"] == "Journal of Compilers"
     with pytest.raises(InvalidRequestError):
-        lib.export([], "ris")
+        lib.export([], "endnote")
 
 
 # --- the CLI against a loopback HTTP server --------------------------------------------------

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from prioris.abstracts import trim_abstract
 from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pdf.author_lines import demote_author_headings
@@ -154,6 +155,7 @@ class Preparer:
             time.perf_counter() - started,
         )
         meta = content.metadata
+        meta.abstract = trim_abstract(meta.abstract)  # not the keywords or body after it
         if work is None:
             fallback = Path(path).stem if path else f"Document {sha[:8]}"
             work = Work(

@@ -7,6 +7,7 @@ own. Nothing here fetches or parses: a work not stored is not_found.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -14,13 +15,33 @@ from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.models import Work
+from prioris.models import Document, Work
 from prioris.storage import documents as document_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.backend import StorageBackend
 from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
+
+_EXTENSIONS = {"pdf": "pdf", "html": "html", "xml": "xml", "text": "md"}
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
+
+
+def download_name(work: Work, document: Document) -> str:
+    """The file name a stored original is saved under: the name of the file it was
+    ingested from or uploaded as (``documents.path``, else the work's ``filename``), so
+    a download is the file the person put in; else one made from the work's id.
+
+    Control characters and path separators are replaced; the HTTP layer encodes the rest
+    (RFC 6266 / 5987)."""
+    extension = _EXTENSIONS.get(document.format, "bin")
+    original = document.path or (work.extra or {}).get("filename")
+    if isinstance(original, str) and original.strip():
+        name = original.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        name = _UNSAFE.sub("_", name).strip(" .")[:200]
+        if name:
+            return name if "." in name else f"{name}.{extension}"
+    return re.sub(r"[^\w.-]+", "_", work.id) + f".{extension}"
 
 
 class Catalog:
@@ -160,7 +181,7 @@ class Catalog:
         work = self.get_work(text)
         with self.lock:
             docs = document_store.documents_of(self.conn, work.id)
-        return work, [asdict(d) for d in docs]
+        return work, [{**asdict(d), "name": download_name(work, d)} for d in docs]
 
     def document_bytes(self, sha256: str) -> bytes:
         with self.lock:
@@ -215,21 +236,55 @@ class Catalog:
                     passage = self.show(work_id, offset=start, limit=end - start)["markdown"]
         return render_page_png(self.document_bytes(pdf.sha256), page, passage=passage, zoom=zoom)
 
-    def export(self, ids: Sequence[str] | None, fmt: str) -> str:
-        """Citations of the given works (all works when ``ids`` is empty) as text."""
+    def export(
+        self,
+        ids: Sequence[str] | None,
+        fmt: str,
+        style: str | None = None,
+        *,
+        allow_style_file: bool = False,
+    ) -> str:
+        """Citations of the given works (all works when ``ids`` is empty) as text.
+
+        ``style`` names the CSL style of the ``text`` format (default ``apa``);
+        ``allow_style_file`` lets it be a path to a ``.csl`` file (the CLI, whose user owns
+        the files; never the web or MCP)."""
         from prioris.export import FORMATS, render
 
         if fmt not in FORMATS:
             raise InvalidRequestError(
                 f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
             )
+        return render(self._export_works(ids), fmt, style, allow_path=allow_style_file)
+
+    def cite(
+        self, ids: Sequence[str], style: str | None = None, fmt: str | None = None
+    ) -> dict[str, Any]:
+        """Each work's citation, ready to paste: formatted in a CSL ``style`` (default
+        ``apa``), or as one ``bibtex`` / ``ris`` / ``csl-json`` entry when ``fmt`` is given.
+
+        Returns ``{"format", "style", "items": [{"id", "key", "citation"}], "text"}``;
+        ``text`` is every citation together (a reference list or a .bib file)."""
+        from prioris.export import cite_each, render
+
+        if not ids:
+            raise InvalidRequestError("give at least one work id to cite")
+        fmt = fmt or "text"
+        works = self._export_works(ids)
+        items = cite_each(works, fmt, style)
+        return {
+            "format": fmt,
+            "style": (style or "apa") if fmt == "text" else None,
+            "items": items,
+            "text": render(works, fmt, style),
+        }
+
+    def _export_works(self, ids: Sequence[str] | None) -> list[Work]:
         if ids:
-            works = [self.get_work(i) for i in dict.fromkeys(ids)]
-        else:
-            with self.lock:
-                listed = [row["id"] for row in work_store.list_works(self.conn)]
-                works = [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
-        return render(works, fmt)
+            return [self.get_work(i) for i in dict.fromkeys(ids)]
+        with self.lock:
+            listed = [row["id"] for row in work_store.list_works(self.conn)]
+            return [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
 
     # -- deleting --------------------------------------------------------------------
     def delete(self, ids: Sequence[str]) -> list[str]:

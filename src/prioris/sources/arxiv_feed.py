@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from prioris.errors import InvalidRequestError, ParseError, ProviderUnavailableError
 from prioris.identifiers import normalise_arxiv
 from prioris.models import Work
+from prioris.sources.record_fields import parse_journal_ref
 from prioris.sources.xml import local_name, parse_xml, text_of
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -103,12 +104,16 @@ def _parse_entry(entry: Any) -> Work:
         for a in entry.findall(f"{ATOM}author")
         if (a.findtext(f"{ATOM}name") or "").strip()
     ]
+    reference = parse_journal_ref(journal_ref)  # the venue it was published in, if any
     return Work(
         id=f"arxiv:{arxiv_id}",
+        volume=reference.get("volume"),
+        issue=reference.get("issue"),
+        pages=reference.get("pages"),
         title=_clean(entry.findtext(f"{ATOM}title") or ""),
         authors=[name for name, _ in people],
         year=year,
-        venue=journal_ref,
+        venue=reference.get("venue") or journal_ref,
         abstract=_clean(entry.findtext(f"{ATOM}summary") or "") or None,
         aliases=[f"doi:{d}" for d in dois],
         source="arxiv",

@@ -44,6 +44,11 @@ PROVIDER_FIELDS = (
     "pdf_url",
     "cited_by_count",
     "concepts",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "keywords",
 )
 """Fields where the provider's value replaces the printed one (when it has a value)."""
 
@@ -58,6 +63,7 @@ _KEPT_EXTRA = (
     "pub_types",
     "peer_reviewed",
     "type_crossref",
+    "source_type",
     "oa_url",
 )
 

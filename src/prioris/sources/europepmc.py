@@ -33,6 +33,7 @@ from prioris.identifiers import Identifier, parse_identifier
 from prioris.models import FullText, Work
 from prioris.sources.http import ProviderHttp
 from prioris.sources.jats import jats_to_markdown
+from prioris.sources.record_fields import europepmc_fields
 
 MAX_PAGE_SIZE = 1000
 ID_BATCH = 50
@@ -179,9 +180,14 @@ def parse_record(record: dict[str, Any]) -> Work:
     published = _text(record.get("firstPublicationDate")) or _text(
         record.get("electronicPublicationDate")
     )
+    details = europepmc_fields(record)
     return Work(
         id=work_id,
         title=strip_tags(_text(record.get("title"))),
+        volume=details["volume"],
+        issue=details["issue"],
+        pages=details["pages"],
+        keywords=details["keywords"],
         authors=_authors(record),
         year=_count(year_text),
         venue=venue.strip() or None,

@@ -16,6 +16,7 @@ from prioris.errors import ParseError
 from prioris.identifiers import arxiv_id_from_doi as _arxiv_from_doi
 from prioris.identifiers import normalise_arxiv
 from prioris.models import Work
+from prioris.sources.record_fields import openalex_fields
 
 _OPENALEX_WORK = re.compile(
     r"^(?:openalex:|https?://(?:www\.)?openalex\.org/(?:works/)?)?(W\d+)$", re.I
@@ -264,6 +265,9 @@ def parse_openalex_work(obj: dict[str, Any]) -> Work:
         extra["oa_url"] = open_access["oa_url"]
     if isinstance(obj.get("type_crossref"), str):
         extra["type_crossref"] = obj["type_crossref"]
+    details = openalex_fields(obj)
+    if details["source_type"]:
+        extra["source_type"] = details["source_type"]
 
     return Work(
         id=aliases[0],
@@ -287,4 +291,9 @@ def parse_openalex_work(obj: dict[str, Any]) -> Work:
         concepts=_concepts(obj),
         is_preprint=(work_type == "preprint") if work_type else None,
         extra=extra,
+        volume=details["volume"],
+        issue=details["issue"],
+        pages=details["pages"],
+        publisher=details["publisher"],
+        keywords=details["keywords"],
     )

@@ -179,6 +179,18 @@ def test_search_each_mode_and_open_a_hit_at_its_highlighted_page(
     page.locator("#copy-status", has_text="Copied").wait_for()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("@") and "Attention for protein structure" in copied
+    # the "Cite as" menu: another style replaces the citation, which is copied
+    page.select_option("#cite-choice", "style:ieee")
+    until(
+        page,
+        "document.getElementById('citation').value.startsWith('[1]') === false"
+        " && document.getElementById('citation').value.includes('\u201c')",
+    )
+    page.click("#copy-citation")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "“Attention for protein structure" in copied
+    page.select_option("#cite-choice", "format:ris")
+    until(page, "document.getElementById('citation').value.startsWith('TY  - ')")
     # previous / next page
     page.click("#prev-page")
     page.wait_for_url(re.compile(r"page=1"))

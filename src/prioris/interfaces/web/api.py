@@ -15,8 +15,10 @@ import os
 import re
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -34,8 +36,28 @@ STALE_UPLOAD_SECONDS = 6 * 3600.0
 EXPORTS = {
     "bibtex": ("application/x-bibtex; charset=utf-8", "bib"),
     "csl-json": ("application/vnd.citationstyles.csl+json; charset=utf-8", "json"),
+    "ris": ("application/x-research-info-systems; charset=utf-8", "ris"),
+    "text": ("text/plain; charset=utf-8", "txt"),
 }
+CITE_STYLES = ("apa", "vancouver", "ieee", "chicago-author-date")
+"""The styles the web offers (the bundled ones; no style files from a request)."""
 _SAFE_NAME = re.compile(r"[^\w.\- ()\[\]]+")
+
+
+def content_disposition(name: str) -> str:
+    """``attachment`` with the file's own name: an ASCII ``filename`` for old clients and
+    the UTF-8 ``filename*`` (RFC 6266, RFC 5987) for the rest; quotes, backslashes and
+    control characters never reach the header."""
+    name = re.sub(r"[\x00-\x1f\x7f\\\"/]+", "_", name).strip() or "document"
+    fallback = "".join(
+        ch if ch.isascii() else "" if unicodedata.combining(ch) else "_"
+        for ch in unicodedata.normalize("NFKD", name)
+    )
+    fallback = re.sub(r"[^\w.\- ()\[\]]+", "_", fallback).strip() or "document"
+    encoded = quote(name, safe="")
+    if fallback == name:
+        return f'attachment; filename="{name}"'
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"
 
 
 async def _json(request: Request) -> dict[str, Any]:
@@ -144,13 +166,11 @@ async def document(request: Request) -> Response:
     if doc is None:
         raise NotFoundError(f"{work.id} has no stored document {sha!r}")
     data = await blocking(library.document_bytes, sha)
-    extension = {"pdf": "pdf", "html": "html", "xml": "xml", "text": "md"}.get(doc["format"], "bin")
     media = "application/pdf" if doc["format"] == "pdf" else "application/octet-stream"
-    name = re.sub(r"[^\w.-]+", "_", work.id) + f".{extension}"
     return Response(
         data,
         media_type=media,
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers={"Content-Disposition": content_disposition(doc["name"])},
     )
 
 
@@ -160,16 +180,40 @@ async def export(request: Request) -> Response:
     fmt = params.get("format") or "bibtex"
     if fmt not in EXPORTS:
         raise InvalidRequestError(f"format must be one of {', '.join(EXPORTS)}, got {fmt!r}")
+    style = params.get("style") if fmt == "text" else None
+    if style is not None and style not in CITE_STYLES:
+        raise InvalidRequestError(f"style must be one of {', '.join(CITE_STYLES)}, got {style!r}")
     ids = params.getlist("id")
     if not ids and params.get("all") != "1":
         raise InvalidRequestError("select at least one work to export")
-    text = await blocking(state_of(request).library.export, ids or None, fmt)
+    text = await blocking(state_of(request).library.export, ids or None, fmt, style)
     media, extension = EXPORTS[fmt]
     return Response(
         text,
         media_type=media,
         headers={"Content-Disposition": f'attachment; filename="prioris.{extension}"'},
     )
+
+
+async def cite(request: Request) -> Response:
+    """One work's citation to copy: ``?id=…&style=apa`` (a bundled style) or
+    ``&format=bibtex|ris|csl-json``; JSON ``{"id", "key", "citation", "format", "style"}``."""
+    params = request.query_params
+    fmt = params.get("format") or "text"
+    style = params.get("style") or None
+    if fmt == "text":
+        style = style or CITE_STYLES[0]
+        if style not in CITE_STYLES:
+            raise InvalidRequestError(
+                f"style must be one of {', '.join(CITE_STYLES)}, got {style!r}"
+            )
+    elif fmt not in EXPORTS:
+        raise InvalidRequestError(f"format must be one of {', '.join(EXPORTS)}, got {fmt!r}")
+    else:
+        style = None
+    found = await blocking(state_of(request).library.cite, [params.get("id") or ""], style, fmt)
+    (item,) = found["items"]
+    return JSONResponse({**item, "format": found["format"], "style": found["style"]})
 
 
 async def upload(request: Request) -> Response:
@@ -320,6 +364,7 @@ ROUTES = [
     Route("/api/page.png", page_image),
     Route("/document", document),
     Route("/export", export),
+    Route("/api/cite", cite),
     Route("/api/upload", upload, methods=["POST"]),
     Route("/api/import", import_jsonl, methods=["POST"]),
     Route("/api/folder", ingest_folder, methods=["POST"]),

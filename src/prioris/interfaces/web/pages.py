@@ -22,6 +22,15 @@ MODES = ("hybrid", "fts", "vector")
 K_CHOICES = (10, 20, 50)
 LIBRARY_PAGE = 50
 UPLOAD_KINDS = ("upload", "folder", "fetch", "import")
+CITE_CHOICES = (
+    ("style:apa", "APA"),
+    ("style:vancouver", "Vancouver"),
+    ("style:ieee", "IEEE"),
+    ("style:chicago-author-date", "Chicago (author-date)"),
+    ("format:bibtex", "BibTeX"),
+    ("format:ris", "RIS"),
+)
+"""The read page's "Cite as" menu: the bundled styles, then the citation files."""
 
 
 MAX_NUMBER = 2**63 - 1  # the largest whole number either database takes
@@ -189,6 +198,7 @@ async def read_page(request: Request) -> Response:
     _, documents = await blocking(library.original, work.id)
     pdf = next((d for d in documents if d["format"] == "pdf"), None)
     bibtex = await blocking(library.export, [work.id], "bibtex")
+    citation = (await blocking(library.cite, [work.id], "apa"))["items"][0]["citation"]
     return state.render(
         request,
         "read.html",
@@ -202,6 +212,8 @@ async def read_page(request: Request) -> Response:
         documents=documents,
         pdf=pdf,
         bibtex=bibtex,
+        citation=citation,
+        cite_choices=CITE_CHOICES,
         notice=notice,
         page="read",
     )

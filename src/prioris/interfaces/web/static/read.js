@@ -1,10 +1,9 @@
-// Read page: copy the BibTeX, bring the hit's passage into view, arrow keys turn pages.
+// Read page: copy a citation (a style from the menu) or the BibTeX, bring the hit's passage into view, arrow keys turn pages.
 "use strict";
 
 (() => {
-  const button = document.getElementById("copy-bibtex");
   const status = document.getElementById("copy-status");
-  if (button) {
+  for (const button of document.querySelectorAll("#copy-bibtex, #copy-citation")) {
     button.addEventListener("click", async () => {
       const area = document.getElementById(button.dataset.target);
       try {
@@ -17,6 +16,26 @@
       }
       status.textContent = "Copied to the clipboard";
       setTimeout(() => { status.textContent = ""; }, 4000);
+    });
+  }
+  // the "Cite as" menu: the chosen style or format replaces the citation to copy
+  const choice = document.getElementById("cite-choice");
+  const citation = document.getElementById("citation");
+  if (choice && citation) {
+    choice.addEventListener("change", async () => {
+      const [kind, value] = choice.value.split(":");
+      const query = new URLSearchParams({ id: choice.dataset.id });
+      query.set(kind === "style" ? "style" : "format", value);
+      status.textContent = "Formatting…";
+      try {
+        const response = await fetch(`/api/cite?${query}`, { headers: { Accept: "application/json" } });
+        const body = await response.json();
+        if (!response.ok) throw new Error(body.error ? body.error.message : response.statusText);
+        citation.value = body.citation;
+        status.textContent = "";
+      } catch (error) {
+        status.textContent = `Could not format the citation: ${error.message}`;
+      }
     });
   }
   // bring the passage into view inside the text column only: the page itself stays put,

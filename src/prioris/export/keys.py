@@ -1,0 +1,105 @@
+"""Citation keys: readable, ASCII, unique within an export and stable across exports.
+
+A key is the first author's family name folded to ASCII, the year, and the title's first
+significant word: ``vaswani2017attention``. A work without authors is ``anon…``; a work
+without a year gets ``nd`` (only then). When several works of one export share a key,
+they are ordered by their work id and the first keeps the bare key while the others get
+``a``, ``b``, ``c``… So a work's key never depends on the order it was asked for in,
+and adding works with other keys never changes it; only adding a work with the very same
+key and a smaller id can move a suffix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from prioris.export.names import ascii_word, is_collective, split_name
+from prioris.models import Work
+
+STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "in",
+        "for",
+        "and",
+        "to",
+        "with",
+        "from",
+        "by",
+        "at",
+        "is",
+        "are",
+        "as",
+        "into",
+        "towards",
+        "toward",
+        "via",
+        "using",
+        "what",
+        "how",
+        "why",
+        "when",
+        "do",
+        "does",
+        "can",
+        "we",
+        "our",
+        "its",
+        "be",
+        "not",
+        "no",
+    }
+)
+
+
+def _family(first_author: str) -> str:
+    if is_collective(first_author):
+        words = [ascii_word(w) for w in first_author.split()]
+        return next((w for w in words if w and w not in STOPWORDS), "")
+    return ascii_word(split_name(first_author)[0])
+
+
+def citation_key(work: Work) -> str:
+    """``<first author family><year><first significant title word>``, ASCII lower-case."""
+    family = _family(work.authors[0]) if work.authors else ""
+    year = str(work.year) if work.year else "nd"
+    words = [ascii_word(w) for w in re.split(r"[\s\-/:.,;!?()\[\]]+", work.title or "")]
+    word = next((w for w in words if w and w not in STOPWORDS), "")
+    return f"{family or 'anon'}{year}{word}"
+
+
+def suffix(n: int) -> str:
+    """``a``, ``b``, …, ``z``, ``aa``, ``ab``… for n = 0, 1, 2…"""
+    letters = ""
+    n += 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(ord("a") + rem) + letters
+    return letters
+
+
+def unique_keys(works: Sequence[Work]) -> list[str]:
+    """One key per work, in input order; clashes resolved by work id (module docstring)."""
+    bases = [citation_key(w) for w in works]
+    groups: dict[str, list[int]] = {}
+    for index, base in enumerate(bases):
+        groups.setdefault(base, []).append(index)
+    used = set(bases)
+    keys = list(bases)
+    for base, members in groups.items():
+        ordered = sorted(members, key=lambda i: (works[i].id, i))
+        n = 0
+        for index in ordered[1:]:
+            key = base + suffix(n)
+            while key in used:
+                n += 1
+                key = base + suffix(n)
+            n += 1
+            used.add(key)
+            keys[index] = key
+    return keys
