@@ -101,6 +101,20 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield path
 
 
+def start_library(db: Path | None = None) -> Path:
+    """An empty library at ``db`` (default: the test's data folder), as ``ingest`` would
+    start one: commands that read a library refuse a location that holds none."""
+    from prioris.config import load_settings
+    from prioris.embedding.fake import FakeEmbedder
+    from prioris.library import Library
+
+    settings = load_settings()
+    if db is not None:
+        settings = settings.with_library(db)
+    Library.open(settings, embedder=FakeEmbedder()).close()
+    return settings.db_path
+
+
 class FakeOcr:
     """OCR stand-in that returns fixed text and counts its calls."""
 

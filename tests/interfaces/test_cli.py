@@ -10,6 +10,7 @@ import pytest
 from prioris.interfaces.cli import main
 from prioris.interfaces.cli.app import build_parser
 
+from conftest import start_library
 from pdf_factory import make_scanned_pdf, make_text_pdf
 
 
@@ -117,7 +118,15 @@ def test_queries_file_answers_each_query(capsys, tmp_path: Path) -> None:  # typ
     assert all("took_ms" in x for x in lines)
 
 
-def test_errors_are_one_line_with_code_and_exit_status(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_errors_are_one_line_with_code_and_exit_status(capsys, data_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "show", "nope")  # no library here yet: said, nothing created
+    assert code == 2 and err.strip() == (
+        f"error [configuration_error]: there is no library at {data_dir / 'library.sqlite'}: "
+        "nothing has been added there yet (`prioris ingest` or `prioris import` starts one); "
+        "check --data-dir, --db or PRIORIS_MCP_DATA_DIR"
+    )
+    assert not data_dir.exists()
+    start_library()
     code, _, err = run(capsys, "show", "nope")
     assert code == 1 and err.strip() == "error [not_found]: no work 'nope' in the library"
     code, _, err = run(capsys, "search", "x", "--mode", "fts", "--syntax", "fts5", "-k", "3")

@@ -13,6 +13,7 @@ import pytest
 
 from prioris.interfaces.cli import main
 
+from conftest import start_library
 from hostile_pdfs import bad_xref
 from pdf_factory import make_text_pdf
 
@@ -76,9 +77,14 @@ def test_db_at_an_unwritable_place(capsys, where: str) -> None:  # type: ignore[
 
 def test_db_under_a_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "file").write_text("x")
-    code, _, err = run(capsys, "--db", str(tmp_path / "file" / "lib.sqlite"), "status")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"_id": "r1", "title": "T", "text": "words"}\n')
+    code, _, err = run(capsys, "--db", str(tmp_path / "file" / "lib.sqlite"), "import", str(corpus))
     assert code == 2
     assert "is not a folder" in one_error_line(err, "configuration_error")
+    code, _, err = run(capsys, "--db", str(tmp_path / "file" / "lib.sqlite"), "status")
+    assert code == 2
+    assert "there is no library at" in one_error_line(err, "configuration_error")
 
 
 @pytest.mark.parametrize(
@@ -92,6 +98,7 @@ def test_db_under_a_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-unt
     ],
 )
 def test_absurd_numbers_are_usage_errors(capsys, argv: list[str]) -> None:  # type: ignore[no-untyped-def]
+    start_library()
     code, _, err = run(capsys, *argv)
     assert "Traceback" not in err
     first = err.strip().splitlines()[0]
@@ -100,6 +107,7 @@ def test_absurd_numbers_are_usage_errors(capsys, argv: list[str]) -> None:  # ty
 
 
 def test_huge_list_limit_lists_everything(capsys) -> None:  # type: ignore[no-untyped-def]
+    start_library()
     code, out, err = run(capsys, "list", "--limit", "9" * 30, "--json")
     assert code == 0, err
     assert json.loads(out)["count"] == 0
@@ -132,6 +140,7 @@ def test_queries_file_with_bad_lines(capsys, tmp_path: Path) -> None:  # type: i
     queries.write_bytes(
         b'{"_id": "q1", "text": ["a list"]}\n\xff\xfe\n{"_id": "q2", "text": "ok"}\n'
     )
+    start_library()
     code, out, err = run(capsys, "search", "--queries", str(queries), "--mode", "fts")
     assert code == 1 and "Traceback" not in err
     assert [json.loads(line)["query_id"] for line in out.splitlines()] == ["q2"]

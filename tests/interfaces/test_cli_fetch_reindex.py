@@ -96,8 +96,9 @@ def test_db_option_names_the_file_and_wins_over_data_dir(
     code, out, _ = run(capsys, "--data-dir", str(other), "--db", str(db), "list", "--json")
     assert code == 0 and [w["id"] for w in json.loads(out)["works"]] == ["r1"]
     assert not (other / "library.sqlite").exists()
-    code, out, _ = run(capsys, "--data-dir", str(other), "status", "--json")
-    assert json.loads(out)["works"] == 0 and json.loads(out)["db"] == str(other / "library.sqlite")
+    code, _, err = run(capsys, "--data-dir", str(other), "status", "--json")  # a typo'd folder
+    assert code == 2 and f"there is no library at {other / 'library.sqlite'}" in err
+    assert not other.exists()  # said, and nothing left behind
 
 
 def test_reindex_after_a_model_change(

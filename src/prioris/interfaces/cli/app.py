@@ -180,6 +180,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(argv, logs)
 
 
+# commands that read or change what a library holds: on a location without one they say
+# so (exit 2) instead of showing an empty library and leaving a new file behind, which is
+# what a mistyped --data-dir or --db would otherwise do. The others (ingest, import,
+# fetch, serve, ui, the provider searches) start a library where none is.
+NEEDS_A_LIBRARY = frozenset(
+    {"search", "list", "show", "delete", "status", "reindex", "export", "enrich", "edit"}
+)
+
+
 def _run(argv: list[str], logs: CliLogging) -> int:
     ctx: CliContext | None = None
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 must not crash
@@ -203,7 +212,7 @@ def _run(argv: list[str], logs: CliLogging) -> int:
         if getattr(args, "json", False) and not getattr(args, "json_capable", False):
             raise InvalidRequestError(f"prioris {args.command}: has no --json output")
         args.json = getattr(args, "json", False)
-        ctx = CliContext(_settings_for(args))
+        ctx = CliContext(_settings_for(args), may_create=args.command not in NEEDS_A_LIBRARY)
         return int(args.func(args, ctx))
     except SystemExit as exc:  # --help, --version
         return int(exc.code or 0)

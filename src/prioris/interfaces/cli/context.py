@@ -10,9 +10,11 @@ import argparse
 import json
 import logging
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prioris.config import Settings
+from prioris.errors import ConfigurationError
 from prioris.interfaces.cli.terminal import terminal_safe
 
 if TYPE_CHECKING:
@@ -27,14 +29,23 @@ log = logging.getLogger("prioris.cli")
 class CliContext:
     """What a command needs: settings, a lazily opened Library, output helpers."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, may_create: bool = True) -> None:
         self.settings = settings
+        self.may_create = may_create  # False: the library must exist already
         self._library: Library | None = None
 
     def library(self) -> Library:
         """Open the library on first use, so ``--help`` and usage errors stay instant."""
         if self._library is None:
             from prioris.library import Library
+
+            location = self.settings.library_location
+            if not self.may_create and isinstance(location, Path) and not location.exists():
+                raise ConfigurationError(
+                    f"there is no library at {location}: nothing has been added there yet "
+                    "(`prioris ingest` or `prioris import` starts one); check --data-dir, "
+                    "--db or PRIORIS_MCP_DATA_DIR"
+                )
 
             self._library = Library.open(self.settings)
             if self._library.stale_on_open:
