@@ -88,13 +88,20 @@ ACCENTS_AFTER = {
     "\u02db": "\u0328",  # ˛ ogonek
 }
 _LETTER = "A-Za-z\u0131\u0237"  # dotless i and j take the accents of i and j
-_BEFORE = re.compile(f"([{''.join(ACCENTS_BEFORE)}]) ?([{_LETTER}])")
+# a space between accent and letter only inside a word ("Gy¨ ongyi"): an accent after a
+# space, then a space, is more likely a glyph the font mapped wrongly ("greater ¯ exibility")
+_BEFORE = re.compile(
+    f"(?:(?<=[{_LETTER}])([{''.join(ACCENTS_BEFORE)}]) ?|([{''.join(ACCENTS_BEFORE)}]))"
+    f"([{_LETTER}])"
+)
 _AFTER = re.compile(f"([{_LETTER}]) ?([{''.join(ACCENTS_AFTER)}])")
+# the long solidus overlay printed before the relation it negates ("f(x)̸ = 0": ≠)
+_NOT = re.compile("\u0338( ?)([=<>\u2208\u220b\u2261\u223c\u2264\u2265\u2282\u2283\u2286\u2287])")
 # the grave is an ASCII backtick in TeX fonts: only inside a word, before a vowel that
 # takes it ("Universit`a", "Ren`e"), never code or TeX quotes (``...'')
 _GRAVE = re.compile("(?<=[A-Za-z])`(?=[AEIOUaeiou](?![A-Za-z]*'))")
 # a combining mark with no letter before it, printed before its letter
-_MARK_FIRST = re.compile("(?<![^\\W\\d_])([\u0300-\u036f]+)([A-Za-z])")
+_MARK_FIRST = re.compile("(?<![^\\W\\d_])([\u0300-\u0336\u0339-\u036f]+)([A-Za-z])")
 # the cedilla the earlier cleaner put on the vowel after c/s/t ("Franco̧is")
 _CEDILLA_MISPLACED = re.compile("([CcSsTt])([AEIOUaeiou])\u0327")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
@@ -112,8 +119,13 @@ def compose_accents(text: str) -> str:
         text = _GRAVE.sub("\u02cb", text)  # the modifier grave, composed just below
     if _BEFORE.search(text):
         text = _BEFORE.sub(
-            lambda m: _DOTLESS.get(m.group(2), m.group(2)) + ACCENTS_BEFORE[m.group(1)], text
+            lambda m: (
+                _DOTLESS.get(m.group(3), m.group(3)) + ACCENTS_BEFORE[m.group(1) or m.group(2)]
+            ),
+            text,
         )
+    if "\u0338" in text:
+        text = _NOT.sub("\\1\\2\u0338", text)
     if _MARK_FIRST.search(text):
         text = _MARK_FIRST.sub("\\2\\1", text)
     return text
@@ -225,3 +237,4 @@ def clean_work(work: _W) -> _W:
         if value != getattr(work, name, None)
     }
     return replace(work, **changes) if changes else work  # type: ignore[type-var]
+
