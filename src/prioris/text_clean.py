@@ -37,6 +37,7 @@ from typing import TypeVar
 _LINE_ENDS = re.compile("\r\n?|[\x0b\x0c\x85\u2028\u2029]")
 _CONTROL = "\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f"
 _CONTROL_RUN = re.compile(f"[{_CONTROL}]+")
+_ANY_CONTROL = re.compile(f"[{_CONTROL}\r\x0b\x0c\x85]")
 _INVISIBLE = re.compile("[\u200b\ufeff\u2060]")
 # a soft hyphen inside a line is invisible; at a line end the line joiner handles it
 _SOFT_HYPHEN = re.compile("(?<=\\w)\u00ad(?=\\w)")
@@ -62,7 +63,7 @@ def remove_controls(text: str) -> str:
 
 def has_control(text: str) -> bool:
     """Whether ``text`` holds a control character :func:`clean_text` removes."""
-    return re.search(f"[{_CONTROL}\x0b\x0c\r]", text) is not None
+    return _ANY_CONTROL.search(text) is not None
 
 
 # -- TeX spacing accents ----------------------------------------------------------------------
