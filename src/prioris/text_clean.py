@@ -18,7 +18,8 @@ run on all of them (:func:`clean_text`), and again on stored text by
   ``Gyöngyi``, ``François``), so a search for either spelling finds the name (the index
   folds diacritics). A combining mark printed before its letter is moved after it, and
   the earlier cleaner's cedilla put on the *following* vowel (``Franco̧is``) is repaired.
-- **ligatures** (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) are spelled out, so ``ﬁnd`` is the word ``find``;
+- **ligatures** (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) are spelled out, so ``ﬁnd`` is the word ``find``; an
+  "fl" some fonts map to a macron before a space (``in¯ uenced``) is mended;
 - **NFC**, so one letter has one spelling.
 
 :func:`clean_metadata` is for a provider's short fields (title, abstract, names): the
@@ -96,6 +97,10 @@ _BEFORE = re.compile(
     f"([{_LETTER}])"
 )
 _AFTER = re.compile(f"([{_LETTER}]) ?([{''.join(ACCENTS_AFTER)}])")
+# Some publishers' fonts map the "fl" ligature to the macron, drawn apart from the rest of
+# the word ("in¯ uenced", "re¯ ects", "greater ¯ exibility" in the fixture papers); a TeX
+# macron never stands before a space and a lower-case letter.
+_FL_AS_MACRON = re.compile("(?:(?<=[A-Za-z])|(?<![^\\s(]))\u00af (?=[a-z]{2})")
 # the long solidus overlay printed before the relation it negates ("f(x)̸ = 0": ≠)
 _NOT = re.compile("\u0338( ?)([=<>\u2208\u220b\u2261\u223c\u2264\u2265\u2282\u2283\u2286\u2287])")
 # the grave is an ASCII backtick in TeX fonts: only inside a word, before a vowel that
@@ -110,6 +115,8 @@ _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 def compose_accents(text: str) -> str:
     """TeX's spacing accents composed into the letters they mark (not yet NFC)."""
+    if "\u00af " in text:
+        text = _FL_AS_MACRON.sub("fl", text)
     if _CEDILLA_MISPLACED.search(text):
         text = _CEDILLA_MISPLACED.sub("\\1\u0327\\2", text)
     if _AFTER.search(text):

@@ -97,6 +97,13 @@ def test_ligatures_are_spelled_out() -> None:
     )
 
 
+def test_an_fl_printed_as_a_macron_is_mended() -> None:
+    assert clean_text("in\u00af uenced, re\u00af ects; greater \u00af exibility") == (
+        "influenced, reflects; greater flexibility"
+    )
+    assert clean_text("\u00affa") == "f\u0304a"  # a math bar touching its letter
+
+
 def test_nfc() -> None:
     assert clean_text("cafe\u0301") == "caf\u00e9"
 
