@@ -42,7 +42,9 @@ SHARED = REPO.parent / "shared"
 FIXTURES = SHARED / "fixtures"
 
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_SPACING = "\u00a8\u00b4\u02ca\u02c6\u02dc\u02c7\u02da\u02d8\u02d9\u02dd\u00af\u02c9\u02cb\u00b8\u02db"
+_SPACING = (
+    "\u00a8\u00b4\u02ca\u02c6\u02dc\u02c7\u02da\u02d8\u02d9\u02dd\u00af\u02c9\u02cb\u00b8\u02db"
+)
 # an accent touching its letter, or with a space inside a word (an accent between spaces
 # is a glyph some fonts map wrongly, e.g. "R ˆ R" for "R × R": left as printed)
 ACCENT = re.compile(

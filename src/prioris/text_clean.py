@@ -245,4 +245,3 @@ def clean_work(work: _W) -> _W:
         if value != getattr(work, name, None)
     }
     return replace(work, **changes) if changes else work  # type: ignore[type-var]
-

@@ -138,7 +138,11 @@ def test_the_cli_reindex_clean_text(old_library, capsys, monkeypatch) -> None:  
     assert main([*args, "reindex", "--clean-text", "--json"]) == 0
     out, _err = capsys.readouterr()
     report = json.loads(out)
-    assert report["clean_text"] == {"works": 3, "cleaned": 2, "chunks": report["clean_text"]["chunks"]}
+    assert report["clean_text"] == {
+        "works": 3,
+        "cleaned": 2,
+        "chunks": report["clean_text"]["chunks"],
+    }
     assert report["clean_text"]["chunks"] >= 2 and report["reindexed"] == 0
     assert main([*args, "reindex", "--clean-text"]) == 0
     out, _err = capsys.readouterr()

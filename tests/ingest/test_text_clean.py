@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
-from prioris.ingest.lines import join_lines
 from prioris.ingest.lines import clean_text as line_clean_text
+from prioris.ingest.lines import join_lines
 from prioris.models import Work
 from prioris.text_clean import (
     clean_metadata,

@@ -108,4 +108,3 @@ class StoredTextCleaner:
         return self.pipeline.writer.replace_text(
             prepared, fields=fields_changed, text=bool(markdown)
         )
-

@@ -2,9 +2,9 @@
 
 Joining wrapped lines (line-end hyphens removed where the word goes on), cleaning
 (:mod:`prioris.text_clean`: control characters, TeX's spacing accents, ligatures), MuPDF's
-text flags and the page's margin band: one place, so :mod:`prioris.ingest.pdf` (pages to Markdown) and :mod:`prioris.ingest.header`
-(title, authors, year) read a line the same way without either importing the other's
-internals.
+text flags and the page's margin band: one place, so :mod:`prioris.ingest.pdf` (pages to
+Markdown) and :mod:`prioris.ingest.header` (title, authors, year) read a line the same way
+without either importing the other's internals.
 """
 
 from __future__ import annotations

@@ -105,7 +105,8 @@ class PostgresSearchBackend:
             lexemes = [
                 r[0]
                 for r in conn.execute(
-                    "SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', prioris_fold(?))))",
+                    "SELECT DISTINCT unnest(tsvector_to_array("
+                    "to_tsvector('english', prioris_fold(?))))",
                     (words,),
                 )
             ]
