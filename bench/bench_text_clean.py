@@ -16,7 +16,11 @@ library (fake embedder, no OCR, no provider) and counts, over every stored passa
 * **hyphen**: a word broken at a line end and joined with a space (``retrie- val``):
   a lower-case word part, a hyphen, a space and a lower-case word part, where the two
   parts joined make a word the paper uses elsewhere and the hyphenated form does not
-  occur unbroken (so ``pre- and post-processing`` and real compounds are not counted).
+  occur unbroken (so ``pre- and post-processing`` and real compounds are not counted);
+  **loose hyphen splits** counts every ``word- word`` but ``pre- and``;
+* **joined compounds**: a lower-case word the paper also prints with a hyphen
+  (``largescale`` where ``large-scale`` occurs): a compound whose hyphen fell at a line
+  end and was removed (an upper bound: a paper may print both spellings).
 
 It only reads the library through SQL, so it measures any checkout: run it with
 ``--src`` pointing at another checkout's ``src`` for the figures before a change
@@ -55,6 +59,8 @@ ACCENT = re.compile(
 LIGATURE = re.compile("[\ufb00-\ufb06]")
 HYPHEN = re.compile(r"(?<![\w-])([a-z]{2,})- ([a-z]{2,})(?![\w-])")
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_LOWER_COMPOUND = re.compile(r"(?<![\w-])[a-z]{2,}-[a-z]{2,}(?![\w-])")
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z]{4,}(?![\w-])")
 
 
 def fixture_pdfs() -> list[Path]:
@@ -96,8 +102,19 @@ def measure(conn: Any, verbose: bool) -> dict[str, Any]:
         if len(examples[kind]) < 25:
             examples[kind].append(sample)
 
+    compounds = {  # lower-case compounds as printed (not "AutoScholar-Query" at a line end)
+        w: {c.replace("-", ""): c for c in _LOWER_COMPOUND.findall(md or "")} for w, md in works
+    }
     for work_id, text in chunks:
         counts["passages"] += 1
+        joined = [
+            compounds[work_id][w]
+            for w in _LOWER_WORD.findall(text)
+            if w in compounds.get(work_id, {})
+        ]
+        if joined:
+            counts["joined compounds"] += len(joined)
+            note("joined compound", ", ".join(joined[:3]))
         if CONTROL.search(text):
             counts["passages with control"] += 1
             m = CONTROL.search(text)
@@ -132,6 +149,16 @@ def measure(conn: Any, verbose: bool) -> dict[str, Any]:
         counts["control chars in markdown"] += len(CONTROL.findall(markdown))
         counts["accents in markdown"] += len(ACCENT.findall(markdown))
     counts["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+    try:  # the cleaning's own cost, where the checkout has it
+        from prioris.text_clean import clean_text
+    except ImportError:
+        return dict(counts)
+    texts = [md or "" for _, md in works]
+    started = time.perf_counter()
+    for text in texts:
+        clean_text(text)
+    counts["clean ms"] = round((time.perf_counter() - started) * 1000)
+    counts["markdown chars"] = sum(len(t) for t in texts)
     if verbose:
         for kind, samples in examples.items():
             print(f"  {kind}:")
@@ -184,12 +211,18 @@ def main() -> int:
         "passages with hyphen",
         "hyphen splits",
         "loose hyphen splits",
+        "joined compounds",
         "markdown with control",
         "markdown with accent",
         "control chars in markdown",
         "accents in markdown",
     ):
         print(f"  {key:28s} {counts.get(key, 0)}")
+    if "clean ms" in counts:
+        print(
+            f"  cleaning all Markdown again ({counts['markdown chars']:,} characters) took "
+            f"{counts['clean ms']} ms"
+        )
     return 0
 
 

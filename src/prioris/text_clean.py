@@ -153,11 +153,18 @@ LIGATURES = str.maketrans(
 )
 
 
+# every character some rule acts on: text without any (most paragraphs) only needs NFC
+_TRIGGER = re.compile(
+    f"[{_CONTROL}\r\x0b\x0c\x85\u2028\u2029\u200b\ufeff\u2060\u00ad`\ufb00-\ufb06"
+    f"\u0300-\u036f{''.join(ACCENTS_BEFORE)}{''.join(ACCENTS_AFTER)}]"
+)
+
+
 def clean_text(text: str) -> str:
     """Text fit to store and index: no control characters, TeX accents composed,
     ligatures spelled out, NFC. Idempotent: cleaning clean text changes nothing."""
-    if not text:
-        return text
+    if not text or _TRIGGER.search(text) is None:
+        return unicodedata.normalize("NFC", text) if text else text
     text = remove_controls(text).translate(LIGATURES)
     return unicodedata.normalize("NFC", compose_accents(text))
 

@@ -81,7 +81,6 @@ def test_spacing_accents_compose_with_the_letter_they_mark(raw: str, clean: str)
     [
         "``quoted'' and `code`",  # TeX quotes and code keep their backticks
         "R \u02c6 R and p1 \u00b4 tanh",  # accents between spaces: some fonts map other glyphs
-        "greater \u00af exibility",
         "price 5\u00b4",  # no letter to mark
         "cafe\u0301 au lait",  # a combining mark after its letter is already right
     ],
@@ -169,6 +168,18 @@ def test_clean_work_cleans_the_record_fields_only() -> None:
 # -- where it runs ------------------------------------------------------------------------------
 def test_pdf_lines_use_the_same_cleaning() -> None:
     assert line_clean_text("Franc\u00b8ois O\u02d8guz \x01") == "Fran\u00e7ois O\u011fuz "
+
+
+def test_a_compound_the_document_prints_keeps_its_hyphen_at_a_line_end() -> None:
+    from prioris.ingest.lines import compounds_in
+
+    compounds = compounds_in(["a large-scale study of", "follow-up visits and online", "on-line"])
+    assert compounds == frozenset({"large-scale", "follow-up"})  # "online" is printed whole
+    assert join_lines(["at large-", "scale, we"], compounds) == "at large-scale, we"
+    assert join_lines(["the follow-", "up visits"], compounds) == "the follow-up visits"
+    assert join_lines(["on-", "line"], compounds) == "online"
+    assert join_lines(["retrie-", "val"], compounds) == "retrieval"
+    assert join_lines(["large\u00ad", "scale"], compounds) == "largescale"  # a soft hyphen
 
 
 def test_a_control_character_does_not_hide_a_line_end_hyphen() -> None:
