@@ -154,10 +154,10 @@ def measure(conn: Any, verbose: bool) -> dict[str, Any]:
     except ImportError:
         return dict(counts)
     texts = [md or "" for _, md in works]
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: the machine may be busy with other work
     for text in texts:
         clean_text(text)
-    counts["clean ms"] = round((time.perf_counter() - started) * 1000)
+    counts["clean ms"] = round((time.process_time() - started) * 1000)
     counts["markdown chars"] = sum(len(t) for t in texts)
     if verbose:
         for kind, samples in examples.items():
@@ -221,7 +221,7 @@ def main() -> int:
     if "clean ms" in counts:
         print(
             f"  cleaning all Markdown again ({counts['markdown chars']:,} characters) took "
-            f"{counts['clean ms']} ms"
+            f"{counts['clean ms']} ms of CPU"
         )
     return 0
 
