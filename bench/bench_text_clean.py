@@ -146,6 +146,8 @@ def measure(conn: Any, verbose: bool) -> dict[str, Any]:
         counts["works"] += 1
         counts["markdown with control"] += bool(CONTROL.search(markdown))
         counts["markdown with accent"] += bool(ACCENT.search(markdown))
+        for m in list(ACCENT.finditer(markdown))[:2]:
+            note("markdown accent", repr(markdown[max(0, m.start() - 30) : m.end() + 30]))
         counts["control chars in markdown"] += len(CONTROL.findall(markdown))
         counts["accents in markdown"] += len(ACCENT.findall(markdown))
     counts["pages"] = conn.execute("SELECT count(*) FROM pages").fetchone()[0]

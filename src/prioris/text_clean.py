@@ -13,8 +13,9 @@ run on all of them (:func:`clean_text`), and again on stored text by
   ``\\f`` end a line. Zero-width spaces, BOMs and soft hyphens inside a word go too.
 - **TeX spacing accents**: TeX fonts draw an accent as a glyph of its own next to the
   letter, and the text layer keeps it as a *spacing* diacritic: ``O˘guz``, ``Gy¨ongyi``
-  (the accent before the letter it marks), ``Franc¸ois`` (cedilla and ogonek after it),
-  sometimes with a space between. They are composed into the letter (``Oğuz``,
+  (the accent before the letter it marks), ``Franc¸ois`` (cedilla and ogonek after it,
+  or before it in some fonts: ``¸Stefan``; each goes with the neighbour that can carry
+  it), sometimes with a space between. They are composed into the letter (``Oğuz``,
   ``Gyöngyi``, ``François``), so a search for either spelling finds the name (the index
   folds diacritics). A combining mark printed before its letter is moved after it, and
   the earlier cleaner's cedilla put on the *following* vowel (``Franco̧is``) is repaired.
@@ -96,7 +97,14 @@ _BEFORE = re.compile(
     f"(?:(?<=[{_LETTER}])([{''.join(ACCENTS_BEFORE)}]) ?|([{''.join(ACCENTS_BEFORE)}]))"
     f"([{_LETTER}])"
 )
-_AFTER = re.compile(f"([{_LETTER}]) ?([{''.join(ACCENTS_AFTER)}])")
+# A cedilla or an ogonek goes with the neighbour that can carry it, the letter before
+# first ("Franc¸ois", "Wa˛sowski"), else the one after (some fonts print it first:
+# "¸Stefan", "Tapu¸s" for Ștefan, Țapuș).
+_TAKES = {"\u00b8": "CcSsTtGgKkLlNnRrEeDdHh", "\u02db": "AaEeIiOoUu"}
+_AFTER = re.compile("|".join(f"([{letters}]) ?({accent})" for accent, letters in _TAKES.items()))
+_AFTER_NEXT = re.compile(
+    "|".join(f"({accent}) ?([{letters}])" for accent, letters in _TAKES.items())
+)
 # Some publishers' fonts map the "fl" ligature to the macron, drawn apart from the rest of
 # the word ("in¯ uenced", "re¯ ects", "greater ¯ exibility" in the fixture papers); a TeX
 # macron never stands before a space and a lower-case letter.
@@ -113,16 +121,22 @@ _CEDILLA_MISPLACED = re.compile("([CcSsTt])([AEIOUaeiou])\u0327")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
 
 
+def _pair(match: re.Match[str], *, letter_first: bool) -> str:
+    """A letter and the cedilla/ogonek matched with it, as the letter and its mark."""
+    first, second = [g for g in match.groups() if g is not None]
+    letter, accent = (first, second) if letter_first else (second, first)
+    return letter + ACCENTS_AFTER[accent]
+
+
 def compose_accents(text: str) -> str:
     """TeX's spacing accents composed into the letters they mark (not yet NFC)."""
     if "\u00af " in text:
         text = _FL_AS_MACRON.sub("fl", text)
     if _CEDILLA_MISPLACED.search(text):
         text = _CEDILLA_MISPLACED.sub("\\1\u0327\\2", text)
-    if _AFTER.search(text):
-        text = _AFTER.sub(
-            lambda m: _DOTLESS.get(m.group(1), m.group(1)) + ACCENTS_AFTER[m.group(2)], text
-        )
+    if "\u00b8" in text or "\u02db" in text:
+        text = _AFTER.sub(lambda m: _pair(m, letter_first=True), text)
+        text = _AFTER_NEXT.sub(lambda m: _pair(m, letter_first=False), text)
     if "`" in text:
         text = _GRAVE.sub("\u02cb", text)  # the modifier grave, composed just below
     if _BEFORE.search(text):
