@@ -206,6 +206,29 @@ def test_imported_records_and_their_fields_are_stored_clean(library) -> None:  #
     assert texts and not any(has_control(t) for t in texts)
 
 
+def test_jats_or_html_markdown_and_the_providers_fields_are_stored_clean(library) -> None:  # type: ignore[no-untyped-def]
+    from prioris.models import FullText
+
+    work = Work(
+        id="europepmc:PMC1",
+        title='On Schr{\\"o}dinger\x01 fields',
+        authors=["Franc\u00b8ois Gy\u00a8ongyi"],
+        abstract="We \ufb01nd it.",
+        source="europepmc",
+    )
+    markdown = "# On fields\n\nMangen \x012009\x02 by O\u02d8guz.\n\n## Methods\n\nWe \ufb01t."
+    text = FullText(format="xml", content=b"<article/>", markdown=markdown)
+    library.pipeline.store(library.pipeline.prepare_fulltext(work, text))
+    stored = library.get_work("europepmc:PMC1")
+    assert stored.title == "On Schr\u00f6dinger fields"
+    assert stored.authors == ["Fran\u00e7ois Gy\u00f6ngyi"] and stored.abstract == "We find it."
+    row = library.conn.execute(
+        "SELECT markdown FROM works WHERE id = ?", ("europepmc:PMC1",)
+    ).fetchone()
+    assert "Mangen 2009 by O\u011fuz." in row[0] and "We fit." in row[0]
+    assert not has_control(row[0])
+
+
 def test_a_providers_record_is_cleaned_when_merged() -> None:
     from prioris.sources.enrich import merge_provider
 
