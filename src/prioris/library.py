@@ -341,6 +341,17 @@ class Library:
         (``on_progress`` counts chunks and works together)."""
         return self._reindexer().run(on_progress)
 
+    def clean_stored_text(self, *, on_progress: Callable[[int, int], None] | None = None) -> Any:
+        """Apply the text cleaning (:mod:`prioris.text_clean`) to every stored work: its
+        Markdown, pages and passages (re-chunked and re-embedded where the text changed)
+        and its title, names, venue and abstract, one transaction per work; a stopped
+        run resumes by running again. Returns a
+        :class:`~prioris.ingest.clean_stored.CleanSummary`; ``on_progress(done, total)``
+        counts works."""
+        from prioris.ingest.clean_stored import StoredTextCleaner
+
+        return StoredTextCleaner(self.conn, self.lock, self.pipeline).run(on_progress)
+
     def embed_work_vectors(self, work_ids: Sequence[str]) -> int:
         """Embed these works' own vectors (title + abstract) where they are missing."""
         return self._reindexer().works(work_ids)

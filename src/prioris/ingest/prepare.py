@@ -23,6 +23,7 @@ from prioris.ingest.prepared import IngestResult, Prepared, assemble_markdown, s
 from prioris.ingest.records import validate_record
 from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.strings import without_surrogates
+from prioris.text_clean import clean_text, clean_work
 
 log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
 
@@ -99,6 +100,10 @@ class Preparer:
         path: str | None = None,
         chunk: bool = True,
     ) -> Prepared:
+        # every text stored passes the one cleaning (control characters, TeX accents,
+        # ligatures, NFC): PDF and OCR pages, JATS/HTML Markdown, records, provider fields
+        work = clean_work(work)
+        pages = [replace(p, text=clean_text(p.text)) for p in pages]
         markdown, spans = assemble_markdown(pages)
         chunks = self.chunks_for(work.id, markdown, spans) if chunk else []
         ocr_pages = sum(1 for p in pages if p.ocr)

@@ -205,3 +205,21 @@ class Writer:
                 self.conn.execute("ROLLBACK")
                 raise
         return count
+
+    def replace_text(self, item: Prepared, *, fields: bool, text: bool) -> int:
+        """A stored work's cleaned text and fields (``prioris reindex --clean-text``), in
+        one transaction: its bibliographic fields when ``fields``, its Markdown, pages,
+        chunks and vectors when ``text`` (``item`` embedded). Returns the chunks written."""
+        with self.write_lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                now = self.now()
+                if fields:
+                    work_store.replace_fields(self.conn, item.work, now)
+                count = self._index(item, item.work, now) if text else 0
+                self._keep_work_vector(item.work.id)  # a cleaned title or abstract dropped it
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+        return count

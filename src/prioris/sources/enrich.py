@@ -27,6 +27,7 @@ import httpx
 from prioris.errors import NotFoundError, PriorisError, ProviderUnavailableError
 from prioris.identifiers import Identifier, arxiv_id_from_doi, parse_identifier
 from prioris.models import Work
+from prioris.text_clean import clean_work
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +223,10 @@ def merge_provider(work: Work, provider: Work) -> Work:
     """``work`` completed by ``provider``'s record: the provider wins where it has a value.
 
     The work keeps its id, source and timestamps; its aliases gain the provider's ids.
+    The provider's strings are cleaned first (LaTeX accents, control characters: see
+    :func:`prioris.text_clean.clean_work`), as every stored text is.
     """
+    provider = clean_work(provider)
     changes: dict[str, Any] = {}
     for name in PROVIDER_FIELDS:
         value = getattr(provider, name)

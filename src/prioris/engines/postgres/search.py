@@ -58,7 +58,7 @@ BM25_SQL = (
     "WITH t AS (SELECT * FROM unnest(?::text[], ?::float8[]) AS t(lexeme, idf)) "
     "SELECT c.id, c.work_id, coalesce(sum(t.idf * x.tf * ? / "
     "(x.tf + ? * (? + ? * c.tsv_length / ?))), 0) AS score "
-    "FROM chunks c{join} CROSS JOIN to_tsquery('english', ?) q "
+    "FROM chunks c{join} CROSS JOIN to_tsquery('english', prioris_fold(?)) q "
     "LEFT JOIN LATERAL (SELECT u.lexeme, (SELECT sum(CASE w WHEN 'A' THEN ? WHEN 'B' THEN 1.0 "
     "WHEN 'C' THEN ? ELSE 0 END) FROM unnest(u.weights) w) AS tf "
     "FROM unnest(c.tsv) u WHERE u.lexeme = ANY(?)) x ON true "
@@ -105,7 +105,8 @@ class PostgresSearchBackend:
             lexemes = [
                 r[0]
                 for r in conn.execute(
-                    "SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', ?)))",
+                    "SELECT DISTINCT unnest(tsvector_to_array("
+                    "to_tsvector('english', prioris_fold(?))))",
                     (words,),
                 )
             ]

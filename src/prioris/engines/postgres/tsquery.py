@@ -10,8 +10,10 @@ The search service builds FTS5 expressions (plain queries become ``"a" OR "b"``;
 - ``NEAR(...)``, column filters (``title:``) and ``^`` have no tsquery equivalent here and
   are an invalid_request naming them, as a malformed expression is.
 
-Lexemes are passed quoted to ``to_tsquery('english', …)``, which stems them as the
-indexed text was stemmed (English Snowball there, Porter in FTS5).
+Lexemes are passed quoted to ``to_tsquery('english', prioris_fold(…))``, which folds
+diacritics as the indexed text was folded (migration postgres 0005, FTS5's
+``remove_diacritics 2`` on SQLite) and stems them as it was stemmed (English Snowball
+there, Porter in FTS5).
 """
 
 from __future__ import annotations

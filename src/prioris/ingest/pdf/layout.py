@@ -21,6 +21,7 @@ from prioris.ingest.lines import (  # re-exported: the layout's text primitives
     MARGIN_BAND,
     TEXT_FLAGS,
     clean_text,
+    compounds_in,
     join_lines,
 )
 
@@ -84,6 +85,9 @@ class DocumentStyle:
     body_size: float = 10.0
     section_sizes: list[float] = field(default_factory=list)
     repeated_margin_lines: set[str] = field(default_factory=set)
+    compounds: frozenset[str] = frozenset()
+    """Hyphenated words the document prints whole: broken at a line end, they keep their
+    hyphen (:func:`~prioris.ingest.lines.compounds_in`)."""
 
 
 def read_layout(page: Any) -> PageLayout:
@@ -160,7 +164,10 @@ def document_style(layouts: list[PageLayout], first_page: PageLayout | None) -> 
         margin_pages.update(keys)
     threshold = max(3, int(0.4 * len(layouts) + 0.5))
     repeated = {key for key, count in margin_pages.items() if count >= threshold}
-    return DocumentStyle(body, recurring or sorted(candidates, reverse=True), repeated)
+    compounds = compounds_in(
+        line.text for layout in layouts for block in layout.blocks for line in block.lines
+    )
+    return DocumentStyle(body, recurring or sorted(candidates, reverse=True), repeated, compounds)
 
 
 def _letters(text: str) -> int:
@@ -266,13 +273,14 @@ def page_markdown(layout: PageLayout, style: DocumentStyle, *, first_page: bool)
             level: int | None = 1
         else:
             level = _heading_level(kept, style)
-        text = kept.text
+        text = join_lines([line.text for line in lines], style.compounds)
         top = min(line.y0 for line in lines)
         close = 0 <= top - previous_bottom <= kept.size
         if level and parts and parts[-1][0] == level and close:
             parts[-1] = (level, f"{parts[-1][1]} {text}")  # a heading wrapped over two blocks
         elif not level and parts and parts[-1][0] == 0 and _continues(parts[-1][1], text):
-            parts[-1] = (0, join_lines([parts[-1][1], text]))  # split by a column/page break
+            # split by a column/page break
+            parts[-1] = (0, join_lines([parts[-1][1], text], style.compounds))
         else:
             parts.append((level or 0, text))
         previous_bottom = max(line.y1 for line in lines)

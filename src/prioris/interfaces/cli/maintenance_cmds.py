@@ -1,4 +1,5 @@
-"""Commands that look after the library: ``delete``, ``status`` and ``reindex``.
+"""Commands that look after the library: ``delete``, ``status`` and ``reindex`` (with
+``--clean-text``, the text cleaning of stored works).
 
 ``add_<command>(sub)`` adds one command's parser: :mod:`.library_cmds` calls them in the
 order ``prioris --help`` lists them."""
@@ -28,6 +29,12 @@ def add_status(sub: Any) -> None:
 
 def add_reindex(sub: Any) -> None:
     p = sub.add_parser("reindex", help="re-embed chunks made stale by a model change")
+    p.add_argument(
+        "--clean-text",
+        action="store_true",
+        help="first clean every stored work's text and fields (control characters, TeX "
+        "accents, ligatures) and re-chunk what changed; no download, no re-parse",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
@@ -56,8 +63,30 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
     return EXIT_OK
 
 
+def _clean_text(library: Any, json_output: bool) -> dict[str, Any]:
+    """``reindex --clean-text``: the stored works cleaned, a bar on stderr counting works."""
+    progress = bar(library.status()["works"], "work", "clean text", wants_progress(json_output))
+    last = 0
+
+    def on_progress(done: int, _total: int) -> None:
+        nonlocal last
+        progress.update(done - last)
+        last = done
+
+    try:
+        return dict(library.clean_stored_text(on_progress=on_progress).to_dict())
+    finally:
+        progress.close()
+
+
 def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     library = ctx.library()
+    cleaned = _clean_text(library, args.json) if args.clean_text else None
+    if cleaned is not None and not args.json:
+        ctx.print_line(
+            f"cleaned the text of {plural(cleaned['cleaned'], 'work')} of {cleaned['works']} "
+            f"({plural(cleaned['chunks'], 'passage')} re-chunked and re-embedded)"
+        )
     status = library.status()
     total = status["stale_chunks"] + status["stale_works"]  # then the works' own vectors
     progress = bar(total, "vector", "reindex", wants_progress(args.json))
@@ -75,7 +104,10 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     works = last - done  # progress counts the chunks, then the works
     model = library.embedder.model_id
     if args.json:
-        ctx.print_json({"reindexed": done, "work_vectors": works, "model": model})
+        out: dict[str, Any] = {"reindexed": done, "work_vectors": works, "model": model}
+        if cleaned is not None:
+            out["clean_text"] = cleaned
+        ctx.print_json(out)
     else:
         ctx.print_line(
             f"re-embedded {plural(done, 'chunk')} and {plural(works, 'work vector')} with {model}"
