@@ -189,7 +189,9 @@ def test_an_ingested_pdf_exports_its_printed_authors(library, tmp_path) -> None:
     )
     work_id = library.ingest_file(path).id
     bib = library.export([work_id], "bibtex")
-    assert bib.startswith("@misc{okafor2019coral,")
+    # the printed venue line makes it a conference paper in those proceedings
+    assert bib.startswith("@inproceedings{okafor2019coral,")
+    assert "booktitle = {Proceedings of the Reef Workshop" in bib
     assert "author = {Okafor, Ngozi and Álvarez-Núñez, José and van der Berg, Zoë}" in bib
     (item,) = json.loads(library.export([work_id], "csl-json"))
     assert item["author"][2] == {"family": "van der Berg", "given": "Zoë"}
