@@ -6,6 +6,7 @@ import random
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from prioris.engines.sqlite import postings
@@ -316,3 +317,98 @@ def test_a_one_shot_cli_search_never_builds(
         assert main(["search", "alpha beta", "--mode", "fts", "--json"]) == 0
     assert '"hits"' in capsys.readouterr().out
     assert not Path(f"{settings.db_path}.bm25").exists()
+
+
+def _tamper(library: Library, sql: str, params: tuple = ()) -> None:  # type: ignore[type-arg]
+    conn = postings.sqlite3.connect(str(_sidecar(library)))
+    conn.execute(sql, params)
+    conn.commit()
+    conn.close()
+    ranker = library.searcher.backend.postings
+    ranker._drop()
+    ranker._examined = None
+    ranker._next_build = 9e18  # no rebuild during the check: the damaged file stays
+
+
+def _fresh_sidecar(library: Library) -> PostingsRanker:
+    ranker = library.searcher.backend.postings
+    ranker._background = False
+    _build(library)
+    ranker._drop()
+    ranker._examined = None
+    _fts(library, "alpha kappa", 10)
+    assert ranker.answered >= 1
+    return ranker
+
+
+@pytest.mark.parametrize(
+    ("damage", "params"),
+    [
+        # an id past the lengths in the middle of a list (first and last stay in range)
+        (
+            "UPDATE postings SET ids = ? WHERE term = 'kappa'",
+            (np.array([1, 100_000, 200], dtype="<i4").tobytes(),),
+        ),
+        # ids out of order: would silently change the ranking
+        (
+            "UPDATE postings SET ids = ? WHERE term = 'kappa'",
+            (np.array([5, 3, 9], dtype="<i4").tobytes(),),
+        ),
+        ("UPDATE meta SET value = 'no_such_tokenizer' WHERE key = 'tokenizer'", ()),
+        # a lengths array far larger than the library's chunks
+        ("UPDATE meta SET value = zeroblob(40000000) WHERE key = 'lengths'", ()),
+        ("UPDATE meta SET value = 999999 WHERE key = 'rows'", ()),
+    ],
+)
+def test_a_sidecar_that_disagrees_with_the_library_is_never_trusted(
+    library_of_words: Library,
+    damage: str,
+    params: tuple,  # type: ignore[type-arg]
+) -> None:
+    ranker = _fresh_sidecar(library_of_words)
+    answered = ranker.answered
+    if "ids" in damage:  # keep the tf blob's length consistent with the new ids
+        count = len(params[0]) // 4
+        damage = damage.replace(
+            "SET ids = ?", "SET ids = ?, tf = ?, title_at = x'', title_tf = x''"
+        )
+        params = (params[0], bytes([1] * count))
+    _tamper(library_of_words, damage, params)
+    expected = _fts5(library_of_words, "alpha kappa", 10)
+    for _ in range(2):
+        _same_ranking(_fts(library_of_words, "alpha kappa", 10), expected)  # FTS5 answers
+    assert ranker.answered == answered
+
+
+def test_a_fifo_or_a_symlink_out_of_the_folder_is_not_the_sidecar(
+    library_of_words: Library, tmp_path: Path
+) -> None:
+    import os
+
+    ranker = library_of_words.searcher.backend.postings
+    ranker._background = False
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    path = _sidecar(library_of_words)
+    _build(library_of_words)
+    (elsewhere / "cache.bm25").write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(elsewhere / "cache.bm25")
+    ranker._drop()
+    ranker._examined = None
+    ranker._next_build = 9e18
+    expected = _fts5(library_of_words, "alpha kappa", 10)
+    _same_ranking(_fts(library_of_words, "alpha kappa", 10), expected)
+    assert ranker.answered == 0
+    path.unlink()
+    os.mkfifo(path)
+    ranker._examined = None
+    done = threading.Event()
+
+    def search() -> None:
+        _fts(library_of_words, "alpha kappa", 10)
+        done.set()
+
+    threading.Thread(target=search, daemon=True).start()
+    assert done.wait(20), "a FIFO at the sidecar's path hung the search"
+    assert ranker.answered == 0

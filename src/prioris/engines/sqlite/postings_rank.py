@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import numpy as np
@@ -52,15 +53,44 @@ class _Snapshot:
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:
+    """The sidecar's identity (inode, mtime, size), or None when it is not a regular file
+    in the library's own folder: a FIFO or a device would block or stream forever, and a
+    symlink out of the folder would make another file the cache."""
     try:
+        if path.is_symlink() and path.resolve().parent != path.parent.resolve():
+            return None
         stat = path.stat()
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop
+        return None
+    if not S_ISREG(stat.st_mode):
         return None
     return stat.st_ino, stat.st_mtime_ns, stat.st_size
 
 
-def _open(path: Path, file_id: tuple[int, int, int]) -> _Snapshot | None:
-    """The sidecar's statistics, or None when it is unreadable or of another format."""
+@dataclass(frozen=True)
+class _Library:
+    """What a sidecar must agree with: the library's FTS5 tokenizer, chunk count and
+    highest chunk id (its lengths array has one entry per id up to that one)."""
+
+    tokenizer: str
+    rows: int
+    last_id: int
+
+
+def _library_facts(conn: Any) -> _Library:
+    """Read as the builder reads them: FTS5's averages record and its docsize table."""
+    last = conn.execute("SELECT max(id) FROM chunks_fts_docsize").fetchone()[0]
+    averages = conn.execute(
+        "SELECT block FROM chunks_fts_data WHERE id = ?", (postings.AVERAGES_ROWID,)
+    ).fetchone()
+    rows = postings.varints(bytes(averages[0]))[0] if averages else 0
+    return _Library(postings.tokenizer_of(conn), int(rows), int(last or 0))
+
+
+def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snapshot | None:
+    """The sidecar's statistics, or None when it is unreadable, of another format, or
+    disagrees with the library (its tokenizer, its row count, the size of its lengths
+    array): a sidecar is a cache, and only a consistent one is used."""
     try:
         conn = sqlite3.connect(
             f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False
@@ -72,8 +102,17 @@ def _open(path: Path, file_id: tuple[int, int, int]) -> _Snapshot | None:
         if meta.get("format") != postings.FORMAT:
             conn.close()
             return None
-        lengths = np.frombuffer(meta["lengths"], dtype="<u4").astype(np.float64)
         rows, tokens = int(meta["rows"]), int(meta["tokens"])
+        raw = meta["lengths"]
+        if (
+            str(meta["tokenizer"]) != library.tokenizer
+            or rows != library.rows
+            or not isinstance(raw, bytes)
+            or len(raw) != 4 * (library.last_id + 1)  # checked before any array is made
+            or not 0 < tokens < 1 << 62
+        ):
+            raise ValueError("the sidecar does not describe this library")
+        lengths = np.frombuffer(raw, dtype="<u4").astype(np.float64)
         avgdl = tokens / rows if rows else 1.0
         norm = K1 * (1 - B + B * lengths / avgdl)
         return _Snapshot(
@@ -85,7 +124,8 @@ def _open(path: Path, file_id: tuple[int, int, int]) -> _Snapshot | None:
             str(meta["tokenizer"]),
             file_id,
         )
-    except (sqlite3.Error, KeyError, TypeError, ValueError):
+    except (sqlite3.Error, KeyError, TypeError, ValueError, OverflowError) as exc:
+        log.debug("postings sidecar %s ignored: %s", path, exc)
         conn.close()
         return None
 
@@ -117,6 +157,7 @@ class PostingsRanker:
         self._tokenizer_spec = ""
         self.last_build: postings.BuildResult | None = None
         self.answered = 0  # queries the snapshot answered (benchmarks print it)
+        self._warned = False  # a damaged sidecar is logged once per process
 
     def rank(
         self, conn: Any, expression: str, limit: int, *, title_weight: float, rows: int
@@ -129,24 +170,28 @@ class PostingsRanker:
             return None
         self._queries += 1
         key = postings.freshness_key(conn)
-        snapshot = self._current(key)
+        snapshot = self._current(key, conn)
         if snapshot is None:
             if key is not None and self._queries > 1:
                 self._refresh()
             return None
-        terms = self._terms(snapshot, [w[1:-1] for w in words])
-        if terms is None:
-            return None  # a quoted string of several tokens is a phrase: FTS5 answers
         try:
+            terms = self._terms(snapshot, [w[1:-1] for w in words])
+            if terms is None:
+                return None  # a quoted string of several tokens is a phrase: FTS5 answers
             found = self._score(snapshot, terms, limit, title_weight)
-        except (sqlite3.Error, ValueError):
-            self._drop()  # a damaged sidecar: FTS5 answers, a rebuild replaces it
+        except (sqlite3.Error, ValueError, IndexError) as exc:
+            # a damaged sidecar: FTS5 answers, a rebuild replaces it, said once
+            if not self._warned:
+                log.warning("BM25 postings file %s is damaged (%s); rebuilding it", self.path, exc)
+                self._warned = True
+            self._drop()
             self._refresh()
             return None
         self.answered += 1
         return found
 
-    def _current(self, key: bytes | None) -> _Snapshot | None:
+    def _current(self, key: bytes | None, conn: Any) -> _Snapshot | None:
         snapshot = self._snapshot
         if snapshot is not None and snapshot.key == key:
             return snapshot
@@ -156,7 +201,7 @@ class PostingsRanker:
             return None
         with self._lock:
             self._examined = file_id
-            opened = _open(self.path, file_id)
+            opened = _open(self.path, file_id, _library_facts(conn))
             if opened is None:
                 return None
             self._snapshot = opened  # a search still scoring from the old one keeps it open
@@ -258,9 +303,13 @@ class PostingsRanker:
             width not in (1, 2)
             or width * len(ids) != len(row[1])
             or len(at) != len(counts)
-            or (len(at) and (at[0] < 0 or at[-1] >= len(ids)))  # both sorted when written
+            or (len(at) and (at[0] < 0 or at[-1] >= len(ids)))
             or ids[0] < 0
             or ids[-1] >= len(snapshot.norm)
+            # written strictly increasing: out of order would change the ranking, and an
+            # id past the end in the middle would index out of the lengths
+            or (len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))
+            or (len(at) > 1 and bool(np.any(at[1:] <= at[:-1])))
         ):
             raise ValueError(f"postings of {term!r} damaged")
         tf = np.frombuffer(row[1], dtype="<u1" if width == 1 else "<u2")
