@@ -48,6 +48,7 @@ TOOLS = {
     "research_delete_fetched",
     "research_search_fetched",
     "research_discovery",
+    "research_edit_work",
 }
 
 
