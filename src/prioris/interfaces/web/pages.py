@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.interfaces.web import charts, views
+from prioris.interfaces.web.edit import form_fields
 from prioris.interfaces.web.state import blocking, state_of
 
 MODES = ("hybrid", "fts", "vector")
@@ -177,6 +178,7 @@ async def read_page(request: Request) -> Response:
     _, documents = await blocking(library.original, work.id)
     pdf = next((d for d in documents if d["format"] == "pdf"), None)
     bibtex = await blocking(library.export, [work.id], "bibtex")
+    record = await blocking(library.work_fields, work.id)
     return state.render(
         request,
         "read.html",
@@ -191,6 +193,9 @@ async def read_page(request: Request) -> Response:
         pdf=pdf,
         bibtex=bibtex,
         notice=notice,
+        record=record,
+        edit_rows=form_fields(record),
+        edit_open=params.get("edit") in ("1", "on", "true"),
         page="read",
     )
 
