@@ -36,6 +36,23 @@ _OPTIONS = {
     "abstract": "abstract",
 }
 _CLEARABLE = (*FIELDS, "date")
+_VALUE_OPTIONS = (
+    ("title", "TEXT", "the title"),
+    ("year", "YYYY", "the year of publication"),
+    ("date", "YYYY[-MM[-DD]]", "the publication date"),
+    ("venue", "TEXT", "journal, proceedings or series"),
+    ("volume", "TEXT", "volume"),
+    ("issue", "TEXT", "issue or number"),
+    ("pages", "TEXT", "pages, e.g. 101-117 or e1234"),
+    ("publisher", "TEXT", "publisher"),
+    ("type", "TYPE", "entry type: article, proceedings-article, book, dissertation, report, ..."),
+    ("doi", "DOI", "the DOI (other works' DOIs are refused)"),
+    ("arxiv", "ID", "the arXiv id, with or without version"),
+    ("pmid", "ID", "the PubMed id"),
+    ("pmcid", "PMCID", "the PubMed Central id"),
+    ("openalex", "W…", "the OpenAlex id"),
+    ("abstract", "TEXT", "the abstract"),
+)
 
 
 def add_edit(sub: Any) -> None:
@@ -47,47 +64,34 @@ def add_edit(sub: Any) -> None:
         "reindex and migrate-to. Each edit can be undone (newest first).",
     )
     p.add_argument("id", metavar="ID", help="a work id or any alias (DOI, arXiv id, PMCID, ...)")
-    p.add_argument("--title", metavar="TEXT")
+    for option, metavar, what in _VALUE_OPTIONS:
+        p.add_argument(f"--{option}", metavar=metavar, help=f"{what} (default: unchanged)")
     p.add_argument(
         "--author",
         action="append",
         metavar="NAME",
-        help="an author; repeat in order for all of them (replaces the whole list)",
+        help="an author; repeat in order for all of them, the list replaces the stored one "
+        "(default: unchanged)",
     )
-    p.add_argument("--year", metavar="YYYY")
-    p.add_argument("--date", metavar="YYYY[-MM[-DD]]", help="publication date")
-    p.add_argument("--venue", metavar="TEXT", help="journal, proceedings or series")
-    p.add_argument("--volume", metavar="TEXT")
-    p.add_argument("--issue", metavar="TEXT")
-    p.add_argument("--pages", metavar="TEXT", help="e.g. 101-117 or e1234")
-    p.add_argument("--publisher", metavar="TEXT")
-    p.add_argument(
-        "--type", metavar="TYPE", help="entry type: article, proceedings-article, book, ..."
-    )
-    p.add_argument("--doi", metavar="DOI")
-    p.add_argument("--arxiv", metavar="ID", help="arXiv id (with or without version)")
-    p.add_argument("--pmid", metavar="ID")
-    p.add_argument("--pmcid", metavar="PMCID")
-    p.add_argument("--openalex", metavar="W…")
-    p.add_argument("--abstract", metavar="TEXT")
     p.add_argument(
         "--keyword",
         action="append",
         metavar="WORD",
-        help="a keyword; repeat for several (replaces the whole list)",
+        help="a keyword; repeat for several, the list replaces the stored one (default: unchanged)",
     )
     p.add_argument(
         "--clear",
         action="append",
         metavar="FIELD",
         choices=_CLEARABLE,
-        help="empty a field (repeatable); it stays empty whatever a source says",
+        help="empty a field (repeatable); it stays empty whatever a source says (default: none)",
     )
     p.add_argument(
         "--patch",
         metavar="-",
         help="read the changes as a JSON object from stdin ('-'): "
-        '{"title": "...", "authors": ["..."], "year": null}; null clears a field',
+        '{"title": "...", "authors": ["..."], "year": null}; null clears a field; options '
+        "given beside it win (default: no patch)",
     )
     p.add_argument("--undo", action="store_true", help="take back the newest edit")
     p.add_argument("--history", action="store_true", help="list the edits, newest first")
