@@ -99,6 +99,7 @@ class Writer:
                 if item.work.source != "file":  # a provider's record of the same bytes
                     known = replace(item.work, id=owner, aliases=[item.work.id, *item.work.aliases])
                     work_store.upsert_work(conn, known, now)
+                    self._merged(owner, replace(item, work=known), now)  # kept and merged
                 return IngestResult(
                     id=owner,
                     path=item.result.path,
@@ -138,9 +139,10 @@ class Writer:
         old), merge the work's records into its fields (:mod:`prioris.provenance`: the
         user's corrections win over everything), and return the stored work with the hash
         of its indexed Markdown (if any)."""
-        records = item.records
-        if not records and item.work.source != "file":  # a fetched or imported record
-            records = {origin_of_source(item.work.source): record_of(item.work)}
+        records = dict(item.records)
+        origin = origin_of_source(item.work.source)
+        if item.work.source != "file" and origin not in records:  # a fetched or imported
+            records[origin] = record_of(item.work)  # record: kept beside what its PDF printed
         if records:
             record_store.save_records(self.conn, work_id, records, now)
         work = apply_records(self.conn, work_id, now)  # the merge by provenance
