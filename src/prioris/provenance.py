@@ -208,11 +208,12 @@ def merge_records(
                 break
         else:
             value = (base or {}).get(name)
-            merged.fields[name] = (
-                ([] if value is None else list(value)) if (name in LIST_FIELDS) else value
-            )
-            if not _empty(value) and (base_origins or {}).get(name):
-                merged.origins[name] = str((base_origins or {})[name])
+            if name in LIST_FIELDS:
+                value = list(value or [])
+            merged.fields[name] = value
+            origin = (base_origins or {}).get(name)
+            if origin and not _empty(value):
+                merged.origins[name] = str(origin)
     return merged
 
 
@@ -254,11 +255,9 @@ def _text(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str | int) or isinstance(value, bool):
         raise InvalidRequestError(f"{name} must be text, got {type(value).__name__}")
-    text = (
-        " ".join(without_surrogates(str(value)).split())
-        if name != "abstract"
-        else (without_surrogates(str(value)).strip())
-    )
+    text = without_surrogates(str(value)).strip()
+    if name != "abstract":  # one line: runs of spaces and line breaks become one space
+        text = " ".join(text.split())
     if len(text) > MAX_TEXT:
         raise InvalidRequestError(f"{name} is longer than {MAX_TEXT} characters")
     return text or None
