@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import paper_factory as papers
 from prioris.config import load_settings
@@ -17,7 +19,7 @@ from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.ingest.embed import work_text
 from prioris.library import Library, migrate_library
-from prioris.provenance import PRECEDENCE, merge_records, validate_patch
+from prioris.provenance import PRECEDENCE, merge_records, ranked, validate_patch
 from prioris.storage import work_vectors as work_vector_store
 
 from conftest import FAKE_PROVIDER_ENV, FakeOcr
@@ -95,6 +97,45 @@ def test_newest_provider_wins_and_ids_come_from_aliases() -> None:
     assert merged.fields["openalex"] == "W42" and merged.fields["pmid"] == "77"
     assert merged.fields["doi"] == "10.1234/a" and merged.fields["arxiv"] == "2401.01234v1"
     assert merged.origins["arxiv"] == "printed"
+
+
+_origins = st.sampled_from([o for o in PRECEDENCE if o != "user"] + ["somewhere"])
+_records = st.dictionaries(
+    _origins,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "title": st.text(max_size=5),
+            "year": st.none() | st.integers(1900, 2030),
+            "venue": st.none() | st.text(max_size=5),
+            "recorded_at": st.sampled_from(["2024", "2025", "2026"]),
+        },
+    ),
+)
+
+
+@given(
+    records=_records,
+    user=st.dictionaries(
+        st.sampled_from(["title", "year", "venue"]), st.none() | st.integers(1900, 2030).map(str)
+    ),
+)
+def test_the_user_always_wins_and_every_origin_is_a_source_that_had_the_value(
+    records: dict[str, dict[str, Any]], user: dict[str, Any]
+) -> None:
+    user = {k: (int(v) if k == "year" and v else v) for k, v in user.items()}
+    merged = merge_records({**records, "user": user} if user else records)
+    for name in ("title", "year", "venue"):
+        if name in user:
+            assert merged.origins[name] == "user" and merged.fields[name] == user[name]
+        elif name in merged.origins:
+            origin = merged.origins[name]
+            assert records[origin][name] == merged.fields[name]
+            order = ranked(records)
+            higher = order[: order.index(origin)]  # every source ranked above it had none
+            assert all(records[o].get(name) in (None, "") for o in higher)
+        else:
+            assert all(r.get(name) in (None, "") for r in records.values())
 
 
 @pytest.mark.parametrize(
