@@ -81,7 +81,7 @@ def test_read_page_form_api_edit_and_undo(stocked: tuple[Library, str]) -> None:
 
 @pytest.mark.browser
 def test_edit_form_in_chromium(browser: Any, stocked: tuple[Library, str]) -> None:
-    from interfaces.web.test_browser import new_page, shot  # the browser tests' helpers
+    from interfaces.web.test_browser import fits, new_page, shot  # the browser tests' helpers
 
     library, work_id = stocked
     with live_app(library) as app:
@@ -101,6 +101,7 @@ def test_edit_form_in_chromium(browser: Any, stocked: tuple[Library, str]) -> No
             assert library.get_work(work_id).authors == ["Ada Rossi", "Ben Keller"]
             page.evaluate("document.getElementById('edit').scrollIntoView()")
             shot(page, f"edit-{width}")
+            assert fits(page)  # the open form holds at phone width
             page.fill("#edit-year", "later")
             page.click("#edit-save")
             page.locator("#edit-status", has_text="year must be a four-digit year").wait_for()
