@@ -6,7 +6,8 @@ PDF's work before it is stored, so the index gets the provider's title and year.
 already stored, :meth:`~EnrichmentService.enrich` does the same and carries the new title
 and year into the FTS and vector indexes. Either way the ``printed`` record (what the PDF
 said) and the provider's record are both kept in ``work_records``; the ``works`` row is
-the merge, where the provider wins for bibliographic fields. Provider calls go through
+the merge by :mod:`prioris.provenance`: a provider wins over what was printed, the
+user's corrections win over both. Provider calls go through
 :class:`~prioris.sources.enrich.ProviderLookup` (the rate-limited clients); a provider
 that cannot be reached changes nothing.
 """
@@ -15,13 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from typing import Any
 
+from prioris.errors import NotFoundError
 from prioris.models import Work
+from prioris.provenance import WORK_FIELDS
 from prioris.sources.enrich import ProviderLookup, merge_provider, provider_record, same_paper
 from prioris.storage import chunks as chunk_store
 from prioris.storage import records as record_store
 from prioris.storage import works as work_store
+from prioris.storage.merged import apply_records
 
 REPORTED_FIELDS = ("title", "authors", "year", "venue", "abstract")
 
@@ -110,24 +115,35 @@ class EnrichmentService:
             return report
         merged = merge_provider(work, found.work)
         report["status"] = "enriched"
+        stored = self._store(merged, found.provider, provider_record(found.work))
         report["changed"] = [
-            name for name in REPORTED_FIELDS if getattr(merged, name) != getattr(work, name)
+            name for name in REPORTED_FIELDS if getattr(stored, name) != getattr(work, name)
         ]
-        self._store(merged, found.provider, provider_record(found.work))
         return report
 
-    def _store(self, work: Work, provider: str, record: dict[str, Any]) -> None:
+    def _store(self, work: Work, provider: str, record: dict[str, Any]) -> Work:
+        """Keep the provider's record and merge the work's records again (the user's
+        corrections still win: :mod:`prioris.provenance`); returns the stored work."""
         now = self.now()
         with self.lock:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                work_store.replace_fields(self.conn, work, now)
+                stored = work_store.get_work(self.conn, work.id)
+                if stored is None:
+                    raise NotFoundError(f"no work {work.id}")  # deleted meanwhile
+                # the bibliographic fields come from the merge below, the rest from here
+                kept = {name: getattr(stored, name) for name in WORK_FIELDS}
+                work_store.replace_fields(
+                    self.conn, replace(work, **kept, origins=stored.origins), now
+                )
                 record_store.save_records(self.conn, work.id, {provider: record}, now)
-                chunk_store.update_work_fields(self.conn, work.id, work.title, work.year)
+                stored = apply_records(self.conn, work.id, now)
+                chunk_store.update_work_fields(self.conn, work.id, stored.title, stored.year)
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+        return stored
 
     def records(self, work_id: str) -> dict[str, dict[str, Any]]:
         """``{origin: record}``: what the PDF printed and what each provider said."""

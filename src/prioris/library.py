@@ -31,6 +31,7 @@ from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
+from prioris.services.editing import Editor
 from prioris.services.fetching import Fetcher
 from prioris.services.reading import StoredText
 from prioris.storage import chunks as chunk_store
@@ -174,6 +175,7 @@ class Library:
             pipeline=self.pipeline,
             remote=lambda: self.remote,
         )
+        self.editor = Editor(conn, lock, self.catalog.resolve_work_id, embedder, self.now)
         self._artefacts = Artefacts(
             conn,
             lock,
@@ -274,6 +276,12 @@ class Library:
     chunk = _to("catalog", Catalog.chunk)
     year_source_counts = _to("catalog", Catalog.year_source_counts)
     page_image = _to("catalog", Catalog.page_image)
+
+    # -- editing with provenance (:class:`~prioris.services.editing.Editor`) -------------
+    edit_work = _to("editor", Editor.edit_work)
+    undo_edit = _to("editor", Editor.undo_edit)
+    edit_history = _to("editor", Editor.edit_history)
+    work_fields = _to("editor", Editor.work_fields)
 
     # -- enrichment (:class:`~prioris.enrichment.EnrichmentService`) ---------------------
     def enrich(

@@ -49,6 +49,7 @@ TOOLS = {
     "research_search_fetched",
     "research_discovery",
     "research_cite",
+    "research_edit_work",
 }
 
 

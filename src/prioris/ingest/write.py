@@ -21,11 +21,13 @@ from prioris.embedding.base import Embedder
 from prioris.ingest.embed import work_text
 from prioris.ingest.prepared import IngestResult, Now, Prepared
 from prioris.models import Work
+from prioris.provenance import origin_of_source, record_of
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import records as record_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
+from prioris.storage.merged import apply_records
 
 log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
 
@@ -97,6 +99,7 @@ class Writer:
                 if item.work.source != "file":  # a provider's record of the same bytes
                     known = replace(item.work, id=owner, aliases=[item.work.id, *item.work.aliases])
                     work_store.upsert_work(conn, known, now)
+                    self._merged(owner, replace(item, work=known), now)  # kept and merged
                 return IngestResult(
                     id=owner,
                     path=item.result.path,
@@ -107,7 +110,7 @@ class Writer:
         if work.source == "file":
             existing = work_store.find_work_id(conn, work.aliases)
             stored = work_store.get_work(conn, existing) if existing else None
-            if stored is not None and not titles_agree(stored.title, work.title):
+            if stored is not None and not self._same_paper(stored, work.title):
                 work.aliases = []  # ids in the text belong to another paper: do not merge
         work_id = work_store.upsert_work(conn, work, now)
         stored_work, has_full_text = self._merged(work_id, item, now)
@@ -121,13 +124,28 @@ class Writer:
         result.chunks = chunk_count
         return result
 
+    def _same_paper(self, stored: Work, title: str) -> bool:
+        """Whether a PDF's title is the stored work's: its title, or one its sources gave
+        (a title the user corrected no longer looks like the printed one)."""
+        titles = [stored.title]
+        titles += [
+            str(r.get("title") or "")
+            for r in record_store.records_of(self.conn, stored.id).values()
+        ]
+        return any(titles_agree(t, title) for t in titles if t)
+
     def _merged(self, work_id: str, item: Prepared, now: str) -> tuple[Work, str | None]:
         """After the upsert: save what the source printed (a new parse's records replace the
-        old), and return the stored work with the hash of its indexed Markdown (if any)."""
-        if item.records:
-            record_store.save_records(self.conn, work_id, item.records, now)
-        work = work_store.get_work(self.conn, work_id)
-        assert work is not None
+        old), merge the work's records into its fields (:mod:`prioris.provenance`: the
+        user's corrections win over everything), and return the stored work with the hash
+        of its indexed Markdown (if any)."""
+        records = dict(item.records)
+        origin = origin_of_source(item.work.source)
+        if item.work.source != "file" and origin not in records:  # a fetched or imported
+            records[origin] = record_of(item.work)  # record: kept beside what its PDF printed
+        if records:
+            record_store.save_records(self.conn, work_id, records, now)
+        work = apply_records(self.conn, work_id, now)  # the merge by provenance
         indexed = self.conn.execute(
             "SELECT markdown_sha256 FROM works WHERE id = ?", (work_id,)
         ).fetchone()[0]

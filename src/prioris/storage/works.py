@@ -273,6 +273,7 @@ def delete_work(conn: Any, work_id: str) -> None:
     conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM aliases WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM work_records WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM work_edits WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM works WHERE id = ?", (work_id,))
 
 

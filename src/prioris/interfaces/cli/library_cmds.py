@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prioris.interfaces.cli import ingest_cmds, maintenance_cmds, read_cmds
+from prioris.interfaces.cli import edit_cmds, ingest_cmds, maintenance_cmds, read_cmds
 from prioris.interfaces.cli.context import CliContext
 
 
@@ -20,6 +20,7 @@ def register(sub: Any) -> None:
     read_cmds.add_search(sub)
     read_cmds.add_list(sub)
     read_cmds.add_show(sub)
+    edit_cmds.add_edit(sub)
     maintenance_cmds.add_delete(sub)
     maintenance_cmds.add_status(sub)
     maintenance_cmds.add_reindex(sub)

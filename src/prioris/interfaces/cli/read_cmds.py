@@ -90,7 +90,9 @@ def add_list(sub: Any) -> None:
 
 
 def add_show(sub: Any) -> None:
-    p = sub.add_parser("show", help="show a work's Markdown by page or offset")
+    p = sub.add_parser(
+        "show", help="show a work's record (each field's origin) and Markdown by page or offset"
+    )
     p.add_argument("id", metavar="ID", help="a work id or any alias (DOI, arXiv id, PMCID, ...)")
     p.add_argument(
         "--page", type=int, metavar="N", help="only page N, from 1 (default: the whole work)"
@@ -204,10 +206,18 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
-    view = ctx.library().show(args.id, page=args.page, offset=args.offset, limit=args.limit)
+    from prioris.interfaces.cli.edit_cmds import record_lines
+
+    library = ctx.library()
+    view = library.show(args.id, page=args.page, offset=args.offset, limit=args.limit)
+    record = library.work_fields(view["id"])  # each field with its origin
     if args.json:
-        ctx.print_json(view)
+        ctx.print_json({**view, "record": record, "origins": record["origins"]})
     else:
+        if args.page is None and args.offset is None and args.limit is None:
+            for line in record_lines(record):  # the whole work: its record first
+                ctx.print_line(line)
+            ctx.print_line()
         ctx.print_line(view["markdown"])
         if view["has_more"]:
             ctx.log(f"… more from --offset {view['next_offset']} (of {view['total_length']})")

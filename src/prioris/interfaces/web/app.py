@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from prioris.errors import ConfigurationError, PriorisError
-from prioris.interfaces.web import api, pages, views
+from prioris.interfaces.web import api, edit, pages, views
 from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
 from prioris.interfaces.web.markdown_view import markdown_html
@@ -120,6 +120,7 @@ def build_app(
     routes = [
         *pages.ROUTES,
         *api.ROUTES,
+        *edit.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]

@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.interfaces.web import charts, views
+from prioris.interfaces.web.edit import form_fields
 from prioris.interfaces.web.state import blocking, state_of
 
 MODES = ("hybrid", "fts", "vector")
@@ -199,6 +200,7 @@ async def read_page(request: Request) -> Response:
     pdf = next((d for d in documents if d["format"] == "pdf"), None)
     bibtex = await blocking(library.export, [work.id], "bibtex")
     citation = (await blocking(library.cite, [work.id], "apa"))["items"][0]["citation"]
+    record = await blocking(library.work_fields, work.id)
     return state.render(
         request,
         "read.html",
@@ -215,6 +217,9 @@ async def read_page(request: Request) -> Response:
         citation=citation,
         cite_choices=CITE_CHOICES,
         notice=notice,
+        record=record,
+        edit_rows=form_fields(record),
+        edit_open=params.get("edit") in ("1", "on", "true"),
         page="read",
     )
 
