@@ -425,3 +425,34 @@ def test_cli_enrich_json_over_loopback(
     assert "unavailable" in capsys.readouterr().out
     assert main(["enrich", "file:0000000000000000"]) == 1
     assert "error [not_found]" in capsys.readouterr().err
+
+
+def test_enrich_never_takes_another_stored_works_identifier(
+    open_library: Any, tmp_path: Path
+) -> None:
+    """A provider reply for one work that names another stored work's id (or alias) leaves
+    that identifier with its owner, says so in the report, and a deleted owner imported
+    again is a work of its own, not merged into the enriched one."""
+    reply = {**OPENALEX_WORK, "ids": {"pmid": "https://pubmed.ncbi.nlm.nih.gov/777"}}
+    providers = Providers(openalex=reply)
+    library = open_library(providers, enrich="off")
+    lncs = papers.single_column_lncs(doi="10.5555/reef.2019.7", title="Coral Reef Recovery")
+    stored = library.ingest_file(write(tmp_path, "reef.pdf", lncs))
+    # another work whose own id the provider's record names (its OpenAlex id)
+    library.import_records([{"_id": "openalex:W42", "title": "Other paper", "text": "other"}])
+    library.import_records([{"_id": "b", "title": "Holder of a PMID", "text": "pmid holder"}])
+    with library.lock:
+        library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('pmid:777', 'b')")
+    (report,) = library.enrich([stored.id])
+    assert report["status"] == "enriched"
+    assert {(c["alias"], c["owner"]) for c in report["conflicts"]} == {
+        ("openalex:W42", "openalex:W42"),
+        ("pmid:777", "b"),
+    }
+    work = library.get_work(stored.id)
+    assert "openalex:W42" not in work.aliases and "pmid:777" not in work.aliases
+    assert library.resolve_work_id("pmid:777") == "b"
+    library.delete(["openalex:W42"])
+    again = library.import_records([{"_id": "openalex:W42", "title": "Other paper", "text": "x"}])
+    assert len(again.ingested) == 1
+    assert library.resolve_work_id("openalex:W42") == "openalex:W42"

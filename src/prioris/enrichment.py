@@ -113,6 +113,10 @@ class EnrichmentService:
                 f"printed title {printed!r}; left unchanged"
             )
             return report
+        with self.lock:  # identifiers the reply names that are other works': never moved
+            conflicts = work_store.alias_conflicts(self.conn, work_id, found.work.aliases)
+        if conflicts:
+            report["conflicts"] = conflicts
         merged = merge_provider(work, found.work)
         report["status"] = "enriched"
         stored = self._store(merged, found.provider, provider_record(found.work))

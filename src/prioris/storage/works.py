@@ -162,11 +162,28 @@ def replace_fields(conn: Any, work: Work, now: str) -> None:
 
 
 def add_aliases(conn: Any, work_id: str, aliases: Iterable[str]) -> None:
-    """Point new aliases at ``work_id``; an alias already owned by a work keeps its owner."""
+    """Point new aliases at ``work_id``. An alias already owned by a work keeps its owner,
+    and another work's own id never becomes an alias: a provider's reply that names
+    another stored paper's identifier must not make that paper findable as this one (once
+    it was deleted, importing it again would merge it into this work)."""
     conn.executemany(
-        "INSERT INTO aliases(alias, work_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-        [(alias, work_id) for alias in dict.fromkeys(aliases) if alias and alias != work_id],
+        "INSERT INTO aliases(alias, work_id) SELECT ?, ? "
+        "WHERE NOT EXISTS (SELECT 1 FROM works WHERE id = ?) ON CONFLICT DO NOTHING",
+        [(alias, work_id, alias) for alias in dict.fromkeys(aliases) if alias and alias != work_id],
     )
+
+
+def alias_conflicts(conn: Any, work_id: str, aliases: Iterable[str]) -> list[dict[str, str]]:
+    """The aliases among ``aliases`` that belong to another work (as its id or alias):
+    ``[{"alias", "owner"}]``, for reports. :func:`add_aliases` leaves them with it."""
+    found = []
+    for alias in dict.fromkeys(aliases):
+        if not alias or alias == work_id:
+            continue
+        owner = find_work_id(conn, [alias])
+        if owner is not None and owner != work_id:
+            found.append({"alias": alias, "owner": owner})
+    return found
 
 
 def aliases_of(conn: Any, work_id: str) -> list[str]:

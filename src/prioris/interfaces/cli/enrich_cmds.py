@@ -8,6 +8,7 @@ from typing import Any
 
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext
 from prioris.interfaces.cli.progress import bar, wants_progress
+from prioris.interfaces.cli.terminal import terminal_safe
 
 
 def register(sub: Any) -> None:
@@ -33,7 +34,10 @@ def _line(report: dict[str, Any]) -> str:
     if status == "enriched":
         changed = ", ".join(report["changed"]) or "nothing changed"
         source = f"{report['provider']} ({report['provider_id']})"
-        return f"enriched     {work_id}  from {source}: {changed}"
+        kept = "".join(
+            f"; {c['alias']} left with {c['owner']}" for c in report.get("conflicts", [])
+        )
+        return f"enriched     {work_id}  from {source}: {changed}{kept}"
     return f"{status:<12} {work_id}  {report.get('message') or ''}".rstrip()
 
 
@@ -49,7 +53,7 @@ def cmd_enrich(args: argparse.Namespace, ctx: CliContext) -> int:
         if args.json:
             return
         if show:
-            progress.write(_line(report))
+            progress.write(terminal_safe(_line(report)))  # not through print_line
         else:
             ctx.print_line(_line(report))
 

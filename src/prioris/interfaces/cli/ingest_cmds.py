@@ -15,6 +15,7 @@ from prioris.errors import PriorisError
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
 from prioris.interfaces.cli.progress import IngestBars, bar, wants_progress
 from prioris.interfaces.cli.render import plural
+from prioris.interfaces.cli.terminal import terminal_safe
 
 
 def add_ingest(sub: Any) -> None:
@@ -157,7 +158,7 @@ def cmd_fetch(args: argparse.Namespace, ctx: CliContext) -> int:
                 f"fetched  {identifier}  {result.id}  {plural(result.pages, 'page')}, "
                 f"{plural(result.chunks, 'chunk')}"
             )
-        (progress.write if show else ctx.print_line)(line)
+        (progress.write if show else ctx.print_line)(terminal_safe(line))
 
     try:
         summary = library.fetch(args.identifiers, format=args.format, on_done=on_done)

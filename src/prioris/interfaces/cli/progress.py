@@ -81,8 +81,9 @@ class IngestBars:
         self._last_event = time.time()
 
     def write(self, line: str) -> None:
-        """A result line on stdout, printed above the bars."""
-        self.overall.write(line, file=sys.stdout)
+        """A result line on stdout, printed above the bars (made terminal-safe, as
+        print_line makes every other line)."""
+        self.overall.write(terminal_safe(line), file=sys.stdout)
 
     def close(self) -> None:
         self.current.close()
