@@ -9,6 +9,8 @@ import pytest
 from prioris.config import load_settings
 from prioris.errors import ConfigurationError
 
+from conftest import start_library
+
 
 def write_config(home: Path, text: str) -> Path:
     path = home / "prioris" / "config.toml"
@@ -100,6 +102,8 @@ def test_cli_options_win_over_file_and_environment(tmp_path: Path, monkeypatch, 
     write_config(config_home, f'db = "{tmp_path / "from-file.sqlite"}"\n')
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
     monkeypatch.setenv("PRIORIS_MCP_DATA_DIR", str(tmp_path / "data"))
+    for db in ("from-file.sqlite", "cli.sqlite"):
+        start_library(tmp_path / db)
     assert main(["status", "--json"]) == 0
     assert str(tmp_path / "from-file.sqlite") in capsys.readouterr().out
     assert main(["status", "--json", "--db", str(tmp_path / "cli.sqlite")]) == 0

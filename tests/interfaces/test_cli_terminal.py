@@ -59,8 +59,20 @@ def test_every_text_output_of_hostile_records_is_neutralised(capsys, tmp_path: P
         code, out, err = run(capsys, *argv)
         assert code == 0, (argv, err)
         _no_controls(out + err)
-        assert "\\x1b" in out, argv  # spelled out, not dropped: the reader sees it was there
+        # what ingest keeps (its cleaning drops C0/C1 controls) is spelled out, not dropped
+        assert "\\u202e" in out, argv
     _, out, _ = run(capsys, "show", "evil", "--json")
-    assert "\x1b[2J" in json.loads(out)["markdown"]  # JSON output stays exact
+    assert "\u202eevil" in json.loads(out)["markdown"]  # JSON output stays exact
     _, out, _ = run(capsys, "export", "--format", "csl-json")
-    assert json.loads(out)[0]["title"] == HOSTILE
+    assert "\u202e" in json.loads(out)[0]["title"]
+
+
+def test_lines_from_anyone_never_reach_the_terminal_raw(capsys) -> None:  # type: ignore[no-untyped-def]
+    """What is printed without being stored (a provider's reply, an error message naming
+    a file) goes through the same door."""
+    from prioris.interfaces.cli.context import CliContext
+
+    CliContext.print_line(HOSTILE)
+    out = capsys.readouterr().out
+    _no_controls(out)
+    assert "\\x1b[2J" in out and "\\x1b]52;" in out and "\\x07" in out
