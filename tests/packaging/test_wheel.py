@@ -116,8 +116,6 @@ def test_a_fresh_install_of_the_wheel_ingests_and_searches(wheel: Path, tmp_path
 
     env = {"PRIORIS_MCP_DATA_DIR": str(tmp_path / "data"), "PRIORIS_MCP_OCR": "never"}
     prioris = str(env_dir / "bin" / "prioris")
-    status = json.loads(_run([prioris, "status", "--json"], cwd=work, env=env).stdout)
-    assert status["works"] == 0 and status["dim"] == 384
     paper = make_text_pdf(
         work / "paper.pdf",
         "Coral reef bleaching under marine heatwaves",
@@ -129,11 +127,16 @@ def test_a_fresh_install_of_the_wheel_ingests_and_searches(wheel: Path, tmp_path
         _run([prioris, "search", "coral bleaching heatwaves", "--json"], cwd=work, env=env).stdout
     )
     assert found["hits"][0]["id"] == ingested["ingested"][0]["id"]
+    status = json.loads(_run([prioris, "status", "--json"], cwd=work, env=env).stdout)
+    assert status["works"] == 1 and status["dim"] == 384
 
     # a library named by --db, and the demo (OCR, the model, every search mode), both from
     # the installed wheel alone: migrations and tokenizer found inside it
     named = tmp_path / "elsewhere" / "named.sqlite"
+    records = work / "records.jsonl"
+    records.write_text('{"_id": "r1", "title": "Fjords", "text": "fjord sediment cores"}\n')
+    _run([prioris, "--db", str(named), "import", str(records)], cwd=work)
     status = json.loads(_run([prioris, "--db", str(named), "status", "--json"], cwd=work).stdout)
-    assert status["works"] == 0 and status["db"] == str(named) and named.is_file()
+    assert status["works"] == 1 and status["db"] == str(named) and named.is_file()
     demo = _run([prioris, "demo"], cwd=work, env={"PRIORIS_MCP_DATA_DIR": str(tmp_path / "d")})
     assert "hybrid" in demo.stdout + demo.stderr
