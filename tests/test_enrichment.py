@@ -456,3 +456,24 @@ def test_enrich_never_takes_another_stored_works_identifier(
     again = library.import_records([{"_id": "openalex:W42", "title": "Other paper", "text": "x"}])
     assert len(again.ingested) == 1
     assert library.resolve_work_id("openalex:W42") == "openalex:W42"
+
+
+def test_an_interrupted_enrich_is_mended_by_the_next(open_library: Any, tmp_path: Path) -> None:
+    providers = Providers(openalex=OPENALEX_WORK)
+    library = open_library(providers, enrich="off")
+    lncs = papers.single_column_lncs(doi="10.5555/reef.2019.7", title="Coral Reef Recovery")
+    stored = library.ingest_file(write(tmp_path, "reef.pdf", lncs))
+    assert library.status()["stale_works"] == 0
+
+    def stop(work_id: str, report: dict[str, Any]) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        library.enrich(on_done=stop)  # stopped right after the work was stored
+    assert library.get_work(stored.id).year == 2019
+    assert library.status()["stale_works"] == 0  # embedded before the stop
+    with library.lock:  # as an older run would have left it: the vector gone
+        library.conn.execute("DELETE FROM work_vectors")
+    (report,) = library.enrich()
+    assert report["status"] == "enriched" and report["changed"] == []
+    assert library.status()["stale_works"] == 0  # mended by the next run

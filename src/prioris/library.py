@@ -295,10 +295,18 @@ class Library:
         One report per work (see :meth:`EnrichmentService.enrich`); unknown ids raise
         not_found before any request."""
         work_ids = list(dict.fromkeys(self.resolve_work_id(i) for i in ids)) if ids else None
-        reports = self.enrichment.enrich(work_ids, on_done=on_done)
-        changed = [r["id"] for r in reports if {"title", "abstract"} & set(r.get("changed", []))]
-        if changed:  # their vectors were dropped with the old text (a trigger)
-            self.embed_work_vectors(changed)
+
+        def done(work_id: str, report: dict[str, Any]) -> None:
+            # a new title or abstract dropped the work's vector (a trigger): embed it now,
+            # so a run stopped later leaves no work without one
+            if {"title", "abstract"} & set(report.get("changed", [])):
+                self.embed_work_vectors([work_id])
+            if on_done:
+                on_done(work_id, report)
+
+        reports = self.enrichment.enrich(work_ids, on_done=done)
+        # and mend what an earlier, interrupted run left: every work seen, where missing
+        self.embed_work_vectors([r["id"] for r in reports if r["status"] == "enriched"])
         return reports
 
     def metadata_records(self, text: str) -> dict[str, dict[str, Any]]:
