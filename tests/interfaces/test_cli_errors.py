@@ -187,3 +187,37 @@ def test_a_nul_byte_in_any_argument_is_a_usage_error(capsys, tmp_path, monkeypat
     assert code == 2 and "Traceback" not in err
     assert "holds a NUL byte" in one_error_line(err, "invalid_request")
     assert list(tmp_path.iterdir()) == []  # nothing was created on the way
+
+
+@pytest.mark.parametrize(
+    ("argv", "suggestion"),
+    [
+        (["statsu"], "did you mean 'status'?"),
+        (["lsit"], "did you mean 'list'?"),
+        (["search", "x", "--mdoe", "fts"], "did you mean '--mode'?"),
+        (["search", "x", "--mode", "fst"], "did you mean 'fts'?"),
+        (["export", "--fromat", "ris"], "did you mean '--format'?"),
+    ],
+)
+def test_a_mistyped_command_option_or_choice_gets_a_suggestion(
+    capsys, argv: list[str], suggestion: str
+) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and one_error_line(err, "invalid_request").endswith(suggestion)
+
+
+def test_nothing_like_the_typo_suggests_nothing(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "zzzzqqq")
+    assert code == 2 and "did you mean" not in err
+
+
+def test_ingest_of_a_folder_without_pdfs_says_so_and_starts_no_library(
+    capsys, tmp_path: Path, data_dir: Path
+) -> None:  # type: ignore[no-untyped-def]
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("not a paper")
+    code, _, err = run(capsys, "ingest", str(empty))
+    assert code == 1
+    assert f"no PDF files in {empty}" in one_error_line(err, "not_found")
+    assert not data_dir.exists()

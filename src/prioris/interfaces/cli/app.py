@@ -12,7 +12,9 @@ failed, 2 usage or configuration error.
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -43,7 +45,36 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share one exit path."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise InvalidRequestError(f"{self.prog}: {message}")
+        raise InvalidRequestError(f"{self.prog}: {message}{_did_you_mean(self, message)}")
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+_UNRECOGNIZED = re.compile(r"unrecognized arguments: (\S+)")
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option of a parser and of its commands (an unknown option is reported by
+    the top-level parser, whichever command it was given to)."""
+    found = set(parser._option_string_actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _option_strings(sub)
+    return found
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """``; did you mean 'status'?`` for a mistyped command, choice or option."""
+    choice = _INVALID_CHOICE.search(message)
+    if choice:
+        word, options = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+    else:
+        unknown = _UNRECOGNIZED.search(message)
+        if not unknown or not unknown.group(1).startswith("-"):
+            return ""
+        word, options = unknown.group(1).split("=", 1)[0], sorted(_option_strings(parser))
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _shown_location(settings: Any) -> str:

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prioris.errors import PriorisError
+from prioris.errors import NotFoundError, PriorisError
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
 from prioris.interfaces.cli.progress import IngestBars, bar, wants_progress
 from prioris.interfaces.cli.render import plural
@@ -81,9 +81,17 @@ def _ingest_line(path: Path, result: Any, error: PriorisError | None) -> str:
 
 
 def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
-    library = ctx.library()
+    from prioris.library import Library
+
     show = wants_progress(args.json)
-    files = list(library.collect_pdfs(args.paths))
+    files = list(Library.collect_pdfs(args.paths))
+    if not files:  # a folder without PDFs is said, not a silent "0 ingested"
+        where = ", ".join(str(p) for p in args.paths)
+        raise NotFoundError(
+            f"no PDF files in {where} (ingest takes PDFs and folders of them; "
+            "`prioris import` takes JSONL records)"
+        )
+    library = ctx.library()  # only now: nothing to ingest starts no library
     bars = IngestBars(len(files), show)
 
     def on_done(path: Path, result: Any, error: PriorisError | None) -> None:
