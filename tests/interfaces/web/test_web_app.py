@@ -293,8 +293,10 @@ def test_upload_reports_ingested_duplicate_and_failure(web: Web, tmp_path: Path)
     again = web.upload(pdf, "copy.pdf")["items"][0]
     assert again["state"] == "skipped" and "identical bytes" in again["message"]
     assert again["work_id"] == item["work_id"]
-    broken = web.upload(b"this is not a pdf at all", "notes.pdf")["items"][0]
+    broken_job = web.upload(b"this is not a pdf at all", "notes.pdf")
+    broken = broken_job["items"][0]
     assert broken["state"] == "failed" and broken["error_code"] == "parse_error"
+    assert broken_job["state"] == "failed"  # a job whose every file failed is no "Done"
     scan = web.upload(make_scanned_pdf(tmp_path / "s.pdf", "moraine").read_bytes(), "s.pdf")
     assert "1 OCR'd" in scan["items"][0]["message"]
     assert web.library.search("glacier moraine", mode="fts").hits
@@ -325,6 +327,7 @@ def test_folder_import_and_fetch_jobs(web: Web, tmp_path: Path) -> None:
     job = web.wait(started.json()["job"]["id"])
     states = sorted(i["state"] for i in job["items"])
     assert states == ["failed", "ingested", "ingested"] and job["message"].startswith("2 ingested")
+    assert job["state"] == "partial"  # said as "Done, some failed", not a green "Done"
     missing = web.post("/api/folder", json={"path": str(tmp_path / "nowhere")})
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
@@ -339,6 +342,14 @@ def test_folder_import_and_fetch_jobs(web: Web, tmp_path: Path) -> None:
 
     empty = web.post("/api/fetch", json={"identifiers": "  "})
     assert empty.status_code == 400
+
+    # a PDF sent to the JSONL import: named as sent, with the web's way to add it
+    started = web.post("/api/import?name=paper.pdf", content=text_pdf_bytes("X", [GLACIERS]))
+    job = web.wait(started.json()["job"]["id"])
+    assert job["state"] == "failed"
+    assert "paper.pdf is a PDF, not a JSONL file of records" in job["message"]
+    assert "Add PDFs" in job["message"] and "prioris ingest" not in job["message"]
+    assert "/tmp" not in job["message"] and "uploads" not in job["message"]
 
 
 def test_pages_answer_while_a_long_job_runs(data_dir: Path, tmp_path: Path) -> None:

@@ -168,7 +168,7 @@ class JobRegistry:
                 log.exception("job %s failed", job.id)
                 self._finish(job, "failed", f"internal error: {type(exc).__name__}")
             else:
-                self._finish(job, "done", message or "")
+                self._finish(job, _outcome(job), message or "")
 
     def _finish(self, job: Job, state: str, message: str) -> None:
         with self.lock:
@@ -184,3 +184,13 @@ class JobRegistry:
         self.stopping.set()
         self._queue.put(None)
         self._worker.join(timeout)
+
+
+def _outcome(job: Job) -> str:
+    """How a job that ran to its end ended: ``failed`` when every item it had failed (a
+    folder of broken PDFs is no success), ``partial`` when some did, else ``done``."""
+    states = [item.state for item in job.items]
+    failed = states.count("failed")
+    if states and failed == len(states):
+        return "failed"
+    return "partial" if failed else "done"

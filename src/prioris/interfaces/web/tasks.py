@@ -121,9 +121,12 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
                 context.item(0, done=seen, total=total)
                 context.progress(seen, total)
 
-            summary = library.import_records(
-                library.read_jsonl(path), on_progress=on_progress, keep_results=False
-            )
+            try:
+                summary = library.import_records(
+                    library.read_jsonl(path), on_progress=on_progress, keep_results=False
+                )
+            except PriorisError as exc:  # said in the web user's terms, not the server's
+                raise type(exc)(_as_uploaded(exc.message, path, filename)) from None
             failed = summary.failed
             message = (
                 f"{summary.ingested_count} imported, {summary.skipped_count} skipped, "
@@ -131,7 +134,8 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
             )
             if failed:
                 first = failed[0]
-                message += f" (first failure: {first['path']}: {first['error']['message']})"
+                where = _as_uploaded(str(first["path"]), path, filename)
+                message += f" (first failure: {where}: {first['error']['message']})"
             context.item(
                 0,
                 state="failed" if failed and not summary.ingested_count else "ingested",
@@ -144,6 +148,13 @@ def import_job(library: Library, path: Path, filename: str) -> JobFunction:
                 path.unlink()
 
     return run
+
+
+def _as_uploaded(text: str, path: Path, filename: str) -> str:
+    """A message about the server's temporary copy of an upload, naming the file the user
+    sent instead, with the web app's way to add a PDF instead of a CLI command."""
+    text = text.replace(str(path), filename or "the uploaded file")
+    return text.replace("ingest it with `prioris ingest`", "add it with “Add PDFs” above")
 
 
 def reindex_job(library: Library) -> JobFunction:

@@ -63,6 +63,7 @@ const Prioris = (() => {
     skipped: "↷ Skipped",
     failed: "✗ Failed",
     done: "✓ Done",
+    partial: "⚠ Done, some failed",
     cancelled: "■ Stopped",
   };
 
