@@ -325,7 +325,7 @@ def test_request_validation_messages(filled) -> None:  # type: ignore[no-untyped
         ({"k": 1001}, "k must be between 1 and 1000, got 1001"),
         ({"syntax": "fts5", "mode": "hybrid"}, "syntax 'fts5' is only for mode 'fts'"),
         ({"syntax": "fts5", "mode": "vector"}, "syntax 'fts5' is only for mode 'fts'"),
-        ({"from_year": 2021, "to_year": 2020}, "from_year 2021 is after to_year 2020"),
+        ({"from_year": 2021, "to_year": 2020}, "the start year 2021 is after the end year 2020"),
     ]
     for options, message in cases:
         with pytest.raises(InvalidRequestError) as info:

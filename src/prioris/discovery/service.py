@@ -124,7 +124,7 @@ def validate_request(
         if year is not None:
             _check_int(name, year, 1, 9999)
     if from_year is not None and to_year is not None and from_year > to_year:
-        raise InvalidRequestError(f"from_year {from_year} is after to_year {to_year}")
+        raise InvalidRequestError(f"the start year {from_year} is after the end year {to_year}")
     return stripped
 
 

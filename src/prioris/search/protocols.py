@@ -41,18 +41,20 @@ class SearchFilters:
         return self.from_year is not None or self.to_year is not None
 
     def validate(self) -> None:
-        for name in ("from_year", "to_year"):
-            year = getattr(self, name)
+        # said in words every interface shares (--from-year, from_year, "From year")
+        for label, year in (("start", self.from_year), ("end", self.to_year)):
             if year is not None and not MIN_YEAR <= year <= MAX_YEAR:
                 raise InvalidRequestError(
-                    f"{name} must be a year between {MIN_YEAR} and {MAX_YEAR}, got {year}"
+                    f"the {label} year must be between {MIN_YEAR} and {MAX_YEAR}, got {year}"
                 )
         if (
             self.from_year is not None
             and self.to_year is not None
             and self.from_year > self.to_year
         ):
-            raise InvalidRequestError(f"from_year {self.from_year} is after to_year {self.to_year}")
+            raise InvalidRequestError(
+                f"the start year {self.from_year} is after the end year {self.to_year}"
+            )
 
     def column_clauses(
         self, alias: str, *, unknown_year: str = "IS NULL"

@@ -92,7 +92,7 @@ class OpenAlexPage:
 def year_filter(from_year: int | None, to_year: int | None) -> list[str]:
     """``publication_year`` filter clauses in OpenAlex's documented syntax (inclusive)."""
     if from_year is not None and to_year is not None and from_year > to_year:
-        raise InvalidRequestError(f"from_year {from_year} is after to_year {to_year}")
+        raise InvalidRequestError(f"the start year {from_year} is after the end year {to_year}")
     if from_year is not None and from_year == to_year:
         return [f"publication_year:{from_year}"]
     clauses = []

@@ -42,7 +42,7 @@ def check_applied(recorded: dict[int, str], available: list[tuple[int, Path]], w
     if newer:
         raise ConfigurationError(
             f"{where} was written by a newer Prioris (schema migration {newer[-1]}: "
-            f"{recorded[newer[-1]]}); upgrade Prioris to open it (--db, PRIORIS_MCP_DB)"
+            f"{recorded[newer[-1]]}); upgrade Prioris to open it (--data-dir or --db)"
         )
     for version, name in sorted(recorded.items()):
         if shipped.get(version, name) != name:
@@ -50,5 +50,5 @@ def check_applied(recorded: dict[int, str], available: list[tuple[int, Path]], w
                 f"{where} records schema migration {version} as {name}, but this Prioris "
                 f"ships {shipped[version]} under that number: the library comes from "
                 "another build of Prioris; open it with that build, or export and import "
-                "it (--db, PRIORIS_MCP_DB)"
+                "it (--data-dir or --db)"
             )

@@ -76,7 +76,7 @@ def connect(path: Path | str, *, migrate: bool = True, migrations_dir: Path | No
         if path.is_dir():
             raise ConfigurationError(
                 f"the library file {path} is a folder; give a file such as "
-                f"{path / 'library.sqlite'} (--db, PRIORIS_MCP_DB)"
+                f"{path / 'library.sqlite'} (--data-dir or --db)"
             )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +86,7 @@ def connect(path: Path | str, *, migrate: bool = True, migrations_dir: Path | No
                 reason = f"{exc.filename or path.parent} is not a folder"
             raise ConfigurationError(
                 f"cannot create the folder of the library file {path}: {reason} "
-                "(--db, PRIORIS_MCP_DB)"
+                "(--data-dir or --db)"
             ) from None
     try:
         return _open(path, migrate, migrations_dir)
@@ -97,10 +97,10 @@ def connect(path: Path | str, *, migrate: bool = True, migrations_dir: Path | No
 def _open_failure(path: Path, exc: Exception) -> str:
     text = str(exc)
     if "not a database" in text:
-        return f"{path} is not a Prioris library: {text} (--db, PRIORIS_MCP_DB)"
+        return f"{path} is not a Prioris library: {text} (--data-dir or --db)"
     if "readonly" in text or "read-only" in text:
-        return f"the library file {path} is read-only: {text} (--db, PRIORIS_MCP_DB)"
-    return f"cannot open the library file {path}: {text} (--db, PRIORIS_MCP_DB)"
+        return f"the library file {path} is read-only: {text} (--data-dir or --db)"
+    return f"cannot open the library file {path}: {text} (--data-dir or --db)"
 
 
 def _open(path: Path, migrate: bool, migrations_dir: Path | None) -> Any:
@@ -128,7 +128,7 @@ def _refuse_foreign_database(conn: Any, path: Path) -> None:
     if tables and "schema_migrations" not in tables:
         raise ConfigurationError(
             f"{path} is an SQLite database of another program (tables: "
-            f"{', '.join(sorted(tables)[:5])}), not a Prioris library (--db, PRIORIS_MCP_DB)"
+            f"{', '.join(sorted(tables)[:5])}), not a Prioris library (--data-dir or --db)"
         )
 
 
