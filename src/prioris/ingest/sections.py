@@ -112,7 +112,12 @@ _REFERENCE_LINE = re.compile(
     r"[A-Z\u00c0-\u017f][\w'\u2019-]+,\s+(?:[A-Z]\.\s*){1,3}.*\b(?:19|20)\d\d)"
 )
 _YEAR = re.compile(r"\b(?:19|20)\d\d[a-z]?\b")
-_INITIALS = re.compile(r"\b[A-Z]\.\s?(?:[A-Z]\.\s?)?(?:,|\s[A-Z][a-z])|\bet al\.")
+# a cited author with initials: "Afgan E,", "Kim PM,", "J. L. Ba,", "Smith, J." (an in-text
+# citation such as "(Kim, Korbel & Gerstein, 2007)" has none)
+_AUTHOR = re.compile(
+    r"\b[A-Z][\w'\u2019-]+ [A-Z]{1,3}[,.]|\b(?:[A-Z]\.\s?){1,3}[A-Z][\w'\u2019-]+[,.]|"
+    r"\b[A-Z][\w'\u2019-]+,\s(?:[A-Z]\.\s?){1,3}"
+)
 
 
 def _clean_heading(title: str) -> str:
@@ -158,18 +163,18 @@ def run_in_label(block: str) -> str | None:
 
 
 def looks_like_reference_list(text: str) -> bool:
-    """True when most lines of a passage read as bibliography entries: a reference list
-    the PDF reader gave no heading (or one it merged into a body section)."""
+    """True when a passage reads as bibliography entries: most of its lines are numbered
+    or bracketed entries, or (entries run together on a few long lines) it is dense in
+    authors with initials and in years. A reference list the PDF reader gave no heading,
+    or merged into a body section."""
     lines = [line for line in text.split("\n") if line.strip()]
-    if len(lines) < 3:
-        entries = _REFERENCE_LINE.findall(text)
-        years = len(_YEAR.findall(text))
-        initials = len(_INITIALS.findall(text))
-        # one long line of run-together entries: many years and initials per 100 words
-        words = max(len(text.split()), 1)
-        return bool(entries) and years * 100 / words >= 2.5 and initials * 100 / words >= 4
-    hits = sum(1 for line in lines if _REFERENCE_LINE.match(line))
-    return hits >= 3 and hits >= 0.5 * len(lines)
+    entries = sum(1 for line in lines if _REFERENCE_LINE.match(line))
+    if entries >= 3 and entries >= 0.5 * len(lines):
+        return True
+    words = max(len(text.split()), 1)
+    authors = len(_AUTHOR.findall(text)) * 100 / words
+    years = len(_YEAR.findall(text)) * 100 / words
+    return words >= 20 and authors >= 8 and years >= 3
 
 
 def chunk_label(path_label: str, text: str) -> str:
