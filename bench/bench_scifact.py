@@ -132,11 +132,15 @@ def make_service(library: Any, embedder: Any, **config: Any) -> Any:
             LIST_CACHE[key] = (depth, items)
         return items[:k]
 
-    def memo_fts(expression: str, filters: Any, k: int, chunks: bool) -> list[Any]:
+    # ``seen`` (the raw rows a passage is chosen from) is left empty: a memoised list has
+    # none, and SciFact's abstracts have no back matter to pass over
+    def memo_fts(
+        expression: str, filters: Any, k: int, chunks: bool, seen: Any = None
+    ) -> list[Any]:
         key = ("fts", expression, service.config.title_weight, chunks, filters)
         return memo(key, k, lambda d: fts(expression, filters, d, chunks))
 
-    def memo_vector(query: str, filters: Any, k: int, chunks: bool) -> list[Any]:
+    def memo_vector(query: str, filters: Any, k: int, chunks: bool, seen: Any = None) -> Any:
         key = ("vector", query, chunks, filters)
         return memo(key, k, lambda d: vector(query, filters, d, chunks))
 
