@@ -5,24 +5,77 @@
 -- passages. Existing chunks get a label from their stored heading path here, so a library
 -- benefits without a re-ingest (`ingest --force` also applies the run-in and
 -- reference-list fallbacks, which need the text around each chunk).
+-- The label is read from the last heading of the stored path (the deepest section) by
+-- name, as the labeller does; a long heading that merely contains such a word stays
+-- body, and so does a record's only heading, its title.
 ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT 'body';
 
 UPDATE chunks SET section = CASE
-    WHEN lower(heading) LIKE '%acknowledg%' THEN 'acknowledgements'
-    WHEN lower(heading) LIKE '%funding%' OR lower(heading) LIKE '%financial support%'
-        OR lower(heading) LIKE '%financial disclosure%' THEN 'funding'
-    WHEN lower(heading) LIKE '%competing interest%' OR lower(heading) LIKE '%conflict of interest%'
-        OR lower(heading) LIKE '%conflicts of interest%' OR lower(heading) LIKE '%contributions'
-        OR lower(heading) LIKE '%data availability%' OR lower(heading) LIKE '%code availability%'
-        OR lower(heading) LIKE '%availability of data%' OR lower(heading) LIKE '%declarations'
-        OR lower(heading) LIKE '%ethics statement%' OR lower(heading) LIKE '%ethical approval%'
-        OR lower(heading) LIKE '%author information' OR lower(heading) LIKE '%consent for publication'
+    WHEN (x.l LIKE 'acknowledg%' AND length(x.l) <= 26)
+        OR (x.l LIKE '% acknowledg%' AND length(x.l) <= 26)
+        THEN 'acknowledgements'
+    WHEN (x.l LIKE 'funding%' AND length(x.l) <= 23)
+        OR (x.l LIKE '% funding%' AND length(x.l) <= 23)
+        OR (x.l LIKE 'financial support%' AND length(x.l) <= 33)
+        OR (x.l LIKE '% financial support%' AND length(x.l) <= 33)
+        OR (x.l LIKE 'financial disclosure%' AND length(x.l) <= 36)
+        OR (x.l LIKE '% financial disclosure%' AND length(x.l) <= 36)
+        THEN 'funding'
+    WHEN (x.l LIKE 'competing interest%' AND length(x.l) <= 34)
+        OR (x.l LIKE '% competing interest%' AND length(x.l) <= 34)
+        OR (x.l LIKE 'conflict of interest%' AND length(x.l) <= 36)
+        OR (x.l LIKE '% conflict of interest%' AND length(x.l) <= 36)
+        OR (x.l LIKE 'conflicts of interest%' AND length(x.l) <= 37)
+        OR (x.l LIKE '% conflicts of interest%' AND length(x.l) <= 37)
+        OR (x.l LIKE 'author contribution%' AND length(x.l) <= 35)
+        OR (x.l LIKE '% author contribution%' AND length(x.l) <= 35)
+        OR (x.l LIKE 'authors'' contribution%' AND length(x.l) <= 37)
+        OR (x.l LIKE '% authors'' contribution%' AND length(x.l) <= 37)
+        OR (x.l LIKE 'authors’ contribution%' AND length(x.l) <= 37)
+        OR (x.l LIKE '% authors’ contribution%' AND length(x.l) <= 37)
+        OR (x.l LIKE 'data availability%' AND length(x.l) <= 33)
+        OR (x.l LIKE '% data availability%' AND length(x.l) <= 33)
+        OR (x.l LIKE 'code availability%' AND length(x.l) <= 33)
+        OR (x.l LIKE '% code availability%' AND length(x.l) <= 33)
+        OR (x.l LIKE 'availability of data%' AND length(x.l) <= 36)
+        OR (x.l LIKE '% availability of data%' AND length(x.l) <= 36)
+        OR (x.l LIKE 'declarations%' AND length(x.l) <= 28)
+        OR (x.l LIKE '% declarations%' AND length(x.l) <= 28)
+        OR (x.l LIKE 'ethics statement%' AND length(x.l) <= 32)
+        OR (x.l LIKE '% ethics statement%' AND length(x.l) <= 32)
+        OR (x.l LIKE 'ethical approval%' AND length(x.l) <= 32)
+        OR (x.l LIKE '% ethical approval%' AND length(x.l) <= 32)
+        OR (x.l LIKE 'author information%' AND length(x.l) <= 34)
+        OR (x.l LIKE '% author information%' AND length(x.l) <= 34)
+        OR (x.l LIKE 'consent for publication%' AND length(x.l) <= 39)
+        OR (x.l LIKE '% consent for publication%' AND length(x.l) <= 39)
+        OR (x.l LIKE 'additional information%' AND length(x.l) <= 38)
+        OR (x.l LIKE '% additional information%' AND length(x.l) <= 38)
         THEN 'author_info'
-    WHEN lower(heading) LIKE '%references' OR lower(heading) LIKE '%bibliography'
-        OR lower(heading) LIKE '%literature cited' THEN 'references'
-    WHEN lower(heading) LIKE '%appendix%' OR lower(heading) LIKE '%appendices%'
-        OR lower(heading) LIKE '%supplementary material%' THEN 'appendix'
-    WHEN lower(heading) LIKE '%abstract' THEN 'abstract'
+    WHEN (x.l LIKE 'references%' AND length(x.l) <= 26)
+        OR (x.l LIKE '% references%' AND length(x.l) <= 26)
+        OR (x.l LIKE 'bibliography%' AND length(x.l) <= 28)
+        OR (x.l LIKE '% bibliography%' AND length(x.l) <= 28)
+        OR (x.l LIKE 'literature cited%' AND length(x.l) <= 32)
+        OR (x.l LIKE '% literature cited%' AND length(x.l) <= 32)
+        THEN 'references'
+    WHEN x.l LIKE 'appendix%'
+        OR (x.l LIKE '% appendix%' AND length(x.l) <= 24)
+        OR x.l LIKE 'appendices%'
+        OR (x.l LIKE '% appendices%' AND length(x.l) <= 26)
+        OR (x.l LIKE 'supplementary material%' AND length(x.l) <= 38)
+        OR (x.l LIKE '% supplementary material%' AND length(x.l) <= 38)
+        OR (x.l LIKE 'supplementary information%' AND length(x.l) <= 41)
+        OR (x.l LIKE '% supplementary information%' AND length(x.l) <= 41)
+        THEN 'appendix'
+    WHEN (x.l LIKE 'abstract%' AND length(x.l) <= 24)
+        OR (x.l LIKE '% abstract%' AND length(x.l) <= 24)
+        THEN 'abstract'
     ELSE 'body'
 END
-WHERE heading <> '';
+FROM (
+    SELECT c.id, lower(trim(replace(c.heading, rtrim(c.heading, replace(c.heading, '>', '')), ''))) AS l
+    FROM chunks c JOIN works w ON w.id = c.work_id
+    WHERE c.heading <> '' AND c.heading <> w.title
+) AS x
+WHERE x.id = chunks.id;

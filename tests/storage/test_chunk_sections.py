@@ -15,19 +15,22 @@ HEADINGS = {
     6: ("Paper > References", "references"),
     7: ("Paper > Appendix B: Proofs", "appendix"),
     8: ("", "body"),
+    9: ("Paper > Acknowledging uncertainty in long range climate projections", "body"),
+    10: ("Paper > 7. References", "references"),
+    11: ("Funding", "body"),  # the work's title (a record's one heading), not a section
 }
 
 
 def _old_library(conn) -> None:  # type: ignore[no-untyped-def]
     conn.execute(
         "INSERT INTO works(id, title, source, created_at, updated_at) "
-        "VALUES ('w1', 'Paper', 'file', 'now', 'now')"
+        "VALUES ('w1', 'Paper', 'file', 'now', 'now'), ('w2', 'Funding', 'file', 'now', 'now')"
     )
     for ordinal, (heading, _) in HEADINGS.items():
         conn.execute(
             "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "
-            "char_end, heading) VALUES ('w1', ?, 'text', 1, 1, 0, 4, ?)",
-            (ordinal, heading),
+            "char_end, heading) VALUES (?, ?, 'text', 1, 1, 0, 4, ?)",
+            ("w2" if ordinal == 11 else "w1", ordinal, heading),
         )
 
 
