@@ -57,9 +57,11 @@ _AUTHOR_INFO = re.compile(
     r"data availability|corresponding author",
     re.I,
 )
+# a bibliography entry's author ("Smith, J.", "J. Smith,", "Smith J,") or "[12]" at a line
+# start; "et al." is left out, since related-work prose cites that way too
 _CITATION = re.compile(
     r"\b[A-Z][a-z\u00e0-\u017f]+,\s(?:[A-Z]\.\s?){1,3}|(?:\b[A-Z]\.\s?){1,3}[A-Z][a-z]+,|"
-    r"\bet al\.|^\s*\[\d{1,3}\]|\b[A-Z][a-z]+ [A-Z]{1,2}(?:,| \d)",
+    r"^\s*\[[\w+]{1,8}\]|\b[A-Z][a-z]+ [A-Z]{1,2}[,.]",
     re.M,
 )
 _YEAR = re.compile(r"\b(?:19|20)\d\d[a-z]?\b")
@@ -180,7 +182,7 @@ def main() -> None:
                                 "labelled_by": "hit" if own else "bench",
                                 "text_kind": text_kind(text),
                                 "heading": heading,
-                                "text": text[:160],
+                                "text": text,
                             }
                         )
                     rows.append(
