@@ -10,6 +10,7 @@ from prioris.ingest.sections import (
     label_for_path,
     looks_like_reference_list,
     run_in_label,
+    statement_label,
 )
 from prioris.models import SECTIONS
 
@@ -80,6 +81,9 @@ def test_the_deepest_named_heading_wins() -> None:
         ("Data Availability The following information was supplied.", "author_info"),
         ("References 1. Ovretveit J, Serouri A: Hospital quality.", "references"),
         ("REFERENCES", "references"),
+        ("REFERENCES\n\n[Cop87] D. Cope, Experiments in music intelligence.", "references"),
+        # a cover sheet's sentence is no reference list (JSTOR)
+        ("REFERENCES Linked references are available on JSTOR for this article.", None),
         # prose that merely starts with such a word
         ("Funding was scarce in the first year of the programme.", None),
         ("References to earlier designs are given in Section 2.", None),
@@ -89,6 +93,46 @@ def test_the_deepest_named_heading_wins() -> None:
 )
 def test_run_in_labels(block: str, label: str | None) -> None:
     assert run_in_label(block) == label
+
+
+@pytest.mark.parametrize(
+    ("block", "label"),
+    [
+        ("We thank Kevin Knight and Andrew Anderson for comments.", "acknowledgements"),
+        ("The authors would like to thank D. Cossock for discussions.", "acknowledgements"),
+        ("We are grateful to the reviewers.", "acknowledgements"),
+        ("This work was partially supported by NSF grant 123.", "funding"),
+        ("Funding for this cooperative agreement is also provided by DARPA.", "funding"),
+        ("We acknowledge that the window bound is loose.", None),
+        ("This work was motivated by long documents.", None),
+    ],
+)
+def test_unlabelled_thanks_and_funding_paragraphs(block: str, label: str | None) -> None:
+    assert statement_label(block) == label
+
+
+def test_a_thanks_paragraph_in_the_body_is_a_chunk_of_its_own() -> None:
+    body = "Windows over long inputs keep attention linear in the length of the input. " * 6
+    markdown = (
+        f"# Paper\n\n## 5 Conclusion\n\n{body}\n\nWe thank the reading group for comments."
+        f"\n\n## 6 Outlook\n\n{body}"
+    )
+    chunks = chunk_markdown(markdown, [PageSpan(1, 0, len(markdown))], words)
+    assert [c.section for c in chunks] == ["body", "acknowledgements", "body"]
+
+
+def test_a_cover_sheet_does_not_make_the_paper_an_appendix() -> None:
+    body = "Mountain peoples face food insecurity and climate change in many regions. " * 6
+    markdown = (
+        "# Cover\n\nREFERENCES Linked references are available on JSTOR for this article.\n\n"
+        f"## Outlook\n\n{body}\n\n## References\n\n"
+        "1. Russo L, Smith J. Vulnerability of mountain peoples. Rome: FAO; 2020.\n"
+        "2. Romeo R, Abear S. Mountain livelihoods. Rome: FAO; 2015.\n"
+        "3. Manuelli S, Romeo R. Mountain farming. Rome: FAO; 2017.\n\n"
+        f"## A Tables\n\n{body}"
+    )
+    chunks = chunk_markdown(markdown, [PageSpan(1, 0, len(markdown))], words)
+    assert [c.section for c in chunks] == ["body", "references", "appendix"]
 
 
 def test_reference_lists_are_recognised_from_their_lines() -> None:

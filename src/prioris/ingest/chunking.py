@@ -13,7 +13,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from prioris.ingest.sections import chunk_label, label_for_path, run_in_label
+from prioris.ingest.sections import (
+    chunk_label,
+    label_for_path,
+    run_in_label,
+    statement_label,
+)
 
 TARGET_TOKENS = 224
 MAX_TOKENS = 256
@@ -126,7 +131,8 @@ def make_pieces(markdown: str, spans: Sequence[PageSpan], count: TokenCounter) -
 
     The label is the heading path's (:func:`prioris.ingest.sections.label_for_path`); a
     block opening with a run-in label (``Funding This work ...``) starts that section
-    until the next heading, and an unnamed heading after the reference list starts an
+    until the next heading, a thanks or funding paragraph without one (``We thank ...``)
+    is labelled alone, and an unnamed heading after the reference list starts an
     appendix (``A Implementation details``)."""
     blocks = _blocks(markdown, spans)
     sizes = count([markdown[a:b] for a, b, _ in blocks]) if blocks else []
@@ -159,11 +165,13 @@ def make_pieces(markdown: str, spans: Sequence[PageSpan], count: TokenCounter) -
             section += 1  # a new section without a heading: chunks break here too
             label = run_in
             after_references = after_references or label == "references"
+        # a thanks or funding paragraph without a label is labelled alone
+        own = (statement_label(markdown[start:end]) if label == "body" else None) or label
         if tokens <= MAX_TOKENS:
-            pieces.append(Piece(start, end, tokens, page, heading, section, label=label))
+            pieces.append(Piece(start, end, tokens, page, heading, section, label=own))
         else:
             for a, b, size in _split_long(markdown, start, end, tokens, count):
-                pieces.append(Piece(a, b, size, page, heading, section, label=label))
+                pieces.append(Piece(a, b, size, page, heading, section, label=own))
     return pieces
 
 

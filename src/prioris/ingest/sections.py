@@ -11,7 +11,9 @@ reader, JATS section titles), the deepest heading that names a known section win
 (``Declarations > Funding`` is funding, ``Appendix > A.1 Proofs`` is appendix). Text
 without such a heading gets two fallbacks: a block that opens with a run-in label
 (``Acknowledgements We thank ...``, ``**Funding:** ...``, ``REFERENCES``) starts that
-section until the next heading or label, and a passage whose lines read as a reference
+section until the next heading or label, a paragraph that is a thanks or a funding note
+without a label (``We thank ...``, ``This work was supported by ...``) is labelled alone,
+and a passage whose lines read as a reference
 list (numbered or bracketed entries, author initials with years) is references. Pure
 functions over ``re`` alone (no I/O, no prioris import, so a benchmark can load this file
 to label another checkout's passages); :mod:`prioris.ingest.chunking` calls them.
@@ -98,12 +100,37 @@ _RUN_IN = tuple(
         label,
         re.compile(
             rf"^[*_\s]*(?i:{names})[*_]*"
-            # the label alone on its line, then punctuation, or a new sentence or entry
-            rf"(?:\s*$|\s*[.:\u2014\u2013][*_]*(?:\s|$)|\s+(?=[A-Z\u2022\[({digit}]))"
+            # the label alone on its line, then punctuation, or a new sentence; a reference
+            # list's first entry ("References 1. Smith J", "REFERENCES [1]"), never a
+            # sentence ("REFERENCES Linked references are available on JSTOR")
+            rf"(?:\s*$|\s*[.:\u2014\u2013][*_]*(?:\s|$)|\s+(?={follows}))"
         ),
     )
     for label, names in _RUN_IN_NAMES
-    for digit in ("0-9" if label == "references" else "",)
+    for follows in (r"[0-9\[]" if label == "references" else r"[A-Z\u2022\[(]",)
+)
+
+# A paragraph that is an acknowledgement or a funding note without any label ("We thank
+# ...", "This work was supported by grant ..."): that paragraph alone is labelled.
+_STATEMENTS = (
+    (
+        "funding",
+        re.compile(
+            r"^(?:this (?:work|research|study|project|material)|the (?:work|research|study)"
+            r"(?: reported here)?) (?:was|is|has been) (?:partially |partly |also |in part )*"
+            r"(?:supported|funded|financed|sponsored) by\b|^funding for this\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "acknowledgements",
+        re.compile(
+            r"^(?:we|the authors?) (?:would (?:also )?like to |wish to |also )?"
+            r"(?:thank|gratefully acknowledge|acknowledge(?! that))\b|"
+            r"^(?:we|the authors?) (?:are|is) (?:very |most )?(?:grateful|indebted|thankful) to\b",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 # Lines of a reference list: "[12] Smith, J. ...", "12. Smith J, ...", "Smith, J. (2019).".
@@ -162,6 +189,17 @@ def run_in_label(block: str) -> str | None:
     return None
 
 
+def statement_label(block: str) -> str | None:
+    """``acknowledgements`` or ``funding`` for a paragraph that is one without a label
+    (``We thank ...``, ``This work was supported by ...``), else None. Only that paragraph
+    is labelled: what follows it is not known to be back matter."""
+    first = block.lstrip().lstrip("*_")
+    for label, pattern in _STATEMENTS:
+        if pattern.match(first):
+            return label
+    return None
+
+
 def looks_like_reference_list(text: str) -> bool:
     """True when a passage reads as bibliography entries: most of its lines are numbered
     or bracketed entries, or (entries run together on a few long lines) it is dense in
@@ -191,4 +229,5 @@ __all__ = [
     "label_for_path",
     "looks_like_reference_list",
     "run_in_label",
+    "statement_label",
 ]
