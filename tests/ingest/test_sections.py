@@ -82,6 +82,8 @@ def test_the_deepest_named_heading_wins() -> None:
         ("References 1. Ovretveit J, Serouri A: Hospital quality.", "references"),
         ("REFERENCES", "references"),
         ("REFERENCES\n\n[Cop87] D. Cope, Experiments in music intelligence.", "references"),
+        ("R E F E R E N C E S", "references"),  # letter-spaced, as some journals set it
+        ("A C K N O W L E D G E M E N T S We thank R. R.", "acknowledgements"),
         # a cover sheet's sentence is no reference list (JSTOR)
         ("REFERENCES Linked references are available on JSTOR for this article.", None),
         # prose that merely starts with such a word

@@ -147,8 +147,19 @@ _AUTHOR = re.compile(
 )
 
 
+_SPACED = re.compile(r"^(?:[A-Z] ){3,}[A-Z]\b")  # "R E F E R E N C E S", as some journals set it
+
+
+def _unspaced(line: str) -> str:
+    """A letter-spaced label closed up (``R E F E R E N C E S`` -> ``REFERENCES``)."""
+    match = _SPACED.match(line)
+    if match is None:
+        return line
+    return match.group(0).replace(" ", "") + line[match.end() :]
+
+
 def _clean_heading(title: str) -> str:
-    text = _DECORATION.sub("", title.strip())
+    text = _unspaced(_DECORATION.sub("", title.strip()))
     text = _NUMBERING.sub("", text)
     return " ".join(_DECORATION.sub("", text).split())
 
@@ -180,7 +191,7 @@ def run_in_label(block: str) -> str | None:
     """The section a block opens as a run-in label (``Funding This work was ...``), or
     None. Body sentences that merely start with such a word ("Funding was scarce") are
     not labels: the word must stand alone, be followed by punctuation, or by a capital."""
-    first = block.lstrip().lstrip("*_").split("\n", 1)[0]
+    first = _unspaced(block.lstrip().lstrip("*_").split("\n", 1)[0])
     if not first[:1].isupper():  # "funding this work" in lower case is prose
         return None
     for label, pattern in _RUN_IN:
