@@ -343,7 +343,7 @@ class ExactKnn:
     order), everything else (FTS, work vectors, hit rows) being the library's own."""
 
     def __init__(self, inner: Any, ids: Any, works: Any, matrix: Any) -> None:
-        self.inner, self.ids, self.works, self.matrix = inner, ids, works, matrix
+        self.inner, self.ids, self.owners, self.matrix = inner, ids, works, matrix
 
     def knn(self, vector: Any, filters: Any, k: int) -> list[Any]:
         import numpy as np
@@ -354,7 +354,7 @@ class ExactKnn:
         k = min(k, len(sims))
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top], kind="stable")]
-        return [ChunkScore(int(self.ids[i]), str(self.works[i]), float(sims[i])) for i in top]
+        return [ChunkScore(int(self.ids[i]), str(self.owners[i]), float(sims[i])) for i in top]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
