@@ -213,3 +213,22 @@ def test_a_reference_list_without_a_heading_is_labelled_by_its_text() -> None:
     chunks = chunk_markdown(markdown, [PageSpan(1, 0, len(markdown))], words)
     assert chunks[-1].section == "references"
     assert chunks[0].section == "body"
+
+
+def test_jats_back_matter_keeps_headings_that_label_it() -> None:
+    from prioris.sources.jats import jats_to_markdown
+
+    xml = (
+        "<article><front><article-meta><title-group><article-title>Reefs</article-title>"
+        "</title-group></article-meta></front><body><sec><title>Results</title>"
+        "<p>Corals bleach in hot water.</p></sec></body><back>"
+        "<ack><p>We thank the divers.</p></ack>"
+        '<sec sec-type="COI-statement"><p>The authors declare no competing interests.</p></sec>'
+        '<sec sec-type="funding"><p>Supported by grant 7.</p></sec>'
+        "<ref-list><ref><mixed-citation>A. Author. Heat. 2001.</mixed-citation></ref></ref-list>"
+        "</back></article>"
+    )
+    markdown = jats_to_markdown(xml).markdown
+    chunks = chunk_markdown(markdown, [PageSpan(1, 0, len(markdown))], words)
+    labels = {c.section for c in chunks}
+    assert {"body", "acknowledgements", "author_info", "funding", "references"} <= labels
