@@ -11,6 +11,7 @@ qrels file exists, is reported separately and never looked at by the sweep.
     .venv/bin/python bench/bench_scifact.py --method weighted --weights 0.3,0.7
     .venv/bin/python bench/bench_scifact.py --sweep         # train-only tuning grid
     .venv/bin/python bench/bench_scifact.py --title-prefix  # embedding_text with/without title
+    .venv/bin/python bench/bench_scifact.py --title-prefix-now  # the same, with work vectors
 
 Fusion options are read the way the product reads PRIORIS_MCP_HYBRID_* (a method alone
 takes that method's default weights).
@@ -132,11 +133,15 @@ def make_service(library: Any, embedder: Any, **config: Any) -> Any:
             LIST_CACHE[key] = (depth, items)
         return items[:k]
 
-    def memo_fts(expression: str, filters: Any, k: int, chunks: bool) -> list[Any]:
+    # ``seen`` (the raw rows a passage is chosen from) is left empty: a memoised list has
+    # none, and SciFact's abstracts have no back matter to pass over
+    def memo_fts(
+        expression: str, filters: Any, k: int, chunks: bool, seen: Any = None
+    ) -> list[Any]:
         key = ("fts", expression, service.config.title_weight, chunks, filters)
         return memo(key, k, lambda d: fts(expression, filters, d, chunks))
 
-    def memo_vector(query: str, filters: Any, k: int, chunks: bool) -> list[Any]:
+    def memo_vector(query: str, filters: Any, k: int, chunks: bool, seen: Any = None) -> Any:
         key = ("vector", query, chunks, filters)
         return memo(key, k, lambda d: vector(query, filters, d, chunks))
 
@@ -333,6 +338,79 @@ def title_prefix_experiment(
     )
 
 
+class ExactKnn:
+    """A search backend whose KNN is exact over a given chunk matrix (rows in chunk-id
+    order), everything else (FTS, work vectors, hit rows) being the library's own."""
+
+    def __init__(self, inner: Any, ids: Any, works: Any, matrix: Any) -> None:
+        self.inner, self.ids, self.owners, self.matrix = inner, ids, works, matrix
+
+    def knn(self, vector: Any, filters: Any, k: int) -> list[Any]:
+        import numpy as np
+
+        from prioris.search.protocols import ChunkScore
+
+        sims = self.matrix @ np.asarray(vector, dtype=np.float32)
+        k = min(k, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.argsort(-sims[top], kind="stable")]
+        return [ChunkScore(int(self.ids[i]), str(self.owners[i]), float(sims[i])) for i in top]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def title_prefix_now(
+    library: Any, embedder: Any, queries: dict[str, str], splits: dict[str, Any]
+) -> None:
+    """Chunks of long works with and without the title line, through the product's own
+    default search: work vectors (title + abstract) in the vector score, the learned
+    fusion. Only chunks whose text does not already start with the title change (a
+    record's first chunk does); both variants use exact KNN over the same chunks, so the
+    rows differ only by the prefix. The re-embedded chunks are cached beside the library
+    (``no_title_vectors.npy``, shared with ``--title-prefix``)."""
+    import numpy as np
+
+    from prioris.engines.sqlite.index import VEC_TABLE
+    from prioris.ingest.embed import embedding_text
+
+    rows = library.conn.execute(
+        f"SELECT c.id, c.work_id, c.text, w.title, v.embedding FROM chunks c "
+        f"JOIN works w ON w.id = c.work_id JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
+        "ORDER BY c.id"
+    ).fetchall()
+    ids = np.array([r["id"] for r in rows])
+    works = np.array([r["work_id"] for r in rows])
+    with_title = np.vstack([np.frombuffer(r["embedding"], dtype=np.float32) for r in rows])
+    changed = [
+        i
+        for i, r in enumerate(rows)
+        if embedding_text(r["title"], r["text"]) != embedding_text("", r["text"])
+    ]
+    cache = library.settings.data_dir / "no_title_vectors.npy"
+    without = with_title.copy()
+    if cache.is_file() and np.load(cache).shape == (len(changed), with_title.shape[1]):
+        without[changed] = np.load(cache)
+    else:
+        print(f"  re-embedding {len(changed)} chunks without the title", file=sys.stderr)
+        vectors = embedder.embed_passages([embedding_text("", rows[i]["text"]) for i in changed])
+        np.save(cache, vectors)
+        without[changed] = vectors
+    print(f"\n## title in chunk embeddings, default search ({len(changed)} of {len(rows)} differ)")
+    table = []
+    for name, matrix in (("with title (current)", with_title), ("without title", without)):
+        service = copy.copy(library.searcher)
+        service.embedder = embedder
+        service.backend = ExactKnn(library.searcher.backend, ids, works, matrix)
+        for split, qrels in splits.items():
+            if qrels is None:
+                continue
+            for mode in ("vector", "hybrid"):
+                result = score(service, queries, qrels, mode)
+                table.append((name, split, mode, result["ndcg@10"], result["recall@100"]))
+    common.print_table(["chunk text", "split", "mode", "nDCG@10", "recall@100"], table)
+
+
 def print_rows(rows: list[tuple[Any, ...]]) -> None:
     common.print_table(
         ["config (train)", "nDCG@10", "nDCG@10 half A", "nDCG@10 half B", "recall@k (k<=100)"],
@@ -355,6 +433,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--title-prefix",
         action="store_true",
         help="TRAIN only: embedding_text with vs without the title line (re-embeds once)",
+    )
+    parser.add_argument(
+        "--title-prefix-now",
+        action="store_true",
+        help="chunks with vs without the title through the default search (work vectors)",
     )
     return parser.parse_args(argv)
 
@@ -406,6 +489,9 @@ def main(argv: list[str] | None = None) -> int:
             if train is None:
                 raise SystemExit("the sweep needs qrels/train.tsv")
             run_sweep(library, embedder, queries, train)
+            return 0
+        if args.title_prefix_now:
+            title_prefix_now(library, embedder, queries, splits)
             return 0
         if args.title_prefix:
             if splits["train"] is None:

@@ -197,7 +197,8 @@ def test_model_change_marks_chunks_stale_and_reindex_rebuilds(settings) -> None:
     lib.close()
 
 
-def test_reference_lists_are_kept_but_not_indexed(library: Library) -> None:
+def test_reference_lists_are_indexed_and_labelled(library: Library) -> None:
+    """A cited title is found in the reference list, which stays a chunk of its own."""
     from prioris.models import Page
 
     markdown = (
@@ -208,10 +209,11 @@ def test_reference_lists_are_kept_but_not_indexed(library: Library) -> None:
     work = Work(id="w-refs", title="Sparse attention", source="import")
     result = library.pipeline.store(library.pipeline.prepare_pages(work, [Page(1, markdown)]))
     texts = [r[0] for r in library.conn.execute("SELECT text FROM chunks ORDER BY ordinal")]
-    assert result.chunks == len(texts) == 2
-    assert not any("Dense attention for everything" in t for t in texts)
-    assert any("window sizes" in t for t in texts)
-    assert not library.search("dense everything", mode="fts", chunks=True).hits
+    assert result.chunks == len(texts) == 3
+    assert [t for t in texts if "Dense attention for everything" in t] == [texts[1]]
+    assert "sliding windows" in texts[0] and "window sizes" in texts[2]
+    hits = library.search("dense everything", mode="fts", chunks=True).hits
+    assert [(h.id, h.section) for h in hits] == [("w-refs", "references")]
     assert "Dense attention for everything" in library.show("w-refs")["markdown"]
 
 

@@ -13,6 +13,20 @@ SourceName = Literal["arxiv", "europepmc", "openalex", "file", "import"]
 DocumentFormat = Literal["pdf", "html", "xml", "text"]
 UNTITLED = "Untitled"
 
+# What part of a paper a chunk comes from (``chunks.section``): labelled at ingest from the
+# headings (:mod:`prioris.ingest.sections`). The back matter stays searchable but ranks
+# below a work's other passages, so a search shows what answers rather than boilerplate.
+SECTIONS = (
+    "abstract",
+    "body",
+    "references",
+    "acknowledgements",
+    "funding",
+    "author_info",
+    "appendix",
+)
+BACK_MATTER = frozenset(("references", "acknowledgements", "funding", "author_info"))
+
 
 def display_title(title: str | None) -> str:
     """How a work without a title is shown to people, the same in listings and citations."""
@@ -113,6 +127,7 @@ class Chunk:
     heading: str = ""
     token_count: int = 0
     id: int | None = None
+    section: str = "body"  # one of SECTIONS
 
 
 @dataclass
@@ -131,6 +146,7 @@ class Hit:
     offset: int | None
     chunk_id: int | None
     source: str | None = None
+    section: str | None = None  # the passage's part of the paper (SECTIONS)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary with the contract's hit fields."""

@@ -175,6 +175,7 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "DROP TABLE work_vectors",
             *(f"ALTER TABLE works DROP COLUMN {name}" for name in later),
             "DROP TABLE work_edits",
+            "ALTER TABLE chunks DROP COLUMN section",  # migration 7
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)

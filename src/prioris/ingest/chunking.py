@@ -13,6 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from prioris.ingest.sections import (
+    chunk_label,
+    label_for_path,
+    run_in_label,
+    statement_label,
+)
+
 TARGET_TOKENS = 224
 MAX_TOKENS = 256
 OVERLAP_TOKENS = 32
@@ -60,6 +67,7 @@ class Piece:
     heading: str
     section: int
     is_heading: bool = False
+    label: str = "body"  # the part of the paper (prioris.models.SECTIONS)
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ class ChunkSpan:
     page_end: int
     heading: str
     token_count: int
+    section: str = "body"  # the part of the paper (prioris.models.SECTIONS)
 
 
 def _blocks(markdown: str, spans: Sequence[PageSpan]) -> list[tuple[int, int, int]]:
@@ -117,12 +126,21 @@ def _split_long(
 
 
 def make_pieces(markdown: str, spans: Sequence[PageSpan], count: TokenCounter) -> list[Piece]:
-    """Blocks with their heading path and token counts; oversized blocks broken down."""
+    """Blocks with their heading path, section label and token counts; oversized blocks
+    broken down.
+
+    The label is the heading path's (:func:`prioris.ingest.sections.label_for_path`); a
+    block opening with a run-in label (``Funding This work ...``) starts that section
+    until the next heading, a thanks or funding paragraph without one (``We thank ...``)
+    is labelled alone, and an unnamed heading after the reference list starts an
+    appendix (``A Implementation details``)."""
     blocks = _blocks(markdown, spans)
     sizes = count([markdown[a:b] for a, b, _ in blocks]) if blocks else []
     pieces: list[Piece] = []
     path: list[tuple[int, str]] = []
     section = 0
+    label = "body"
+    after_references = False
     for (start, end, page), tokens in zip(blocks, sizes, strict=True):
         first_line = markdown[start:end].split("\n", 1)[0]
         match = _HEADING.match(first_line)
@@ -133,14 +151,27 @@ def make_pieces(markdown: str, spans: Sequence[PageSpan], count: TokenCounter) -
             ]
             section += 1
             heading = " > ".join(title for _, title in path)
-            pieces.append(Piece(start, end, tokens, page, heading, section, is_heading=True))
+            label = label_for_path(heading)
+            if label == "body" and after_references:
+                label = "appendix"
+            after_references = after_references or label == "references"
+            pieces.append(
+                Piece(start, end, tokens, page, heading, section, is_heading=True, label=label)
+            )
             continue
         heading = " > ".join(title for _, title in path)
+        run_in = run_in_label(markdown[start:end])
+        if run_in is not None and run_in != label:
+            section += 1  # a new section without a heading: chunks break here too
+            label = run_in
+            after_references = after_references or label == "references"
+        # a thanks or funding paragraph without a label is labelled alone
+        own = (statement_label(markdown[start:end]) if label == "body" else None) or label
         if tokens <= MAX_TOKENS:
-            pieces.append(Piece(start, end, tokens, page, heading, section))
+            pieces.append(Piece(start, end, tokens, page, heading, section, label=own))
         else:
             for a, b, size in _split_long(markdown, start, end, tokens, count):
-                pieces.append(Piece(a, b, size, page, heading, section))
+                pieces.append(Piece(a, b, size, page, heading, section, label=own))
     return pieces
 
 
@@ -169,6 +200,7 @@ def chunk_markdown(
                 page_end=current[-1].page,
                 heading=heading or body[0].heading,
                 token_count=size(current),
+                section=chunk_label(body[-1].label, markdown[current[0].start : current[-1].end]),
             )
         )
 
@@ -178,11 +210,13 @@ def chunk_markdown(
             total = size(current)
             page_break = piece.page != current[-1].page and total >= TARGET_TOKENS // 2
             too_big = total + piece.tokens > MAX_TOKENS
-            # a reference list always stands alone, so it can be left out of the index
+            # a reference list always stands alone (its label must not spill over)
             hard = is_reference_section(piece.heading) or is_reference_section(current[-1].heading)
+            # nor does a passage mix two parts of the paper (body and acknowledgements)
+            relabel = piece.label != current[-1].label and any(not p.is_heading for p in current)
             section_break = (
                 new_section and piece.is_heading and (total >= MIN_SECTION_TOKENS or hard)
-            )
+            ) or relabel
             if too_big or page_break or section_break:
                 emit()
                 carry: list[Piece] = []
@@ -205,6 +239,7 @@ def chunk_markdown(
                 pieces[-1].page,
                 pieces[-1].heading,
                 sum(p.tokens for p in pieces),
+                pieces[-1].label,
             )
         )
     return chunks

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.abstracts import trim_abstract
-from prioris.ingest.chunking import PageSpan, chunk_markdown, is_reference_section
+from prioris.ingest.chunking import PageSpan, chunk_markdown
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pdf.author_lines import demote_author_headings
 from prioris.ingest.pdf.magic import check_pdf_bytes
@@ -67,13 +67,11 @@ class Preparer:
     def chunks_for(
         self, work_id: str, markdown: str, spans: list[tuple[Page, int, int]]
     ) -> list[Chunk]:
-        """Chunks to index; a reference list is kept in the Markdown but not indexed."""
+        """Chunks to index, each labelled with its part of the paper: the reference list
+        and the back matter are indexed too (a cited title is found), and search ranks
+        them below the paper's other passages."""
         page_spans = [PageSpan(page.number, start, end) for page, start, end in spans]
-        spans_kept = [
-            c
-            for c in chunk_markdown(markdown, page_spans, self.count_tokens)
-            if not is_reference_section(c.heading)
-        ]
+        spans_kept = chunk_markdown(markdown, page_spans, self.count_tokens)
         return [
             Chunk(
                 work_id=work_id,
@@ -86,6 +84,7 @@ class Preparer:
                 char_end=c.char_end,
                 heading=c.heading,
                 token_count=c.token_count,
+                section=c.section,
             )
             for i, c in enumerate(spans_kept)
         ]

@@ -81,6 +81,7 @@ def build_hits(
                 offset=row.char_start,
                 chunk_id=item.chunk_id,
                 source=work.source,
+                section=row.section,
             )
         )
     return hits

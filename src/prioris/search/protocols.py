@@ -117,6 +117,7 @@ class Passage:
     page_start: int | None
     page_end: int | None
     char_start: int | None
+    section: str = "body"  # the part of the paper (prioris.models.SECTIONS)
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,16 @@ class WorkCounts(Protocol):
 
     def count_works(self, filters: SearchFilters) -> int:
         """Works matching the source, year and id restrictions (no query)."""
+        ...
+
+
+@runtime_checkable
+class ChunkSections(Protocol):
+    """What a backend offers so a search shows a passage that answers: the section label
+    of chunks (``chunks.section``). Optional: without it every chunk counts as body."""
+
+    def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """The label of each chunk found (others are left out)."""
         ...
 
 

@@ -27,11 +27,13 @@ from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError
 from prioris.models import Hit
 from prioris.search import feedback, fusion
+from prioris.search import sections as passage_sections
 from prioris.search.fusion_config import SHORT_QUERY_FEEDBACK, FusionConfig
 from prioris.search.hits import SearchResponse, build_hits, list_ranks
 from prioris.search.protocols import (
     VEC_MAX_K,
     ChunkScore,
+    ChunkSections,
     ChunkVectors,
     SearchBackend,
     SearchFilters,
@@ -130,19 +132,25 @@ class SearchService:
         wanted = k  # the reranker, when there is one, sees a deeper list than k
         if self.reranker is not None and k is not None and self.config.rerank_depth > k:
             wanted = self.config.rerank_depth
-        depth = max(self.config.depth, (wanted or 0) * 3) if mode == "hybrid" else wanted
+        labelled = isinstance(self.backend, ChunkSections)
+        # passages: a work's back matter gives its places to the work's other passages,
+        # so a few more are ranked than are shown (search.sections)
+        listed = wanted * 2 if chunks and labelled and wanted is not None else wanted
+        depth = max(self.config.depth, (listed or 0) * 3) if mode == "hybrid" else listed
         fts_list: list[ChunkScore] = []
         vec_list: list[ChunkScore] = []
+        fts_seen: list[ChunkScore] = []  # every chunk the lists were built from
+        vec_seen: list[ChunkScore] = []
         pending = None
         if mode in ("vector", "hybrid"):
-            pending = self._pool.submit(self._vector, query, filters, depth, chunks)
+            pending = self._pool.submit(self._vector, query, filters, depth, chunks, vec_seen)
         if mode in ("fts", "hybrid") and expression:
-            fts_list = self._fts(expression, filters, depth, chunks)
+            fts_list = self._fts(expression, filters, depth, chunks, fts_seen)
         vector = None
         if pending is not None:
             vector, vec_list = pending.result()
 
-        ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
+        ordered = self._order(mode, fts_list, vec_list, listed, chunks)
         if self.config.prf_docs > 0 and ordered and self._feedback_wanted(query, mode):
             expand = syntax == "plain" and mode != "vector"
             second = self._feedback_pass(
@@ -151,7 +159,10 @@ class SearchService:
             if second is not None:
                 fts_list = second[0] if second[0] is not None else fts_list
                 vec_list = second[1] if second[1] is not None else vec_list
-                ordered = self._order(mode, fts_list, vec_list, wanted, chunks)
+                ordered = self._order(mode, fts_list, vec_list, listed, chunks)
+        if labelled:
+            ordered = self._answering_passages(ordered, [*vec_seen, *fts_seen], chunks)
+        ordered = ordered[:wanted]
         if self.reranker is not None and self.config.rerank_depth > 0 and ordered:
             ordered = self._rerank(query, ordered)[:k]
         fts_ranks = list_ranks(fts_list, chunks)
@@ -204,12 +215,20 @@ class SearchService:
         return limit is None or len(query.split()) <= limit
 
     def _fts(
-        self, expression: str, filters: SearchFilters, k: int | None, chunks: bool
+        self,
+        expression: str,
+        filters: SearchFilters,
+        k: int | None,
+        chunks: bool,
+        seen: list[ChunkScore] | None = None,
     ) -> list[ChunkScore]:
         def ranked(limit: int) -> list[ChunkScore]:
-            return self.backend.fts(
+            found = self.backend.fts(
                 expression, filters, limit, title_weight=self.config.title_weight
             )
+            if seen is not None:
+                seen[:] = found  # a longer fetch holds the shorter one
+            return found
 
         decay = self.config.fts_decay
         if k is None:  # every match (SQLite: LIMIT -1)
@@ -217,16 +236,29 @@ class SearchService:
         return ranked(k) if chunks else top_works(ranked, k, cap=None, decay=decay)
 
     def _vector(
-        self, query: str, filters: SearchFilters, k: int, chunks: bool
+        self,
+        query: str,
+        filters: SearchFilters,
+        k: int,
+        chunks: bool,
+        seen: list[ChunkScore] | None = None,
     ) -> tuple[np.ndarray, list[ChunkScore]]:
         vector = self.embedder.embed_query(query)
-        return vector, self._nearest(vector, filters, k, chunks)
+        return vector, self._nearest(vector, filters, k, chunks, seen)
 
     def _nearest(
-        self, vector: np.ndarray, filters: SearchFilters, k: int, chunks: bool
+        self,
+        vector: np.ndarray,
+        filters: SearchFilters,
+        k: int,
+        chunks: bool,
+        seen: list[ChunkScore] | None = None,
     ) -> list[ChunkScore]:
         def nearest(limit: int) -> list[ChunkScore]:
-            return self.backend.knn(vector, filters, limit)
+            found = self.backend.knn(vector, filters, limit)
+            if seen is not None:
+                seen[:] = found  # a longer fetch holds the shorter one
+            return found
 
         if chunks:
             return nearest(k)
@@ -290,6 +322,20 @@ class SearchService:
         if fts_list is None and vec_list is None:
             return None
         return fts_list, vec_list
+
+    def _answering_passages(
+        self, ordered: list[tuple[ChunkScore, float]], seen: list[ChunkScore], chunks: bool
+    ) -> list[tuple[ChunkScore, float]]:
+        """Back matter (references, acknowledgements, funding, author information) shown
+        only when a work has nothing better in the lists: :mod:`prioris.search.sections`."""
+        assert isinstance(self.backend, ChunkSections)
+        ids = passage_sections.chunk_ids_to_label(ordered, seen, chunks)
+        labels = self.backend.sections(ids) if ids else {}
+        if not any(passage_sections.is_back_matter(label) for label in labels.values()):
+            return ordered
+        if chunks:
+            return passage_sections.back_matter_last(ordered, labels)
+        return passage_sections.prefer_body_passages(ordered, seen, labels)
 
     def _rerank(
         self, query: str, ordered: list[tuple[ChunkScore, float]]

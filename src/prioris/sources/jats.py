@@ -42,6 +42,20 @@ _SECTION_TAGS = {
     "glossary": "Glossary",
 }
 _SKIP_BLOCK = {"title", "label", "caption", "sec-meta", "object-id", "graphic", "alt-text"}
+# an untitled <sec> named by its sec-type, so the back matter keeps a heading that says
+# what it is (search labels passages by their headings: prioris.ingest.sections)
+_SEC_TYPES = {
+    "coi-statement": "Competing interests",
+    "competing-interests": "Competing interests",
+    "conflict": "Competing interests",
+    "funding": "Funding",
+    "financial-disclosure": "Funding",
+    "author-contributions": "Author contributions",
+    "author-contribution": "Author contributions",
+    "data-availability": "Data availability",
+    "ethics-statement": "Ethics statement",
+    "supplementary-material": "Supplementary material",
+}
 
 
 @dataclass
@@ -127,6 +141,7 @@ def _blocks(element: ET.Element, depth: int, out: list[str]) -> None:
             heading = (
                 " ".join(_squash(_inline(e)) for e in (label, title) if e is not None).strip()
                 or _SECTION_TAGS[name]
+                or _SEC_TYPES.get((child.get("sec-type") or "").strip().lower(), "")
             )
             if heading:
                 out.append("#" * min(depth, 6) + " " + heading)

@@ -18,7 +18,7 @@ from prioris.storage.backend import index_of
 
 INSERT_CHUNK = (
     "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "
-    "char_end, heading, token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "char_end, heading, token_count, section) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -33,6 +33,7 @@ def chunk_row(chunk: Chunk) -> tuple[Any, ...]:
         chunk.char_end,
         chunk.heading,
         chunk.token_count,
+        chunk.section,
     )
 
 

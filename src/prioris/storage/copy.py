@@ -29,7 +29,7 @@ WORK_COLUMNS = (
 )
 CHUNK_COLUMNS = (
     "id, work_id, ordinal, text, page_start, page_end, char_start, char_end, heading, "
-    "token_count, embedding_model"
+    "token_count, embedding_model, section"
 )
 SOURCE_KEY = "copied_from"
 

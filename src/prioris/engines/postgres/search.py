@@ -206,10 +206,11 @@ class PostgresSearchBackend:
     def passages(self, chunk_ids: Sequence[int]) -> dict[int, Passage]:
         def run(conn: PgConnection) -> dict[int, Passage]:
             rows = conn.execute(
-                "SELECT id, text, page_start, page_end, char_start FROM chunks WHERE id = ANY(?)",
+                "SELECT id, text, page_start, page_end, char_start, section FROM chunks "
+                "WHERE id = ANY(?)",
                 (list(chunk_ids),),
             ).fetchall()
-            return {r[0]: Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows}
+            return {r[0]: Passage(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
         return dict(self._run(run))
 
@@ -222,6 +223,17 @@ class PostgresSearchBackend:
             return int(conn.execute(sql, params).fetchone()[0])
 
         return int(self._run(run))
+
+    def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """Each chunk's part of the paper, so back matter ranks below a work's body."""
+
+        def run(conn: PgConnection) -> dict[int, str]:
+            rows = conn.execute(
+                "SELECT id, section FROM chunks WHERE id = ANY(?)", (list(chunk_ids),)
+            ).fetchall()
+            return {int(r[0]): str(r[1]) for r in rows}
+
+        return dict(self._run(run)) if chunk_ids else {}
 
     def works(self, work_ids: Sequence[str]) -> dict[str, WorkSummary]:
         def run(conn: PgConnection) -> dict[str, WorkSummary]:

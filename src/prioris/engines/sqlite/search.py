@@ -189,11 +189,23 @@ class SqliteSearchBackend:
         for batch in _batches(list(chunk_ids)):
             marks = ", ".join("?" for _ in batch)
             for row in self.conn.execute(
-                "SELECT id, text, page_start, page_end, char_start FROM chunks "
+                "SELECT id, text, page_start, page_end, char_start, section FROM chunks "
                 f"WHERE id IN ({marks})",
                 batch,
             ):
-                found[row[0]] = Passage(row[0], row[1], row[2], row[3], row[4])
+                found[row[0]] = Passage(row[0], row[1], row[2], row[3], row[4], row[5])
+        return found
+
+    def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """Each chunk's part of the paper, so back matter ranks below a work's body."""
+        found: dict[int, str] = {}
+        for batch in _batches(list(dict.fromkeys(chunk_ids))):
+            marks = ", ".join("?" for _ in batch)
+            found.update(
+                self.conn.execute(
+                    f"SELECT id, section FROM chunks WHERE id IN ({marks})", batch
+                ).fetchall()
+            )
         return found
 
     def count_works(self, filters: SearchFilters) -> int:

@@ -34,12 +34,16 @@ def page_label(hit: Hit) -> str:
 def render_hits(hits: Sequence[Hit], paginated: Collection[str]) -> list[str]:
     """Three lines per hit: number, title and id; authors, year, pages, score and offset;
     the snippet whole, matched words in ``**bold**``. ``paginated`` names the works whose
-    pages are real (PDFs): an imported record or an HTML full text has no "p. 1"."""
+    pages are real (PDFs): an imported record or an HTML full text has no "p. 1". A
+    passage from outside the body says which part of the paper it is (``abstract``,
+    ``references``, ``acknowledgements``, ...); body text, most of what is shown, does not."""
     lines = []
     for number, hit in enumerate(hits, start=1):
         pages = page_label(hit) if hit.id in paginated else ""
         meta = [authors_short(hit.authors), str(hit.year or ""), pages]
         lines.append(f"{number:>2}. {display_title(hit.title)}  [{hit.id}]")
+        if hit.section and hit.section != "body":
+            meta.append(hit.section.replace("_", " "))
         details = " · ".join([*(m for m in meta if m), f"score {hit.score:.4g}"])
         lines.append(f"    {details} · offset {hit.offset}")
         lines.append(f"    {hit.snippet}")

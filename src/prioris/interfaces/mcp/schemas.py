@@ -167,3 +167,9 @@ class HitOut(_Out):
     offset: int | None = Field(description="character offset of the passage in the Markdown")
     chunk_id: int | None
     source: str | None = None
+    section: str | None = Field(
+        default=None,
+        description="the passage's part of the paper: abstract, body, references, "
+        "acknowledgements, funding, author_info or appendix (back matter is shown only when "
+        "a work has no better passage)",
+    )
