@@ -78,5 +78,7 @@ def test_edit_undo_and_read_with_origins(library: Any, tmp_path: Path) -> None:
     assert out["both"].startswith("invalid_request: give fields or undo")
     assert out["missing"].startswith("not_found")
     assert out["undone"]["title"] == "Moraine sediments" and out["undone"]["edits"] == 0
-    assert out["undone"]["origins"]["title"] == "printed"
+    assert (
+        out["undone"]["origins"]["title"] == "pdf_metadata"
+    )  # the PDF's Info title agrees with page 1
     assert out["nothing"].startswith("not_found: ") and "no edit to undo" in out["nothing"]

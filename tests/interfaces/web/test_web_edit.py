@@ -38,7 +38,7 @@ def test_read_page_form_api_edit_and_undo(stocked: tuple[Library, str]) -> None:
     client = TestClient(build_app(library, csrf_token=TOKEN), base_url=BASE)
     page = client.get("/read", params={"id": work_id}).text
     assert 'id="edit-form"' in page and f'data-id="{work_id}"' in page
-    assert re.search(r'id="origin-title">printed<', page)
+    assert re.search(r'id="origin-title">pdf_metadata<', page)
     assert '<script src="/static/edit.js" defer>' in page
     assert 'id="edit-undo" disabled' in page  # nothing to undo yet
     assert '<details class="edit-record" id="edit">' in page  # closed unless asked
@@ -110,5 +110,5 @@ def test_edit_form_in_chromium(browser: Any, stocked: tuple[Library, str]) -> No
             with page.expect_navigation():
                 page.click("#edit-undo")
             assert page.locator("h1").inner_text() == "Alpine glaciers"
-            assert page.locator("#origin-title").inner_text() == "printed"
+            assert page.locator("#origin-title").inner_text() == "pdf_metadata"
             page.context.close()
