@@ -68,8 +68,35 @@ class PdfMetadata:
     """The fields of the PDF's Info dictionary and XMP that page 1 agrees with."""
 
     def pdf_metadata(self) -> dict[str, Any]:
-        """JSON-ready record of the trusted embedded fields (``records['pdf_metadata']``)."""
-        return self.embedded.as_record()
+        """JSON-ready record of the trusted embedded fields (``records['pdf_metadata']``),
+        keeping only those the header chose or had nothing against.
+
+        The record outranks the ``printed`` one when a work's records are merged
+        (:mod:`prioris.provenance`), so an embedded value the header weighed and set aside
+        must not be in it: a creator list of the first author alone, say, where the byline
+        printed four (the header kept the four; the merge would keep one)."""
+        record = self.embedded.as_record()
+        chosen: dict[str, Any] = {
+            "title": self.title,
+            "authors": self.authors,
+            "year": self.year,
+            "venue": self.venue,
+            "volume": self.volume,
+            "issue": self.issue,
+            "pages": self.pages,
+        }
+        kept: dict[str, Any] = {}
+        for key, value in record.items():
+            mine = chosen.get(key)
+            if key == "authors":
+                if mine and [fold(a) for a in mine] == [fold(a) for a in value]:
+                    kept[key] = list(mine)  # the byline's spelling (accents kept)
+            elif key == "title":
+                if mine and fold(mine) == fold(value):
+                    kept[key] = mine
+            elif not mine or mine == value:  # nothing printed against it
+                kept[key] = value
+        return kept
 
     def venue_fields(self) -> dict[str, str]:
         """Venue, volume, issue and pages for a new work: the printed venue line, else the
