@@ -69,7 +69,7 @@ def test_postgres_backfills_sections_from_stored_headings(pg_url: str, tmp_path:
         from prioris.engines.postgres.connection import PgConnection
 
         _old_library(PgConnection(raw, pg_url))
-        assert apply_migrations(raw, pg_url) == [4]
+        assert apply_migrations(raw, pg_url)[0] == 4  # and any later ones
         rows = dict(raw.execute("SELECT ordinal, section FROM chunks").fetchall())
     assert rows == {ordinal: label for ordinal, (_, label) in HEADINGS.items()}
 

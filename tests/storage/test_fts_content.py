@@ -8,7 +8,7 @@ from typing import Any
 
 from prioris.engines.sqlite.connection import MIGRATIONS_DIR, apply_migrations, connect
 from prioris.library import Library
-from prioris.models import Chunk, Work
+from prioris.models import Work
 from prioris.storage import chunks as chunk_store
 from prioris.storage import works as work_store
 
@@ -33,11 +33,16 @@ def test_an_old_library_is_converted_and_keeps_its_index(tmp_path: Path) -> None
         "INSERT INTO works(id, title, source, created_at, updated_at) "
         "VALUES ('w1', 'Coral bleaching', 'import', 'now', 'now')"
     )
-    ids = chunk_store.insert_chunks(
-        conn,
-        [Chunk("w1", None, 0, "Heatwaves bleach reefs.", 1, 1, 0, 23, "Intro", 4)],
-        "Coral bleaching",
+    chunk_id = conn.execute(  # schema 1's chunk columns, and its FTS row
+        "INSERT INTO chunks(work_id, ordinal, text, page_start, page_end, char_start, "
+        "char_end, heading, token_count) VALUES ('w1', 0, 'Heatwaves bleach reefs.', 1, 1, "
+        "0, 23, 'Intro', 4)"
+    ).lastrowid
+    conn.execute(
+        "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)",
+        (chunk_id, "Heatwaves bleach reefs.", "Coral bleaching", "Intro"),
     )
+    ids = [chunk_id]
     conn.execute("COMMIT")
     text_copy = conn.execute("SELECT count(*) FROM chunks_fts_content").fetchone()[0]
     assert text_copy == 1  # schema 1 kept its own copy of the text
