@@ -98,7 +98,8 @@ def test_search_results_do_not_change_when_the_copy_takes_over(filled: Library) 
     assert [h.score for h in after.hits] == pytest.approx([h.score for h in before.hits])
 
 
-def test_unknown_years_are_out_of_a_to_year_filter_in_memory_too(filled: Library) -> None:
+def _with_undated(filled: Library) -> tuple[VectorCache, Any, Any]:
+    """Two works without a year added, and a cache loaded (the second query loads it)."""
     filled.import_records(
         [{"_id": f"undated{i}", "title": f"Undated {i}", "text": "topic 3 theme 2"} for i in (1, 2)]
     )
@@ -107,6 +108,11 @@ def test_unknown_years_are_out_of_a_to_year_filter_in_memory_too(filled: Library
     query = filled.embedder.embed_query("topic 3 theme 2")
     cache.knn(conn, query, SearchFilters(), 5)
     cache.knn(conn, query, SearchFilters(), 5)
+    return cache, conn, query
+
+
+def test_unknown_years_are_out_of_a_to_year_filter_in_memory_too(filled: Library) -> None:
+    cache, conn, query = _with_undated(filled)
     unfiltered = cache.knn(conn, query, SearchFilters(), 200)
     assert unfiltered is not None and {"undated1", "undated2"} <= {c.work_id for c in unfiltered}
     for filters in (SearchFilters(to_year=2030), SearchFilters(to_year=2030, source="import")):
@@ -263,14 +269,7 @@ def test_closing_waits_for_a_running_load_and_starts_no_other(filled: Library) -
 
 
 def test_undated_works_kept_or_counted_the_same_in_memory_and_in_vec0(filled: Library) -> None:
-    filled.import_records(
-        [{"_id": f"undated{i}", "title": f"Undated {i}", "text": "topic 3 theme 2"} for i in (1, 2)]
-    )
-    cache = _cache(filled)
-    conn = filled.searcher.backend.conn
-    query = filled.embedder.embed_query("topic 3 theme 2")
-    cache.knn(conn, query, SearchFilters(), 5)
-    cache.knn(conn, query, SearchFilters(), 5)
+    cache, conn, query = _with_undated(filled)
     for filters in (
         SearchFilters(to_year=1995, include_undated=True),
         SearchFilters(from_year=2015, include_undated=True),

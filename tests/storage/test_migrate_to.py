@@ -97,13 +97,10 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
         assert (snapshot["search"], snapshot["top"]) == (grown["search"], grown["top"])
 
 
-def test_a_stopped_copy_resumes(
-    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _copy_stopped_after_one_batch(
+    source: Path, target: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source_file = tmp_path / "source.sqlite"
-    with _open(source_file) as source:
-        _fill(source, tmp_path)
-    settings = load_settings({}).with_library(source_file)
+    """A copy in batches of 5 works, stopped (Ctrl-C) as its second batch begins."""
     real = copy_module._copy_works
     calls = 0
 
@@ -114,11 +111,21 @@ def test_a_stopped_copy_resumes(
             raise KeyboardInterrupt
         real(*args)
 
-    monkeypatch.setattr(copy_module, "BATCH_WORKS", 5)
     monkeypatch.setattr(copy_module, "_copy_works", stop_on_second)
     with pytest.raises(KeyboardInterrupt):
-        copy_module.copy_library(open_storage(source_file), open_storage(pg_url), batch=5)
+        copy_module.copy_library(open_storage(source), open_storage(target), batch=5)
     monkeypatch.setattr(copy_module, "_copy_works", real)
+
+
+def test_a_stopped_copy_resumes(
+    pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source_file = tmp_path / "source.sqlite"
+    with _open(source_file) as source:
+        _fill(source, tmp_path)
+    settings = load_settings({}).with_library(source_file)
+    monkeypatch.setattr(copy_module, "BATCH_WORKS", 5)
+    _copy_stopped_after_one_batch(source_file, pg_url, monkeypatch)
     report = migrate_library(settings, pg_url)
     assert report["skipped"] == 5 and report["works"] == 8
     with _open(pg_url) as copied:
@@ -156,20 +163,7 @@ def test_a_resume_into_a_target_that_gained_its_own_works_is_refused(
     source_file, target_file = tmp_path / "source.sqlite", tmp_path / "target.sqlite"
     with _open(source_file) as source:
         _fill(source, tmp_path)
-    real = copy_module._copy_works
-    calls = 0
-
-    def stop_on_second(*args: Any) -> None:
-        nonlocal calls
-        calls += 1
-        if calls == 2:
-            raise KeyboardInterrupt
-        real(*args)
-
-    monkeypatch.setattr(copy_module, "_copy_works", stop_on_second)
-    with pytest.raises(KeyboardInterrupt):
-        copy_module.copy_library(open_storage(source_file), open_storage(target_file), batch=5)
-    monkeypatch.setattr(copy_module, "_copy_works", real)
+    _copy_stopped_after_one_batch(source_file, str(target_file), monkeypatch)
     with _open(target_file) as target:  # someone uses the half-copied library meanwhile
         target.import_records([{"_id": "theirs", "title": "Theirs", "text": "own words"}])
     settings = load_settings({}).with_library(source_file)

@@ -10,7 +10,6 @@ identifier, and discovery's PDF links are only shown.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tempfile
@@ -27,10 +26,9 @@ from starlette.routing import Route
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.interfaces.web import tasks
 from prioris.interfaces.web.pages import SearchForm, int_param, run_search
-from prioris.interfaces.web.security import read_body, save_body
+from prioris.interfaces.web.security import read_json, save_body
 from prioris.interfaces.web.state import blocking, state_of
 
-JSON_LIMIT = 1024 * 1024
 MAX_IDENTIFIERS = 200
 STALE_UPLOAD_SECONDS = 6 * 3600.0
 EXPORTS = {
@@ -58,17 +56,6 @@ def content_disposition(name: str) -> str:
     if fallback == name:
         return f'attachment; filename="{name}"'
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"
-
-
-async def _json(request: Request) -> dict[str, Any]:
-    body = await read_body(request, JSON_LIMIT, "the request")
-    try:
-        data = json.loads(body or b"{}")
-    except json.JSONDecodeError:
-        raise InvalidRequestError("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise InvalidRequestError("the request body must be a JSON object")
-    return data
 
 
 def _filename(request: Request, default: str) -> str:
@@ -245,7 +232,7 @@ async def import_jsonl(request: Request) -> Response:
 async def ingest_folder(request: Request) -> Response:
     """``{"path"}``: every PDF under a folder of this computer, by a job."""
     state = state_of(request)
-    data = await _json(request)
+    data = await read_json(request)
     raw = str(data.get("path") or "").strip()
     if not raw:
         raise InvalidRequestError("give the path of a folder")
@@ -264,7 +251,7 @@ def split_identifiers(text: str) -> list[str]:
 async def fetch(request: Request) -> Response:
     """``{"identifiers": "..." | [...]}``: fetch from the providers, by a job."""
     state = state_of(request)
-    data = await _json(request)
+    data = await read_json(request)
     raw = data.get("identifiers") or ""
     identifiers = split_identifiers(" ".join(raw) if isinstance(raw, list) else str(raw))
     if not identifiers:
@@ -282,7 +269,7 @@ async def discover(request: Request) -> Response:
     """``{"text", "from_year", "to_year", "oa_only", "page"}``: candidates as HTML."""
     state = state_of(request)
     library = state.library
-    data = await _json(request)
+    data = await read_json(request)
 
     def year(name: str) -> int | None:
         value = data.get(name)
@@ -325,7 +312,7 @@ async def discover(request: Request) -> Response:
 async def delete(request: Request) -> Response:
     """``{"ids": [...]}``: remove works from the library (the page asked for confirmation)."""
     state = state_of(request)
-    data = await _json(request)
+    data = await read_json(request)
     ids = data.get("ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
         raise InvalidRequestError("ids must be a non-empty list of work ids")

@@ -8,7 +8,6 @@ are the Library's (:meth:`Library.edit_work`); this only reshapes.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -16,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError
-from prioris.interfaces.web.security import read_body
+from prioris.interfaces.web.security import read_json
 from prioris.interfaces.web.state import blocking, state_of
 from prioris.provenance import FIELDS, LIST_FIELDS
 
@@ -64,25 +63,11 @@ def form_fields(record: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-JSON_LIMIT = 1024 * 1024  # an abstract is far shorter
-
-
-async def _json(request: Request) -> dict[str, Any]:
-    body = await read_body(request, JSON_LIMIT, "the request")
-    try:
-        data = json.loads(body or b"{}")
-    except json.JSONDecodeError:
-        raise InvalidRequestError("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise InvalidRequestError("the request body must be a JSON object")
-    return data
-
-
 async def edit(request: Request) -> Response:
     """``{"id", "fields"}`` corrects a work, ``{"id", "undo": true}`` takes back its newest
     edit; answers ``{"record": ...}`` with each field's origin."""
     state = state_of(request)
-    data = await _json(request)
+    data = await read_json(request)
     work_id, fields, undo = data.get("id"), data.get("fields"), data.get("undo", False)
     if not isinstance(work_id, str) or not work_id:
         raise InvalidRequestError("id must be a work id")

@@ -139,6 +139,21 @@ def _too_large(limit: int, what: str) -> FileTooLargeError:
     )
 
 
+JSON_LIMIT = 1024 * 1024  # a JSON request body: identifiers, a record's fields
+
+
+async def read_json(request: Request, limit: int = JSON_LIMIT) -> dict[str, Any]:
+    """The request body as one JSON object (invalid_request otherwise), bounded."""
+    body = await read_body(request, limit, "the request")
+    try:
+        data = json.loads(body or b"{}")
+    except json.JSONDecodeError:
+        raise InvalidRequestError("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidRequestError("the request body must be a JSON object")
+    return data
+
+
 async def read_body(request: Request, limit: int, what: str = "the request") -> bytes:
     """The request body, refused as soon as it passes ``limit`` bytes (file_too_large)."""
     _check_declared(request, limit, what)
