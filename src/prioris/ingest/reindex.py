@@ -19,6 +19,7 @@ from prioris.embedding.base import Embedder
 from prioris.ingest.embed import embedding_text, work_text
 from prioris.storage import chunks as chunk_store
 from prioris.storage import work_vectors as work_vector_store
+from prioris.storage.transaction import immediate
 
 BATCH = 256  # texts per embedding call and per transaction
 PENDING = "work_vectors_pending"  # set by the migration that made work vectors
@@ -114,11 +115,5 @@ class Reindexer:
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` under the lock, rolled back on any exception."""
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+        with self.lock, immediate(self.conn):
+            yield

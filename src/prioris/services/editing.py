@@ -15,8 +15,8 @@ vector when its title or abstract changed (embedded in the same transaction).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 from prioris.embedding.base import Embedder
@@ -29,6 +29,7 @@ from prioris.storage import records as record_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.merged import apply_records
+from prioris.storage.transaction import immediate
 
 
 def record_view(work: Work, edits: int | None = None) -> dict[str, Any]:
@@ -190,12 +191,5 @@ class Editor:
             vector = self.embedder.embed_passages([work_text(title, abstract, head)])[0]
             work_vector_store.store(self.conn, work_id, vector, model)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def _transaction(self) -> AbstractContextManager[None]:
+        return immediate(self.conn)

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
-from prioris.interfaces.cli.progress import bar, wants_progress
+from prioris.interfaces.cli.progress import Follower, bar, wants_progress
 from prioris.interfaces.cli.render import plural
 
 
@@ -66,15 +66,8 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
 def _clean_text(library: Any, json_output: bool) -> dict[str, Any]:
     """``reindex --clean-text``: the stored works cleaned, a bar on stderr counting works."""
     progress = bar(library.status()["works"], "work", "clean text", wants_progress(json_output))
-    last = 0
-
-    def on_progress(done: int, _total: int) -> None:
-        nonlocal last
-        progress.update(done - last)
-        last = done
-
     try:
-        return dict(library.clean_stored_text(on_progress=on_progress).to_dict())
+        return dict(library.clean_stored_text(on_progress=Follower(progress)).to_dict())
     finally:
         progress.close()
 
@@ -90,18 +83,13 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     status = library.status()
     total = status["stale_chunks"] + status["stale_works"]  # then the works' own vectors
     progress = bar(total, "vector", "reindex", wants_progress(args.json))
-    last = 0
-
-    def on_progress(done: int, _total: int) -> None:
-        nonlocal last
-        progress.update(done - last)
-        last = done
+    on_progress = Follower(progress)
 
     try:
         done = library.reindex(on_progress=on_progress)
     finally:
         progress.close()
-    works = last - done  # progress counts the chunks, then the works
+    works = on_progress.done - done  # progress counts the chunks, then the works
     model = library.embedder.model_id
     if args.json:
         out: dict[str, Any] = {"reindexed": done, "work_vectors": works, "model": model}

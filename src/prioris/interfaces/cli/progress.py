@@ -24,6 +24,19 @@ def bar(total: int | None, unit: str, desc: str, enabled: bool, **options: Any) 
     return tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, smoothing=0.1, **options)
 
 
+class follow:
+    """An ``on_progress(done, total)`` that moves ``progress`` to ``done`` (the library
+    reports how far it is; a bar counts steps); ``done`` keeps the last count."""
+
+    def __init__(self, progress: Any) -> None:
+        self.progress = progress
+        self.done = 0
+
+    def __call__(self, done: int, _total: int) -> None:
+        self.progress.update(done - self.done)
+        self.done = done
+
+
 # how each ingest stage reads on the bar, and what it counts; OCR waits are shown on the
 # pages bar (its events interleave with page events: one counter, a changing label)
 STAGES = {
