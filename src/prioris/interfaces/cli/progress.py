@@ -24,7 +24,7 @@ def bar(total: int | None, unit: str, desc: str, enabled: bool, **options: Any) 
     return tqdm(total=total, unit=unit, desc=desc, dynamic_ncols=True, smoothing=0.1, **options)
 
 
-class follow:
+class Follower:
     """An ``on_progress(done, total)`` that moves ``progress`` to ``done`` (the library
     reports how far it is; a bar counts steps); ``done`` keeps the last count."""
 
