@@ -107,12 +107,17 @@ def test_postgres_fold_agrees_with_fts5_letter_by_letter() -> None:
             assert table[letter] == base, letter
 
 
-def test_the_postings_sidecar_folds_as_fts5_does(filled, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_postings_sidecar_folds_as_fts5_does(data_dir, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """On SQLite a large library answers from the BM25 sidecar, whose terms are FTS5's own:
-    it finds the accented name by its plain spelling too, with FTS5's scores."""
-    if filled.storage.search_backend().__class__.__module__.startswith("prioris.engines.postgres"):
-        pytest.skip("the postings sidecar is SQLite's")
+    it finds the accented name by its plain spelling too, with FTS5's scores. (SQLite's
+    alone: the sidecar belongs to that engine.)"""
+    from prioris.config import load_settings
+    from prioris.embedding.fake import FakeEmbedder
     from prioris.engines.sqlite.postings_rank import PostingsRanker
+    from prioris.library import Library
+
+    filled = Library.open(load_settings(), embedder=FakeEmbedder())
+    filled.import_records(RECORDS)
     from prioris.engines.sqlite.search import fts_search
     from prioris.search.protocols import SearchFilters
     from prioris.search.query import plain_to_fts5
@@ -136,3 +141,4 @@ def test_the_postings_sidecar_folds_as_fts5_does(filled, tmp_path) -> None:  # t
         ]
         assert got, query
     assert ranker.answered >= 4  # the sidecar answered each query at least once
+    filled.close()
