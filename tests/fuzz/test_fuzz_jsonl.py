@@ -59,10 +59,10 @@ def _expected_id(value: object) -> str | None:
         return None
     if any(value.get(f) is not None and not isinstance(value[f], str) for f in _TEXT_FIELDS):
         return None
-    authors = value.get("authors")
-    if authors is not None and not isinstance(authors, str):
-        if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
-            return None
+    authors = value.get("authors")  # absent, "A; B", or a list of names
+    names_ok = isinstance(authors, list) and all(isinstance(a, str) for a in authors)
+    if not (authors is None or isinstance(authors, str) or names_ok):
+        return None
     if value.get("metadata") is not None and not isinstance(value["metadata"], dict):
         return None
     if not _year_ok(value.get("year")):
