@@ -16,7 +16,6 @@ from mcp import Client
 
 from interfaces.mcp_helpers import (
     TOPICS,
-    FakeOcr,
     as_json,
     b64,
     data,
