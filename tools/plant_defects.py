@@ -194,6 +194,122 @@ DEFECTS = [
 """,
         ("tests/ingest/test_uploads.py",),
     ),
+    # -- second round (issue 25): each weakness of the suite, planted where its test guards
+    Defect(
+        "second round: fake embedder ignores model_id",
+        "src/prioris/embedding/fake.py",
+        "        self._order = _bucket_order(model_id, dim)",
+        "        self._order = None",
+        ("tests/search/test_work_vectors.py",),
+    ),
+    Defect(
+        "second round: PostgreSQL BM25 statistics never refreshed",
+        "src/prioris/engines/postgres/search.py",
+        "            stale = version != self._stats_version",
+        "            stale = self._stats_version == -1",
+        ("tests/storage/test_postgres_bm25.py",),
+    ),
+    Defect(
+        "second round: migrate-to copies edits in reverse order",
+        "src/prioris/storage/copy.py",
+        "            [e[1:] for e in edits],",
+        "            [e[1:] for e in reversed(edits)],",
+        ("tests/storage/test_migrate_to.py",),
+    ),
+    Defect(
+        "second round: migrate-to zeroes work vectors",
+        "src/prioris/storage/copy.py",
+        "        work_vector_store.insert_rows(dst, work_vectors)",
+        "        work_vector_store.insert_rows(dst, [(r[0], r[1], bytes(len(r[2]))) "
+        "for r in work_vectors])",
+        ("tests/storage/test_migrate_to.py",),
+    ),
+    Defect(
+        "second round: JSONL record without title or text accepted",
+        "src/prioris/ingest/records.py",
+        '    if not (record.title or "").strip() and not (record.text or record.abstract or "")'
+        ".strip():",
+        "    if False:",
+        ("tests/fuzz/test_fuzz_jsonl.py",),
+    ),
+    Defect(
+        "second round: MCP tool work on the event loop",
+        "src/prioris/interfaces/mcp/runtime.py",
+        "    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))",
+        "    return functools.partial(fn, *args, **kwargs)()",
+        ("tests/interfaces/test_mcp_library_tools.py::test_blocking_work_runs_off_the_event_loop",),
+    ),
+    Defect(
+        "second round: PDF time limit waits for the page being OCRd",
+        "src/prioris/ingest/pdf/reader.py",
+        "raw = queue.take(index, timeout=deadline.remaining())",
+        "raw = queue.take(index, timeout=None)",
+        ("tests/ingest/test_pdf.py::test_time_limit_also_bounds_a_page_still_being_ocrd",),
+    ),
+    Defect(
+        "second round: MCP alias cursor ignored",
+        "src/prioris/interfaces/mcp/tools_remote.py",
+        '        mark = one_of("cursor_mark", cursor_mark, "cursor", cursor) if given else "*"',
+        '        mark = cursor_mark or "*"',
+        ("tests/interfaces/test_mcp_names.py",),
+    ),
+    Defect(
+        "second round: web upload bound only on Content-Length",
+        "src/prioris/interfaces/web/security.py",
+        "                received += len(chunk)\n                if received > limit:\n"
+        "                    raise _too_large(limit, what)\n                handle.write(chunk)",
+        "                received += len(chunk)\n                handle.write(chunk)",
+        ("tests/interfaces/web/test_web_app.py",),
+    ),
+    Defect(
+        "second round: enrich backoff past its budget",
+        "src/prioris/sources/http.py",
+        "slept + delay > self.backoff_budget",
+        "slept > self.backoff_budget",
+        ("tests/test_enrichment_failures.py",),
+    ),
+    Defect(
+        "second round: enrich retries a 5xx",
+        "src/prioris/sources/http.py",
+        "            if status != 429:",
+        "            if status != 429 and status < 500:",
+        ("tests/test_enrichment_failures.py",),
+    ),
+    Defect(
+        "second round: enrich exits 0 with unavailable works",
+        "src/prioris/interfaces/cli/enrich_cmds.py",
+        '    return EXIT_ITEM_FAILED if counts.get("unavailable") else EXIT_OK',
+        "    return EXIT_OK",
+        ("tests/test_enrichment_failures.py",),
+    ),
+    Defect(
+        "second round: postings ids out of order trusted",
+        "src/prioris/engines/sqlite/postings_rank.py",
+        "            or (len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))",
+        "            or False",
+        ("tests/fuzz/test_fuzz_postings.py",),
+    ),
+    Defect(
+        "second round: postings row count not checked",
+        "src/prioris/engines/sqlite/postings_rank.py",
+        "            or rows != library.rows\n",
+        "            or False\n",
+        ("tests/fuzz/test_fuzz_postings.py",),
+    ),
+    Defect(
+        "second round: postings tokenizer not checked",
+        "src/prioris/engines/sqlite/postings_rank.py",
+        '            str(meta["tokenizer"]) != library.tokenizer\n',
+        "            False\n",
+        ("tests/fuzz/test_fuzz_postings.py",),
+    ),
+    Defect(
+        "second round: config.toml not UTF-8 is a traceback",
+        "src/prioris/config_file.py",
+        "    except UnicodeDecodeError as exc:",
+        "    except KeyboardInterrupt as exc:",
+        ("tests/fuzz/test_fuzz_config.py",),
+    ),
 ]
 
 

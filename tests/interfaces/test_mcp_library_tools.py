@@ -6,7 +6,7 @@ Real Library, storage, PDF parsing and search; the embedder and OCR are fakes.
 from __future__ import annotations
 
 import base64
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,6 @@ from mcp import Client
 
 from interfaces.mcp_helpers import (
     TOPICS,
-    FakeOcr,
     as_json,
     b64,
     data,
@@ -370,14 +369,34 @@ def test_resources_serve_markdown_and_original_bytes(library: Any, tmp_path: Pat
     assert out["provider"].startswith("invalid_request:")
 
 
+class GatedOcr:
+    """OCR that holds its page until the test lets it go: while it holds, an answer from
+    another request proves the event loop was free (no clock involved). It lets go by
+    itself after ``patience`` seconds, so a blocked loop fails the test instead of hanging."""
+
+    def __init__(self, events: list[str], patience: float = 20.0) -> None:
+        self.events = events
+        self.patience = patience
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def ocr_page(self, image_png: bytes) -> str:
+        self.events.append("ocr started")
+        self.entered.set()
+        self.release.wait(self.patience)
+        self.events.append("ocr done")
+        return "scanned glacier moraine sediment"
+
+
 def test_blocking_work_runs_off_the_event_loop(tmp_path: Path) -> None:
     """While a slow OCR ingest runs, other requests are answered at once."""
-    library = make_library(ocr=FakeOcr(delay=1.5))
+    events: list[str] = []
+    ocr = GatedOcr(events)
+    library = make_library(ocr=ocr)
     scanned = scanned_pdf_bytes(tmp_path)
 
-    async def body(client: Client) -> tuple[float, float, dict[str, Any]]:
+    async def body(client: Client) -> dict[str, Any]:
         results: dict[str, Any] = {}
-        started = time.monotonic()
 
         async def ingest() -> None:
             results["ingest"] = data(
@@ -385,23 +404,24 @@ def test_blocking_work_runs_off_the_event_loop(tmp_path: Path) -> None:
                     "research_localfile_fetch_full_text", {"content_base64": b64(scanned)}
                 )
             )
-            results["ingest_done"] = time.monotonic() - started
 
         async with anyio.create_task_group() as group:
             group.start_soon(ingest)
-            await anyio.sleep(0.3)
+            # the OCR has its page (waited for in a thread: the loop stays free meanwhile)
+            assert await anyio.to_thread.run_sync(ocr.entered.wait, ocr.patience)
             data(await client.call_tool("research_list_fetched", {}))
-            listed_at = time.monotonic() - started
-        return listed_at, results["ingest_done"], results["ingest"]
+            events.append("listed")
+            ocr.release.set()
+        return results["ingest"]
 
     try:
-        listed_at, ingest_done, ingested = with_client(library, body)
+        ingested = with_client(library, body)
     finally:
+        ocr.release.set()
         library.close()
     assert ingested["ocr_pages"] == 1
-    # answered during the 1.5 s OCR wait, not queued behind the ingest (an absolute bound
-    # fails on a loaded machine: page rendering before the OCR holds the GIL)
-    assert listed_at + 0.75 < ingest_done
+    # answered while the OCR still held its page, not queued behind the ingest
+    assert events == ["ocr started", "listed", "ocr done"]
 
 
 def test_a_repaired_pdf_is_stored_with_its_warning(library: Any) -> None:

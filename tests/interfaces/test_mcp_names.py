@@ -241,3 +241,74 @@ def test_markdown_resource_is_json(api: Any, tmp_path: Path) -> None:
     assert content.mime_type == "application/json"
     page = json.loads(content.text)
     assert page["id"] == work_id and page["resource_uri"].startswith("research://localfile/file:")
+
+
+# every alias argument of docs/mcp.md (tool, alias, reference name, the value both take)
+ALIASES = [
+    ("research_arxiv_fetch_metadata", "ids", "arxiv_ids", [ID]),
+    ("research_arxiv_fetch_full_text", "id", "arxiv_id", ID),
+    ("research_arxiv_parse_full_text", "id", "arxiv_id", ID),
+    ("research_europepmc_search", "cursor", "cursor_mark", "AoE/555"),
+    ("research_europepmc_fetch_metadata", "ids", "identifiers", ["MED:555"]),
+    ("research_europepmc_fetch_full_text", "id", "identifier", "MED:555"),
+    ("research_europepmc_parse_full_text", "id", "identifier", "MED:555"),
+    ("research_resolve_identifier", "id", "identifier", f"arXiv:{ID}"),
+]
+EXTRA: dict[str, dict[str, Any]] = {  # what else each call needs
+    "research_europepmc_search": {"query": "platypus"},
+    "research_europepmc_fetch_full_text": {"metadata_fallback": True},
+}
+# differs between a first call and a second of the same (served from what the first stored)
+VARYING = {"served_from_storage", "results"}
+
+
+def _upstream(request: httpx.Request) -> tuple[str, str, list[tuple[str, str]]]:
+    return request.url.host, request.url.path, sorted(request.url.params.multi_items())
+
+
+def test_every_alias_argument_means_its_reference_name(api: Any) -> None:
+    """Each alias is called under its own name: the same answer as the reference name gives
+    and the same request upstream; both names with different values are refused."""
+    schemas: dict[str, Any] = {}
+
+    async def body(client: Client) -> dict[str, Any]:
+        schemas.update(
+            {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+        )
+        out: dict[str, Any] = {}
+        for tool, alias, reference, value in ALIASES:
+            extra = EXTRA.get(tool, {})
+            calls = []
+            for name in (reference, alias):
+                before = len(api.seen)
+                result = await client.call_tool(tool, {**extra, name: value})
+                calls.append((result, [_upstream(r) for r in api.seen[before:]]))
+            other = "MED:556" if "europepmc" in tool else "2401.09999"
+            mixed = [other] if isinstance(value, list) else other
+            both = await client.call_tool(tool, {**extra, reference: value, alias: mixed})
+            out[tool] = (calls, both)
+        return out
+
+    out = with_client(api, body)
+    for tool, alias, reference, _ in ALIASES:
+        assert alias in schemas[tool] and reference in schemas[tool], tool
+        (by_reference, sent_reference), (by_alias, sent_alias) = out[tool][0]
+        first, second = data(by_reference), data(by_alias)
+        assert {k: v for k, v in first.items() if k not in VARYING} == {
+            k: v for k, v in second.items() if k not in VARYING
+        }, tool
+        if not first.get("served_from_storage") and not second.get("served_from_storage"):
+            assert sent_alias == sent_reference, tool  # the same question asked upstream
+        assert error(out[tool][1]).startswith(
+            f"invalid_request: give {reference} or its alias {alias}, not both"
+        ), tool
+    cursors = [
+        dict(params).get("cursorMark")
+        for calls in out["research_europepmc_search"][0]
+        for _, _, params in calls[1]
+    ]
+    assert cursors == ["AoE/555", "AoE/555"]  # the alias reached Europe PMC as the cursor
+    parsed = data(out["research_europepmc_parse_full_text"][0][1][0])
+    assert "electric fields" in parsed["markdown"]  # the alias read the stored work
+    fetched = data(out["research_arxiv_fetch_full_text"][0][1][0])
+    assert fetched["served_from_storage"] and fetched["id"].startswith(f"arxiv:{ID}")

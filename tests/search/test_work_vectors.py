@@ -138,13 +138,26 @@ def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: A
     first = Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr())
     first.import_records(RECORDS)
     first.close()
-    lib = Library.open(settings, embedder=FakeEmbedder(model_id="fake/b"), ocr=FakeOcr())
+    old_model, new_model = FakeEmbedder(model_id="fake/a"), FakeEmbedder(model_id="fake/b")
+    texts = {r["_id"]: work_text(r["title"], r["abstract"], "") for r in RECORDS}
+    lib = Library.open(settings, embedder=new_model, ocr=FakeOcr())
     try:
         assert _own_vectors(lib, "a", "b") == {}
         assert lib.status()["stale_works"] == 2
+        with lib.lock:  # what is stored is fake/a's, and it really differs from fake/b's
+            before = {r[0]: r for r in work_vector_store.read_rows(lib.conn, ["a", "b"])}
+        for work_id, text in texts.items():
+            stored = np.frombuffer(before[work_id][2], dtype=np.float32)
+            assert before[work_id][1] == "fake/a"
+            np.testing.assert_allclose(stored, old_model.embed_passages([text])[0], atol=1e-6)
+            assert not np.allclose(stored, new_model.embed_passages([text])[0], atol=1e-3)
         lib.reindex()
-        assert set(_own_vectors(lib, "a", "b")) == {"a", "b"}
-        assert [h.id for h in lib.search(QUERY, mode="vector", k=2).hits] == ["a", "b"]
+        own = _own_vectors(lib, "a", "b")
+        assert set(own) == {"a", "b"}
+        for work_id, text in texts.items():  # now the new model's vectors
+            np.testing.assert_allclose(own[work_id], new_model.embed_passages([text])[0], atol=1e-6)
+        hits = lib.search(QUERY, mode="vector", k=2).hits
+        assert [h.id for h in hits] == ["a", "b"]
     finally:
         lib.close()
 

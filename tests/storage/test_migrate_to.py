@@ -15,10 +15,23 @@ from prioris.errors import ConfigurationError
 from prioris.interfaces.cli import main
 from prioris.library import Library, migrate_library
 from prioris.storage import copy as copy_module
+from prioris.storage import work_vectors as work_vector_store
 
 from pdf_factory import make_text_pdf
 
 QUERIES = ["reef corals bleach", "lattice hadron masses", "station 7"]
+KEPT = (
+    "works",
+    "aliases",
+    "chunks",
+    "pages",
+    "blobs",
+    "documents",
+    "work_fields",
+    "work_records",
+    "work_edits",
+    "work_vectors",
+)
 
 
 def _open(location: str | Path) -> Library:
@@ -44,17 +57,47 @@ def _fill(library: Library, tmp_path: Path) -> None:
     library.conn.execute("BEGIN IMMEDIATE")
     library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('pmid:7', 'doi:10.1/7')")
     library.conn.execute("COMMIT")
+    # an edit (its history row, the user's record, a new work vector) and a second one
+    library.edit_work("doi:10.1/3", {"title": "Edited reef station", "volume": "4"})
+    library.edit_work("doi:10.1/3", {"pages": "1-9", "keywords": ["reef", "station"]})
 
 
 def _snapshot(library: Library) -> dict[str, Any]:
     q = library.conn.execute
     return {
         "status": {k: v for k, v in library.status().items() if k not in ("db", "size_bytes")},
-        "works": [tuple(r) for r in q("SELECT id, title, year, source, markdown FROM works")],
+        "works": sorted(tuple(r) for r in q("SELECT id, title, year, source, markdown FROM works")),
         "aliases": sorted(tuple(r) for r in q("SELECT alias, work_id FROM aliases")),
         "chunks": sorted(tuple(r) for r in q("SELECT id, work_id, text FROM chunks")),
         "pages": sorted(tuple(r) for r in q("SELECT work_id, number, char_end FROM pages")),
         "blobs": sorted(bytes(r[0]) for r in q("SELECT content FROM blobs")),
+        "documents": sorted(
+            tuple(r)
+            for r in q(
+                "SELECT sha256, work_id, format, size_bytes, page_count, ocr_pages, "
+                "parser_version, path, url, created_at FROM documents"
+            )
+        ),
+        "work_fields": sorted(
+            tuple(r)
+            for r in q("SELECT id, volume, issue, pages, publisher, keywords, origins FROM works")
+        ),
+        "work_records": sorted(
+            tuple(r) for r in q("SELECT work_id, origin, record, recorded_at FROM work_records")
+        ),
+        # ids are the target's own; each work's history keeps its order
+        "work_edits": [
+            (r[0], *r[2:])
+            for r in sorted(
+                tuple(r)
+                for r in q("SELECT work_id, id, edited_at, changes, before FROM work_edits")
+            )
+        ],
+        "work_vectors": sorted(
+            work_vector_store.read_rows(
+                library.conn, [r[0] for r in q("SELECT id FROM works ORDER BY id")]
+            )
+        ),
         "search": {  # KNN over the same vectors: the same scores (tied works may swap)
             query: [round(h.score, 4) for h in hits]
             for query in QUERIES
@@ -70,14 +113,17 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
     with _open(source_file) as source:
         _fill(source, tmp_path)
         before = _snapshot(source)
+        for key in KEPT:  # each table compared holds something to lose
+            assert before[key], key
+        assert len(before["work_edits"]) == 2 and len(before["work_vectors"]) == 13
         fts = [h.id for h in source.search("reef", mode="fts", k=20).hits]
     report = migrate_library(load_settings({}).with_library(source_file), pg_url)
     assert report["works"] == 13 and report["vectors"] == report["chunks"] >= 13
     with _open(pg_url) as copied:
         after = _snapshot(copied)
         assert after["status"] == before["status"]  # no chunk stale: vectors came along
-        for key in ("works", "aliases", "chunks", "pages", "blobs"):
-            assert sorted(after[key]) == sorted(before[key]), key
+        for key in KEPT:  # each already in a set order (work_edits: each work's history)
+            assert after[key] == before[key], key
         assert (after["resolved"], after["top"]) == (before["resolved"], before["top"])
         assert after["search"] == before["search"]  # the same vectors give the same KNN
         hnsw = copied.conn.execute("SELECT to_regclass('chunk_vectors_hnsw')").fetchone()[0]
@@ -92,8 +138,8 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
         assert returned.status()["works"] == 14 and returned.status()["stale_chunks"] == 0
         assert returned.search("reef", mode="fts", k=30).hits
         snapshot = _snapshot(returned)
-        for key in ("works", "aliases", "chunks", "pages", "blobs"):
-            assert sorted(snapshot[key]) == sorted(grown[key]), key
+        for key in KEPT:
+            assert snapshot[key] == grown[key], key
         assert (snapshot["search"], snapshot["top"]) == (grown["search"], grown["top"])
 
 

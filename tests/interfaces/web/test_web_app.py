@@ -525,3 +525,42 @@ def test_works_without_their_own_vector_can_be_reindexed_from_the_status_page(
     finally:
         web.jobs.close()
         library.close()
+
+
+def _chunked(data: bytes, size: int = 256) -> Iterator[bytes]:
+    """The body as a stream of pieces: httpx then sends it chunked, with no Content-Length."""
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        ("/api/upload?name=big.pdf", b"%PDF-1.7\n" + b"0" * 5000),
+        ("/api/import?name=big.jsonl", b'{"_id": "x", "title": "t"}\n' * 200),
+    ],
+)
+def test_chunked_uploads_over_the_limit_are_refused_and_leave_nothing(
+    data_dir: Path, url: str, body: bytes
+) -> None:
+    """No Content-Length to refuse early: the limit must hold on the bytes as they arrive."""
+    library = make_library(data_dir, {"PRIORIS_MCP_MAX_FILE_BYTES": "1000"})
+    web = Web(library)
+    try:
+        assert len(body) > 1000
+        response = web.post(url, content=_chunked(body))
+        assert "content-length" not in response.request.headers
+        assert response.request.headers["transfer-encoding"] == "chunked"
+        assert response.status_code == 413, response.text
+        assert response.json()["error"]["code"] == "file_too_large"
+        assert not any(upload_folder(library.settings.db_path).iterdir())  # no file kept
+        assert web.jobs.list() == [] and library.status()["works"] == 0
+        # under the limit, the same way of sending is taken
+        small = b'{"_id": "small", "title": "Small record"}\n'
+        accepted = web.post("/api/import?name=small.jsonl", content=_chunked(small, 8))
+        assert accepted.status_code == 202, accepted.text
+        assert web.wait(accepted.json()["job"]["id"])["state"] != "failed"
+        assert library.get_work("small").title == "Small record"
+    finally:
+        web.jobs.close()
+        library.close()
