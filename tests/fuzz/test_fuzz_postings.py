@@ -242,11 +242,6 @@ def test_the_pristine_sidecar_answers(small: tuple[Library, bytes]) -> None:
         _same_ranking(got, _fts5(library, query, limit))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 25, second round): the sidecar's token total is not compared "
-    "with FTS5's averages record, so a changed total shifts every score unnoticed",
-)
 def test_a_token_total_that_disagrees_with_the_library_is_not_trusted(
     small: tuple[Library, bytes], tmp_path: Path
 ) -> None:

@@ -74,17 +74,20 @@ class _Library:
 
     tokenizer: str
     rows: int
+    tokens: int
     last_id: int
 
 
 def _library_facts(conn: Any) -> _Library:
-    """Read as the builder reads them: FTS5's averages record and its docsize table."""
+    """Read as the builder reads them: FTS5's averages record (row count, then tokens per
+    column) and its docsize table."""
     last = conn.execute("SELECT max(id) FROM chunks_fts_docsize").fetchone()[0]
     averages = conn.execute(
         "SELECT block FROM chunks_fts_data WHERE id = ?", (postings.AVERAGES_ROWID,)
     ).fetchone()
-    rows = postings.varints(bytes(averages[0]))[0] if averages else 0
-    return _Library(postings.tokenizer_of(conn), int(rows), int(last or 0))
+    stats = postings.varints(bytes(averages[0])) if averages else [0]
+    tokens = sum(stats[1 : 1 + len(postings.COLUMNS)])
+    return _Library(postings.tokenizer_of(conn), int(stats[0]), int(tokens), int(last or 0))
 
 
 def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snapshot | None:
@@ -107,6 +110,7 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
         if (
             str(meta["tokenizer"]) != library.tokenizer
             or rows != library.rows
+            or tokens != library.tokens  # the average length every score divides by
             or not isinstance(raw, bytes)
             or len(raw) != 4 * (library.last_id + 1)  # checked before any array is made
             or not 0 < tokens < 1 << 62
