@@ -241,3 +241,50 @@ def test_remote_server_needs_the_token_and_keeps_origin_checks(
             headers={**auth, "Origin": "https://app.example"},
         )
         assert listed.status_code == 200
+
+
+def _echo_app() -> tuple[HttpGuard, list[int]]:
+    """A guarded app that reads its whole body and answers its length."""
+    read: list[int] = []
+
+    async def app(scope, receive, send):  # type: ignore[no-untyped-def]
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        read.append(len(body))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": str(len(body)).encode()})
+
+    return HttpGuard(app, token=None, max_body_bytes=1000), read
+
+
+def test_a_request_body_past_the_limit_is_refused_declared_or_chunked() -> None:
+    from prioris.interfaces.http_guard import request_body_limit
+
+    guard, read = _echo_app()
+    transport = httpx.ASGITransport(app=guard)
+
+    async def calls() -> list[httpx.Response]:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            small = await c.post("/", content=b"x" * 1000)
+            declared = await c.post("/", content=b"x" * 1001)
+
+            async def pieces():  # type: ignore[no-untyped-def]
+                for _ in range(100):
+                    yield b"y" * 100
+
+            chunked = await c.post("/", content=pieces())
+            return [small, declared, chunked]
+
+    small, declared, chunked = anyio.run(calls)
+    assert small.status_code == 200 and small.text == "1000"
+    assert declared.status_code == 413 and "file_too_large" in declared.text
+    assert chunked.status_code == 413
+    assert read == [1000]  # the app never saw a body past the limit
+    # an upload of the largest file, base64 in JSON, fits the limit the server sets
+    assert request_body_limit(3000) >= 4000 + 1024

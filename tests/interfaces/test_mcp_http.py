@@ -189,11 +189,6 @@ def test_a_chunked_upload_over_the_limit_is_refused_and_nothing_kept(
     assert [p for p in uploads if p.is_file()] == []  # and no part of it kept
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (issue 25, second round): the streamable HTTP transport reads a whole "
-    "request body into memory before any limit applies (only the tool checks the file)",
-)
 def test_a_chunked_body_far_past_any_limit_is_refused_while_it_arrives(
     small_limit_server: str,
 ) -> None:

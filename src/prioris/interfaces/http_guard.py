@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prioris.config import Settings
 from prioris.errors import ConfigurationError
@@ -113,11 +113,17 @@ class HttpGuard:
     """
 
     def __init__(
-        self, app: ASGIApp, *, token: str | None, extra_origins: Iterable[str] = ()
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        extra_origins: Iterable[str] = (),
+        max_body_bytes: int | None = None,
     ) -> None:
         self.app = app
         self.token = token
         self.extra_origins = tuple(extra_origins)
+        self.max_body_bytes = max_body_bytes  # None: the app alone bounds what it reads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -141,7 +147,50 @@ class HttpGuard:
                     [(b"www-authenticate", b'Bearer realm="prioris"')],
                 )
                 return
-        await self.app(scope, receive, send)
+        if self.max_body_bytes is None:
+            await self.app(scope, receive, send)
+            return
+        await self._bounded(scope, receive, send, headers.get("content-length"))
+
+    async def _bounded(
+        self, scope: Scope, receive: Receive, send: Send, declared: str | None
+    ) -> None:
+        """The app with a request body of at most ``max_body_bytes``: a larger declared
+        length is refused at once, a chunked body as soon as it passes the limit (413),
+        before the transport has read it whole into memory."""
+        limit = self.max_body_bytes
+        assert limit is not None
+        too_large = f"file_too_large: the request body is over {limit} bytes"
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await _reply(send, 413, too_large)
+            return
+        received = 0
+        refused = False
+
+        async def bounded_receive() -> Message:
+            nonlocal received, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    refused = True
+                    await _reply(send, 413, too_large)
+                    return {"type": "http.disconnect"}  # the app stops reading here
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            if not refused:  # our 413 is the answer; nothing of the app's follows it
+                await send(message)
+
+        await self.app(scope, bounded_receive, guarded_send)
+
+
+def request_body_limit(max_file_bytes: int) -> int:
+    """The largest MCP request worth reading: a file of ``max_file_bytes`` as base64 (4
+    bytes for every 3) in a JSON-RPC call, with room for its other arguments."""
+    return -(-max_file_bytes // 3) * 4 + 64 * 1024
 
 
 async def _reply(

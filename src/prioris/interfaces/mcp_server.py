@@ -29,6 +29,7 @@ from prioris.interfaces.http_guard import (
     HttpGuard,
     origin_allowed,
     plan_exposure,
+    request_body_limit,
 )
 from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
@@ -126,7 +127,12 @@ def http_app(
         streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
     return CORSMiddleware(
-        HttpGuard(app, token=token, extra_origins=extra),
+        HttpGuard(
+            app,
+            token=token,
+            extra_origins=extra,
+            max_body_bytes=request_body_limit(settings.max_file_bytes),
+        ),
         allow_origins=list(extra),
         allow_origin_regex=LOCALHOST_ORIGIN,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
