@@ -71,3 +71,15 @@ def test_bars_show_each_stage_with_its_unit_rate_and_the_overall_count() -> None
     assert "a.pdf: embedding" in text and "32/40" in text and "text/s" in text
     assert "a.pdf: indexing" in text
     assert "ingest" in text and "1/2" in text
+
+
+def test_a_new_stage_is_never_drawn_with_the_previous_stages_total() -> None:
+    stream = io.StringIO()
+    bars = IngestBars(1, enabled=True, file=stream, mininterval=0, miniters=1)
+    for done in range(1, 4):
+        bars.step("a.pdf", "parse", done, 3)
+    bars.step("a.pdf", "embed", 0, 40)
+    bars.close()
+    frames = stream.getvalue().replace("\r", "\n").splitlines()
+    embedding = [f for f in frames if "a.pdf: embedding" in f]
+    assert embedding and not any("/3 " in f or "0/3" in f for f in embedding), embedding

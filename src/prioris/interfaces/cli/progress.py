@@ -73,10 +73,11 @@ class IngestBars:
             self._at = (path, label)
             self.current.unit = unit
             self.current.set_description(f"{name}: {label}", refresh=False)
-            self.current.reset()
             # an OCR report counts OCR pages, not the pages this bar counts; no total (yet)
-            # is a counter without ETA
+            # is a counter without ETA. Set before reset(), which redraws the bar: after
+            # it, the new stage was drawn once with the previous stage's total
             self.current.total = None if stage == "ocr" else total or None
+            self.current.reset()
             # the stage began at the previous event (a file's first report comes only
             # after its first page), so its rate and ETA must count from there
             self.current.start_t = self.current.last_print_t = self._last_event
