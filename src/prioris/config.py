@@ -186,10 +186,6 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-def _fraction(env: Mapping[str, str], name: str, default: float) -> float:
-    return _number(env, name, default)
-
-
 def _integer(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
@@ -316,7 +312,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         rerank_model=(env.get("PRIORIS_MCP_RERANK_MODEL") or "").strip() or None,
         rerank_depth=_integer(env, "PRIORIS_MCP_RERANK_DEPTH", 30),
         feedback_max_words=_integer(env, "PRIORIS_MCP_FEEDBACK_MAX_WORDS", 0),
-        work_vector_weight=_fraction(env, "PRIORIS_MCP_WORK_VECTOR_WEIGHT", 0.3),
+        work_vector_weight=_number(env, "PRIORIS_MCP_WORK_VECTOR_WEIGHT", 0.3),  # 0..1
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765),

@@ -166,7 +166,10 @@ def cmd_fetch(args: argparse.Namespace, ctx: CliContext) -> int:
                 f"fetched  {identifier}  {result.id}  {plural(result.pages, 'page')}, "
                 f"{plural(result.chunks, 'chunk')}"
             )
-        (progress.write if show else ctx.print_line)(terminal_safe(line))
+        if show:  # tqdm's write bypasses print_line, which makes lines terminal-safe
+            progress.write(terminal_safe(line))
+        else:
+            ctx.print_line(line)
 
     try:
         summary = library.fetch(args.identifiers, format=args.format, on_done=on_done)
