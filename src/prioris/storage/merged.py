@@ -101,8 +101,3 @@ def _alias(name: str, value: str) -> str:
         return alias_of(name, value)
     except InvalidRequestError:  # a stored value is taken as it is
         return ALIASES[name] + value
-
-
-def alias_owner(conn: Any, alias: str) -> str | None:
-    """The work an alias (or work id) belongs to, if any."""
-    return work_store.find_work_id(conn, [alias])
