@@ -89,6 +89,10 @@ class Settings:
     pg_connect_timeout_seconds: int = 10
     pg_statement_timeout_seconds: int = 300
     pg_ef_search: int = 100
+    # a Zotero data directory (`prioris zotero sync`; default: Zotero's own, ~/Zotero) and
+    # its base directory for linked attachments (Zotero's "Linked Attachment Base Directory")
+    zotero_dir: Path | None = None
+    zotero_base_dir: Path | None = None
 
     @property
     def library_location(self) -> str | Path:
@@ -277,7 +281,11 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
             f"numbers 'FTS,VECTOR' from {low:g} to {high:g}, such as '0.5,0.5'"
         ) from None
     cors = tuple(o.strip() for o in env.get("PRIORIS_MCP_CORS_ORIGINS", "").split(",") if o.strip())
+    zotero_dir = (env.get("PRIORIS_MCP_ZOTERO_DIR") or "").strip()
+    zotero_base = (env.get("PRIORIS_MCP_ZOTERO_BASE_DIR") or "").strip()
     return Settings(
+        zotero_dir=Path(zotero_dir).expanduser() if zotero_dir else None,
+        zotero_base_dir=Path(zotero_base).expanduser() if zotero_base else None,
         data_dir=data_dir,
         db_path=db_path,
         db_url=db_url,

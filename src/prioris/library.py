@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from prioris.config import Settings, keyword_settings, load_settings
 from prioris.embedding.base import Embedder
 from prioris.engines import database_errors, display_location, open_storage
-from prioris.errors import ConfigurationError
+from prioris.errors import ConfigurationError, InvalidRequestError
 from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pipeline import IngestPipeline
@@ -34,6 +35,7 @@ from prioris.services.catalog import Catalog
 from prioris.services.editing import Editor
 from prioris.services.fetching import Fetcher
 from prioris.services.reading import StoredText
+from prioris.services.refsync import RefSync
 from prioris.storage import chunks as chunk_store
 from prioris.strings import without_surrogates
 
@@ -176,6 +178,7 @@ class Library:
             remote=lambda: self.remote,
         )
         self.editor = Editor(conn, lock, self.catalog.resolve_work_id, embedder, self.now)
+        self.refsync = RefSync(conn, lock, self.pipeline, self.ingester.ingest_pdf_bytes, self.now)
         self._artefacts = Artefacts(
             conn,
             lock,
@@ -263,6 +266,7 @@ class Library:
     list_works = _to("catalog", Catalog.list_works)
     show = _to("catalog", Catalog.show)
     original = _to("catalog", Catalog.original)
+    notes = _to("catalog", Catalog.notes)
     document_bytes = _to("catalog", Catalog.document_bytes)
     delete = _to("catalog", Catalog.delete)
     delete_each = _to("catalog", Catalog.delete_each)
@@ -282,6 +286,82 @@ class Library:
     undo_edit = _to("editor", Editor.undo_edit)
     edit_history = _to("editor", Editor.edit_history)
     work_fields = _to("editor", Editor.work_fields)
+
+    # -- reference managers (:class:`~prioris.services.refsync.RefSync`) ---------------
+    def zotero_dir(self, given: str | Path | None = None) -> Path:
+        """The Zotero data directory to read: ``given``, else ``PRIORIS_MCP_ZOTERO_DIR``,
+        else Zotero's own default (``~/Zotero`` on Linux, macOS and Windows alike)."""
+        chosen = given or self.settings.zotero_dir or Path.home() / "Zotero"
+        return Path(chosen).expanduser()
+
+    def zotero_sync(
+        self,
+        zotero_dir: str | Path | None = None,
+        *,
+        base_dir: str | Path | None = None,
+        ocr_mode: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Bring a Zotero library in, or up to date (see :mod:`prioris.services.refsync`):
+        every regular item a work with Zotero's metadata, its PDFs ingested, notes,
+        highlights, collections and tags kept; items deleted or trashed since are removed.
+        Zotero's files are read from a private copy and never written."""
+        from prioris.refman.zotero import read_zotero
+
+        directory = self.zotero_dir(zotero_dir)
+        base = base_dir or self.settings.zotero_base_dir
+        read = read_zotero(directory, base_dir=Path(base).expanduser() if base else None)
+        report = self.refsync.sync(
+            "zotero",
+            read.items,
+            errors=read.errors,
+            complete=True,
+            ocr_mode=ocr_mode,
+            on_progress=on_progress,
+        )
+        return {"zotero_dir": str(directory), **read.summary(), **report.to_dict()}
+
+    def import_references(
+        self,
+        path: str | Path,
+        *,
+        ocr_mode: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Import a BibTeX or RIS file with the files its entries link to. Import again
+        after the file changed: unchanged entries are skipped, changed ones update their
+        work (entries removed from the file leave their works in the library)."""
+        from prioris.refman.references import read_references
+
+        file = Path(path).expanduser()
+        read = read_references(file)
+        report = self.refsync.sync(
+            f"{read.format}:{file.resolve()}",
+            read.items,
+            errors=read.errors,
+            ocr_mode=ocr_mode,
+            on_progress=on_progress,
+        )
+        return {"file": str(file), "format": read.format, **report.to_dict()}
+
+    def import_reference_text(self, text: str, format: str | None = None) -> dict[str, Any]:
+        """Import BibTeX or RIS entries given as text (MCP, the web app): their metadata
+        only; file links are not followed, since the text did not come from this disk."""
+        import dataclasses
+        import tempfile
+
+        from prioris.refman.references import read_references
+
+        kind = format or ("ris" if re.search(r"^TY  - ", text, re.MULTILINE) else "bibtex")
+        if kind not in ("bibtex", "ris"):
+            raise InvalidRequestError(f"unknown references format {kind!r}; use bibtex or ris")
+        with tempfile.TemporaryDirectory(prefix="prioris-refs-") as folder:
+            file = Path(folder) / ("references.bib" if kind == "bibtex" else "references.ris")
+            file.write_text(text, encoding="utf-8", errors="replace")
+            read = read_references(file)
+        items = [dataclasses.replace(item, attachments=()) for item in read.items]
+        report = self.refsync.sync(f"{read.format}:text", items, errors=read.errors)
+        return {"format": read.format, **report.to_dict()}
 
     # -- enrichment (:class:`~prioris.enrichment.EnrichmentService`) ---------------------
     def enrich(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-SourceName = Literal["arxiv", "europepmc", "openalex", "file", "import"]
+SourceName = Literal["arxiv", "europepmc", "openalex", "file", "import", "zotero", "bibtex", "ris"]
 DocumentFormat = Literal["pdf", "html", "xml", "text"]
 UNTITLED = "Untitled"
 
@@ -24,6 +24,8 @@ SECTIONS = (
     "funding",
     "author_info",
     "appendix",
+    "note",  # the researcher's own note about the work (a reference manager's child note)
+    "highlight",  # a passage the researcher highlighted in the PDF, with their comment
 )
 BACK_MATTER = frozenset(("references", "acknowledgements", "funding", "author_info"))
 

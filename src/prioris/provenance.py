@@ -245,8 +245,9 @@ def record_of(work: Any) -> dict[str, Any]:
 
 
 def origin_of_source(source: str) -> str:
-    """The record origin of a work's ``source`` (``import`` for imported records)."""
-    return source if source in PROVIDERS else "import"
+    """The record origin of a work's ``source``: a provider or reference manager names its
+    own (``zotero``, ``bibtex``, ``ris``); any other imported record is ``import``."""
+    return source if source in PROVIDERS or source in REFERENCE_MANAGERS else "import"
 
 
 # -- the user's patch ---------------------------------------------------------------------

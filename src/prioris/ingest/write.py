@@ -171,7 +171,7 @@ class Writer:
         """Make ``item``'s Markdown the work's indexed text: pages, chunks, FTS, vectors."""
         conn = self.conn
         self.ensure_chunks(item)  # stored when prepared, deleted since: it is indexed after all
-        chunk_store.delete_chunks_of(conn, work.id)
+        chunk_store.delete_chunks_of(conn, work.id, keep_notes=True)  # the user's stay
         sha = item.document.sha256 if item.document else None
         work_store.set_markdown(conn, work.id, item.markdown, sha, now)
         chunk_store.replace_pages(conn, work.id, item.pages)

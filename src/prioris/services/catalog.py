@@ -176,6 +176,14 @@ class Catalog:
             title, markdown, pages = load_markdown(self.conn, work_id)
         return markdown_view(work_id, title, markdown, pages, page=page, offset=offset, limit=limit)
 
+    def notes(self, text: str) -> list[dict[str, Any]]:
+        """The researcher's notes and highlights on a work (from a reference manager), in
+        page order: kind, text, comment, colour, page label and page."""
+        from prioris.storage.notes import notes_of
+
+        with self.lock:
+            return notes_of(self.conn, self.resolve_work_id(text))
+
     def original(self, text: str) -> tuple[Work, list[dict[str, Any]]]:
         """A work's stored documents (metadata only; bytes via :meth:`document_bytes`)."""
         work = self.get_work(text)

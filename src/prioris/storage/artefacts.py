@@ -137,7 +137,7 @@ def delete_markdown(conn: Any, work_id: str, fmt: str) -> bool:
     rows and vectors (the stored bytes stay); False when there is no such Markdown."""
     if markdown_format(conn, work_id) != fmt:
         return False
-    delete_chunks_of(conn, work_id)
+    delete_chunks_of(conn, work_id, keep_notes=True)
     conn.execute("DELETE FROM pages WHERE work_id = ?", (work_id,))
     conn.execute(
         "UPDATE works SET markdown = '', markdown_sha256 = NULL, markdown_format = NULL "

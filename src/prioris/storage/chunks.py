@@ -68,10 +68,19 @@ def ensure_vector_index(conn: Any, model_id: str, dim: int) -> int:
     return int(index_of(conn).ensure_vector_index(conn, model_id, dim))
 
 
-def delete_chunks_of(conn: Any, work_id: str) -> None:
-    ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE work_id = ?", (work_id,))]
+USER_SECTIONS = ("note", "highlight")
+"""Passages of the researcher's own notes (:mod:`prioris.storage.notes`), not of the text."""
+
+
+def delete_chunks_of(conn: Any, work_id: str, *, keep_notes: bool = False) -> None:
+    """Remove a work's passages with their full-text rows, vectors and the work's vector;
+    ``keep_notes`` keeps the researcher's notes' passages (the text is parsed again)."""
+    where = "work_id = ?"
+    if keep_notes:
+        where += " AND section NOT IN ('note', 'highlight')"
+    ids = [r[0] for r in conn.execute(f"SELECT id FROM chunks WHERE {where}", (work_id,))]
     index_of(conn).delete_rows(conn, ids)
-    conn.execute("DELETE FROM chunks WHERE work_id = ?", (work_id,))
+    conn.execute(f"DELETE FROM chunks WHERE {where}", (work_id,))
     conn.execute("DELETE FROM work_vectors WHERE work_id = ?", (work_id,))  # goes with them
     if ids:
         bump_vectors_version(conn)

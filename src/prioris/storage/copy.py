@@ -3,11 +3,12 @@
 Works are copied in batches, each batch in one transaction of the target with
 everything that belongs to its works: aliases, blobs and documents, pages, per-source
 records, the edit history (numbered by the target, in the same order, so undo takes the
-same edit back), chunks (their ids kept, so nothing needs renumbering) with their
-full-text rows, and their vectors as stored (no re-embedding). A work already in the
-target is skipped, so a copy that was stopped resumes where it stopped when run again.
-The target must be new, or a copy of the same source: a library holding other works is
-refused, since kept chunk ids could collide with its own.
+same edit back), the researcher's notes, what reference-manager syncs saw of them, chunks
+(their ids kept, so nothing needs renumbering) with their full-text rows, and their
+vectors as stored (no re-embedding). A work already in the target is skipped, so a copy
+that was stopped resumes where it stopped when run again. The target must be new, or a
+copy of the same source: a library holding other works is refused, since kept chunk ids
+could collide with its own.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ CHUNK_COLUMNS = (
     "id, work_id, ordinal, text, page_start, page_end, char_start, char_end, heading, "
     "token_count, embedding_model, section"
 )
+NOTE_COLUMNS = "work_id, source, note_key, kind, text, comment, color, page_label, page"
+SYNC_COLUMNS = "scope, item_key, work_id, fingerprint, files, synced_at"
 SOURCE_KEY = "copied_from"
 
 
@@ -110,7 +113,17 @@ def _copy(
             _copy_works(src, dst, todo, report)
         if on_progress:
             on_progress(min(start + batch, len(ids)), len(ids))
+    # what a sync saw of items that have no work (they failed): the next sync retries them
+    orphans = [
+        tuple(r)
+        for r in src.execute(f"SELECT {SYNC_COLUMNS} FROM refsync_items WHERE work_id IS NULL")
+    ]
     dst.execute("BEGIN IMMEDIATE")
+    marks = ", ".join("?" for _ in SYNC_COLUMNS.split(","))
+    dst.executemany(
+        f"INSERT INTO refsync_items({SYNC_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
+        orphans,
+    )
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")
     return report
@@ -139,6 +152,8 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
     edits = sorted(  # oldest first, so the target numbers them in the same order
         _rows(src, "SELECT id, work_id, edited_at, changes, before FROM work_edits", work_ids)
     )
+    notes = sorted(_rows(src, f"SELECT id, {NOTE_COLUMNS} FROM work_notes", work_ids))
+    synced = _rows(src, f"SELECT {SYNC_COLUMNS} FROM refsync_items", work_ids)
     chunks = _rows(src, f"SELECT {CHUNK_COLUMNS} FROM chunks", work_ids)
     titles = {w[0]: w[1] for w in works}
     vectors = index_of(src).read_vectors(src, [c[0] for c in chunks])
@@ -174,6 +189,15 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
         dst.executemany(
             "INSERT INTO work_edits(work_id, edited_at, changes, before) VALUES (?, ?, ?, ?)",
             [e[1:] for e in edits],
+        )
+        marks = ", ".join("?" for _ in NOTE_COLUMNS.split(","))
+        dst.executemany(
+            f"INSERT INTO work_notes({NOTE_COLUMNS}) VALUES ({marks})", [n[1:] for n in notes]
+        )
+        marks = ", ".join("?" for _ in SYNC_COLUMNS.split(","))
+        dst.executemany(
+            f"INSERT INTO refsync_items({SYNC_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
+            synced,
         )
         marks = ", ".join("?" for _ in CHUNK_COLUMNS.split(","))
         dst.executemany(f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES ({marks})", chunks)

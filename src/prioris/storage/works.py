@@ -235,7 +235,7 @@ def list_works(conn: Any, *, limit: int | None = None, offset: int = 0) -> list[
     ]
 
 
-BUILT_IN_SOURCES = ("arxiv", "europepmc", "openalex", "file", "import")
+BUILT_IN_SOURCES = ("arxiv", "europepmc", "openalex", "file", "import", "zotero", "bibtex", "ris")
 """Where works come from (``works.source``); imported records may name others."""
 
 

@@ -29,6 +29,7 @@ from prioris.interfaces.cli import (
     enrich_cmds,
     library_cmds,
     migrate_cmds,
+    refman_cmds,
     remote_cmds,
     serve_cmds,
     ui_cmds,
@@ -86,6 +87,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
     """Each command group's ``register``, in the order ``prioris --help`` lists them."""
     return [
         library_cmds.register,
+        refman_cmds.register,
         remote_cmds.register,
         discover_cmds.register,
         serve_cmds.register,

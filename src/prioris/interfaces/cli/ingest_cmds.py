@@ -38,9 +38,20 @@ def add_ingest(sub: Any) -> None:
 
 
 def add_import(sub: Any) -> None:
-    p = sub.add_parser("import", help="import records from JSONL (BEIR corpus format works)")
+    p = sub.add_parser(
+        "import",
+        help="import a BibTeX or RIS file (with the PDFs it links) or JSONL records",
+        description="Import references: a BibTeX (.bib) or RIS (.ris) file, whose entries' "
+        "file links (Zotero, JabRef, Mendeley, Better BibTeX forms) are ingested, or JSONL "
+        'records ({"_id"|"id", "title", "text"} per line, the BEIR corpus format). The '
+        "format comes from the extension, else from the content. Import the same file "
+        "again after editing it: unchanged entries are skipped, changed ones updated.",
+    )
     p.add_argument(
-        "file", type=Path, metavar="FILE.jsonl", help='one {"_id"|"id", "title", "text"} per line'
+        "file",
+        type=Path,
+        metavar="FILE",
+        help="FILE.bib, FILE.ris or FILE.jsonl",
     )
     add_json_flag(p)
     p.set_defaults(func=cmd_import)
@@ -117,6 +128,10 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
+    from prioris.interfaces.cli.refman_cmds import cmd_import_references, reference_format
+
+    if reference_format(args.file) is not None:
+        return cmd_import_references(args, ctx)
     library = ctx.library()
     records = library.read_jsonl(args.file)
     show = wants_progress(args.json)

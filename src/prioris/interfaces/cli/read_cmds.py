@@ -205,17 +205,36 @@ def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
     return EXIT_OK
 
 
+def note_lines(notes: list[dict[str, Any]]) -> list[str]:
+    """The researcher's notes and highlights, one block each, under a heading."""
+    if not notes:
+        return []
+    lines = ["", f"Your notes and highlights ({len(notes)}):"]
+    for note in notes:
+        where = note["page_label"] or (str(note["page"]) if note["page"] else "")
+        label = "highlight" if note["section"] == "highlight" else note["kind"]
+        head = f"  [{label}{', p. ' + where if where else ''}]"
+        text = " ".join(str(note["text"]).split())
+        lines.append(f"{head} {text}" if text else head)
+        if note["comment"]:
+            lines.append(f"      comment: {' '.join(str(note['comment']).split())}")
+    return lines
+
+
 def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     from prioris.interfaces.cli.edit_cmds import record_lines
 
     library = ctx.library()
     view = library.show(args.id, page=args.page, offset=args.offset, limit=args.limit)
     record = library.work_fields(view["id"])  # each field with its origin
+    notes = library.notes(view["id"])
     if args.json:
-        ctx.print_json({**view, "record": record, "origins": record["origins"]})
+        ctx.print_json({**view, "record": record, "origins": record["origins"], "notes": notes})
     else:
         if args.page is None and args.offset is None and args.limit is None:
             for line in record_lines(record):  # the whole work: its record first
+                ctx.print_line(line)
+            for line in note_lines(notes):
                 ctx.print_line(line)
             ctx.print_line()
         ctx.print_line(view["markdown"])

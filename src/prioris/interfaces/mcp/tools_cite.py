@@ -38,13 +38,8 @@ class CiteOut(BaseModel):
 
 
 def register_cite_tools(server: PriorisMCPServer, state: ServerState) -> None:
-    """Add ``research_cite`` to ``server``."""
+    """Add ``research_cite`` (also named ``research_format_citation``) to ``server``."""
 
-    @server.tool(
-        name="research_cite",
-        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
-    )
-    @prioris_tool
     async def cite(
         ids: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=1000)]],
@@ -67,3 +62,9 @@ def register_cite_tools(server: PriorisMCPServer, state: ServerState) -> None:
         citation}], text} where text is all of them together. Unknown ids: not_found."""
         found = await blocking(lambda: state.library().cite(ids, style, format))
         return CiteOut.model_validate(found)
+
+    # research_format_citation is the name SPEC section 11 gives the same tool
+    for name in ("research_cite", "research_format_citation"):
+        server.tool(
+            name=name, annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        )(prioris_tool(cite))

@@ -53,18 +53,8 @@ class EditedWorkOut(BaseModel):
 
 
 def register_edit_tools(server: PriorisMCPServer, state: ServerState) -> None:
-    """Add ``research_edit_work`` to ``server``."""
+    """Add ``research_edit_work`` (also named ``research_update_metadata``) to ``server``."""
 
-    @server.tool(
-        name="research_edit_work",
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
-    )
-    @prioris_tool
     async def edit_work(
         id: WorkId,
         fields: Annotated[
@@ -99,3 +89,15 @@ def register_edit_tools(server: PriorisMCPServer, state: ServerState) -> None:
             return EditedWorkOut.model_validate(library.work_fields(work_id))
 
         return await blocking(run)
+
+    # research_update_metadata is the name SPEC section 11 gives the same tool
+    for name in ("research_edit_work", "research_update_metadata"):
+        server.tool(
+            name=name,
+            annotations=ToolAnnotations(
+                read_only_hint=False,
+                destructive_hint=False,
+                idempotent_hint=False,
+                open_world_hint=False,
+            ),
+        )(prioris_tool(edit_work))

@@ -221,10 +221,51 @@ async def import_jsonl(request: Request) -> Response:
     state = state_of(request)
     name = _filename(request, "records.jsonl")
     limit = state.library.settings.max_file_bytes
-    path = _temp_path(request, ".jsonl")
+    suffix = Path(name).suffix.lower()
+    path = _temp_path(request, suffix if suffix in (".bib", ".bibtex", ".ris") else ".jsonl")
     await save_body(request, path, limit, name)
+    if suffix in (".bib", ".bibtex", ".ris"):  # an uploaded reference file: its metadata
+        run = tasks.reference_text_job(state.library, path, name)
+    else:
+        run = tasks.import_job(state.library, path, name)
+    job = state.jobs.submit("import", name, run, items=[name])
+    return JSONResponse({"job": job.snapshot()}, status_code=202)
+
+
+async def zotero_sync(request: Request) -> Response:
+    """``{"path"?}``: sync a Zotero data directory of this computer by a job (one at a
+    time: a running sync is returned)."""
+    state = state_of(request)
+    data = await read_json(request)
+    raw = str(data.get("path") or "").strip()
+    running = [j for j in state.jobs.list(["zotero"]) if j["active"]]
+    if running:
+        return JSONResponse({"job": running[0]}, status_code=202)
+    directory = state.library.zotero_dir(raw or None)
+    if not directory.is_dir():
+        raise NotFoundError(f"no Zotero data directory {str(directory)!r} on this computer")
     job = state.jobs.submit(
-        "import", name, tasks.import_job(state.library, path, name), items=[name]
+        "zotero",
+        f"Zotero: {directory}",
+        tasks.zotero_job(state.library, str(directory)),
+        items=[str(directory)],
+    )
+    return JSONResponse({"job": job.snapshot()}, status_code=202)
+
+
+async def import_references(request: Request) -> Response:
+    """``{"path"}``: a BibTeX or RIS file of this computer, imported with the PDFs its
+    entries link to, by a job."""
+    state = state_of(request)
+    data = await read_json(request)
+    raw = str(data.get("path") or "").strip()
+    if not raw:
+        raise InvalidRequestError("give the path of a .bib or .ris file")
+    file = Path(raw).expanduser()
+    if not file.is_file():
+        raise NotFoundError(f"no file {raw!r} on this computer")
+    job = state.jobs.submit(
+        "references", file.name, tasks.references_job(state.library, str(file)), items=[file.name]
     )
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
@@ -355,6 +396,8 @@ ROUTES = [
     Route("/api/upload", upload, methods=["POST"]),
     Route("/api/import", import_jsonl, methods=["POST"]),
     Route("/api/folder", ingest_folder, methods=["POST"]),
+    Route("/api/zotero-sync", zotero_sync, methods=["POST"]),
+    Route("/api/references", import_references, methods=["POST"]),
     Route("/api/fetch", fetch, methods=["POST"]),
     Route("/api/discover", discover, methods=["POST"]),
     Route("/api/delete", delete, methods=["POST"]),

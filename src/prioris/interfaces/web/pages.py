@@ -6,6 +6,7 @@ renders a template; a page's state lives in its URL, so any view can be bookmark
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,8 @@ from prioris.interfaces.web.state import blocking, state_of
 MODES = ("hybrid", "fts", "vector")
 K_CHOICES = (10, 20, 50)
 LIBRARY_PAGE = 50
-UPLOAD_KINDS = ("upload", "folder", "fetch", "import")
+HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{3,8}")
+UPLOAD_KINDS = ("upload", "folder", "fetch", "import", "zotero", "references")
 CITE_CHOICES = (
     ("style:apa", "APA"),
     ("style:vancouver", "Vancouver"),
@@ -201,9 +203,20 @@ async def read_page(request: Request) -> Response:
     bibtex = await blocking(library.export, [work.id], "bibtex")
     citation = (await blocking(library.cite, [work.id], "apa"))["items"][0]["citation"]
     record = await blocking(library.work_fields, work.id)
+    notes = [  # a colour names a CSS class (the CSP allows no inline style): hex only
+        {**n, "color": n["color"] if HEX_COLOUR.fullmatch(n["color"] or "") else ""}
+        for n in await blocking(library.notes, work.id)
+    ]
+    valid_pages = range(1, len(pages) + 1)
+    note_page = {id(n): (n["page"] if n["page"] in valid_pages else 1) for n in notes}
+    page_notes = [n for n in notes if not pages or note_page[id(n)] == number]
+    other_note_pages = sorted({note_page[id(n)] for n in notes} - {number})
     return state.render(
         request,
         "read.html",
+        notes=notes,
+        page_notes=page_notes,
+        other_note_pages=other_note_pages,
         work=work,
         pages=pages,
         number=number,
@@ -275,6 +288,7 @@ async def add_page(request: Request) -> Response:
         "add.html",
         jobs=state.jobs.list(UPLOAD_KINDS)[:20],
         max_file_bytes=settings.max_file_bytes,
+        zotero_dir=str(state.library.zotero_dir()),
         page="add",
     )
 

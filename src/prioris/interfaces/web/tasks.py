@@ -195,3 +195,78 @@ def _each(
         counts[fields["state"]] += 1
     context.progress(len(items), len(items))
     return ", ".join(f"{n} {word}" for word, n in counts.items())
+
+
+def _sync_message(report: dict[str, Any]) -> str:
+    message = (
+        f"{report['added']} added, {report['updated']} updated, {report['removed']} removed, "
+        f"{report['unchanged']} unchanged, {len(report['failed'])} failed"
+    )
+    if report["files_missing"]:
+        message += f"; {len(report['files_missing'])} file(s) could not be read"
+    if report["failed"]:
+        first = report["failed"][0]
+        message += f" (first failure: {first['key']}: {first['error']})"
+    return message
+
+
+def zotero_job(library: Library, zotero_dir: str | None) -> JobFunction:
+    """Sync a Zotero data directory (read only; incremental)."""
+
+    def run(context: JobContext) -> str:
+        context.item(0, state="running", stage="syncing", done=0, total=0)
+
+        def on_progress(done: int, total: int) -> None:
+            context.item(0, done=done, total=total)
+            context.progress(done, total)
+
+        report = library.zotero_sync(zotero_dir, on_progress=on_progress)
+        message = _sync_message(report)
+        context.item(
+            0, state="failed" if report["failed"] else "ingested", stage="", message=message
+        )
+        return message
+
+    return run
+
+
+def references_job(library: Library, path: str) -> JobFunction:
+    """Import a BibTeX or RIS file of this computer with the PDFs it links to."""
+
+    def run(context: JobContext) -> str:
+        context.item(0, state="running", stage="importing", done=0, total=0)
+
+        def on_progress(done: int, total: int) -> None:
+            context.item(0, done=done, total=total)
+            context.progress(done, total)
+
+        report = library.import_references(path, on_progress=on_progress)
+        message = _sync_message(report)
+        context.item(
+            0, state="failed" if report["failed"] else "ingested", stage="", message=message
+        )
+        return message
+
+    return run
+
+
+def reference_text_job(library: Library, path: Path, filename: str) -> JobFunction:
+    """Import an uploaded BibTeX or RIS file: its entries' metadata (the PDFs it links to
+    are not on this server's disk; add them with "Add PDFs"). The upload is deleted."""
+
+    def run(context: JobContext) -> str:
+        try:
+            context.item(0, state="running", stage="importing", done=0, total=0)
+            text = path.read_text(encoding="utf-8", errors="replace")
+            kind = "ris" if path.suffix.lower() == ".ris" else "bibtex"
+            report = library.import_reference_text(text, kind)
+            message = _sync_message(report)
+            context.item(
+                0, state="failed" if report["failed"] else "ingested", stage="", message=message
+            )
+            return message
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    return run

@@ -114,6 +114,14 @@
     event.preventDefault();
     await submitJob("/api/folder", { path: document.getElementById("folder-path").value });
   });
+  document.getElementById("zotero-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await submitJob("/api/zotero-sync", { path: document.getElementById("zotero-path").value });
+  });
+  document.getElementById("references-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await submitJob("/api/references", { path: document.getElementById("references-path").value });
+  });
   document.getElementById("import-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const file = document.getElementById("jsonl-input").files[0];

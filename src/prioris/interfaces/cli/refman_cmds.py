@@ -1,0 +1,140 @@
+"""Commands that bring in a researcher's reference manager: ``zotero sync`` and the BibTeX
+and RIS forms of ``import`` (``ingest_cmds`` keeps JSONL records).
+
+Both print the same report: added / updated / removed / unchanged counts, the items that
+failed (each with its key and reason) and the files that could not be read (the item is
+stored with its metadata). Exit 1 when an item failed, as ``ingest`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+from typing import Any
+
+from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
+from prioris.interfaces.cli.progress import Follower, bar, wants_progress
+
+REFERENCE_SUFFIXES = {".bib": "bibtex", ".bibtex": "bibtex", ".ris": "ris"}
+
+
+def register(sub: Any) -> None:
+    zotero = sub.add_parser("zotero", help="bring in a Zotero library, or bring it up to date")
+    zotero_sub = zotero.add_subparsers(dest="zotero_command", metavar="COMMAND")
+    sync = zotero_sub.add_parser(
+        "sync",
+        help="sync a Zotero data directory (read only; incremental)",
+        description="Make every regular item of a Zotero library a work with Zotero's "
+        "metadata, its PDFs ingested (OCR where needed), its notes, highlights, collections "
+        "and tags kept. Run again to pick up what changed: new, edited, moved and deleted "
+        "items. Zotero's own files are never written; Zotero may be running.",
+    )
+    sync.add_argument(
+        "--zotero-dir",
+        type=Path,
+        metavar="DIR",
+        help="the Zotero data directory, holding zotero.sqlite (default: "
+        "PRIORIS_MCP_ZOTERO_DIR, else ~/Zotero)",
+    )
+    sync.add_argument(
+        "--base-dir",
+        type=Path,
+        metavar="DIR",
+        help="Zotero's linked attachment base directory, for linked files stored relative to "
+        "it (default: PRIORIS_MCP_ZOTERO_BASE_DIR)",
+    )
+    sync.add_argument(
+        "--ocr",
+        choices=("auto", "always", "never"),
+        help="OCR mode for the PDFs (default: PRIORIS_MCP_OCR, else auto)",
+    )
+    add_json_flag(sync)
+    sync.set_defaults(func=cmd_zotero_sync)
+    zotero.set_defaults(func=lambda args, ctx: _usage(zotero))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def print_report(ctx: CliContext, report: dict[str, Any], *, json_output: bool) -> int:
+    """The sync's report: JSON, or a line per problem and the counts."""
+    if json_output:
+        ctx.print_json(report)
+    else:
+        for failure in report["failed"]:
+            where = f" (line {failure['line']})" if failure.get("line") else ""
+            ctx.print_line(f"failed   {failure['key']}{where}  {failure['error']}")
+        for missing in report["files_missing"]:
+            ctx.print_line(
+                f"no file  {missing['key']}  {missing['file']}: {missing['reason']} "
+                "(stored with its metadata)"
+            )
+        for kept in report["kept"]:
+            ctx.print_line(
+                f"kept     {kept['id']}  (item {kept['key']} is gone; the work has other sources)"
+            )
+        ctx.print_line(
+            f"{report['added']} added, {report['updated']} updated, {report['removed']} removed, "
+            f"{report['unchanged']} unchanged, {len(report['failed'])} failed"
+            f" ({report['files_ingested']} files ingested)"
+        )
+    return EXIT_ITEM_FAILED if report["failed"] else EXIT_OK
+
+
+def cmd_zotero_sync(args: argparse.Namespace, ctx: CliContext) -> int:
+    library = ctx.library()
+    directory = library.zotero_dir(args.zotero_dir)
+    ctx.log(f"reading the Zotero library in {directory}")
+    progress = bar(None, "item", "sync", wants_progress(args.json))
+    follower = Follower(progress)
+
+    def on_progress(done: int, total: int) -> None:
+        progress.total = total
+        follower(done, total)
+
+    try:
+        report = library.zotero_sync(
+            directory, base_dir=args.base_dir, ocr_mode=args.ocr, on_progress=on_progress
+        )
+    finally:
+        progress.close()
+    return print_report(ctx, report, json_output=args.json)
+
+
+def reference_format(path: Path) -> str | None:
+    """``bibtex`` or ``ris`` for a reference file (by its extension, else its first
+    bytes), None for anything else (JSONL records)."""
+    known = REFERENCE_SUFFIXES.get(path.suffix.lower())
+    if known or path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        return known
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return None  # the JSONL reader says what is wrong with the file
+    if head.startswith((b"{", b"[")):
+        return None  # JSON records
+    if re.search(rb"^TY  - ", head, re.MULTILINE):
+        return "ris"
+    if re.search(rb"^\s*@\s*[A-Za-z]+\s*[{(]", head, re.MULTILINE):
+        return "bibtex"
+    return None
+
+
+def cmd_import_references(args: argparse.Namespace, ctx: CliContext) -> int:
+    library = ctx.library()
+    progress = bar(None, "entry", "import", wants_progress(args.json))
+    follower = Follower(progress)
+
+    def on_progress(done: int, total: int) -> None:
+        progress.total = total
+        follower(done, total)
+
+    try:
+        report = library.import_references(args.file, on_progress=on_progress)
+    finally:
+        progress.close()
+    return print_report(ctx, report, json_output=args.json)
