@@ -189,6 +189,8 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             *(f"ALTER TABLE works DROP COLUMN {name}" for name in later),
             "DROP TABLE work_edits",
             "ALTER TABLE chunks DROP COLUMN section",  # migration 7
+            "DROP TABLE work_collections",  # migration 8
+            "DROP TABLE work_tags",
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)

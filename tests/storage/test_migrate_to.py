@@ -15,6 +15,7 @@ from prioris.errors import ConfigurationError
 from prioris.interfaces.cli import main
 from prioris.library import Library, migrate_library
 from prioris.storage import copy as copy_module
+from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 
 from pdf_factory import make_text_pdf
@@ -31,6 +32,7 @@ KEPT = (
     "work_records",
     "work_edits",
     "work_vectors",
+    "labels",
 )
 
 
@@ -60,6 +62,17 @@ def _fill(library: Library, tmp_path: Path) -> None:
     # an edit (its history row, the user's record, a new work vector) and a second one
     library.edit_work("doi:10.1/3", {"title": "Edited reef station", "volume": "4"})
     library.edit_work("doi:10.1/3", {"pages": "1-9", "keywords": ["reef", "station"]})
+    # collections and tags from two sources
+    library.conn.execute("BEGIN IMMEDIATE")
+    for i, source in ((2, "zotero"), (3, "zotero"), (3, "bibtex")):
+        label_store.set_labels(
+            library.conn,
+            f"doi:10.1/{i}",
+            source,
+            collections=[f"Reefs / {source}"],
+            tags=["Coral", f"from {source}"],
+        )
+    library.conn.execute("COMMIT")
 
 
 def _snapshot(library: Library) -> dict[str, Any]:
@@ -97,6 +110,10 @@ def _snapshot(library: Library) -> dict[str, Any]:
             work_vector_store.read_rows(
                 library.conn, [r[0] for r in q("SELECT id FROM works ORDER BY id")]
             )
+        ),
+        "labels": sorted(
+            [tuple(r) for r in q("SELECT work_id, source, path FROM work_collections")]
+            + [tuple(r) for r in q("SELECT work_id, source, tag FROM work_tags")]
         ),
         "search": {  # KNN over the same vectors: the same scores (tied works may swap)
             query: [round(h.score, 4) for h in hits]

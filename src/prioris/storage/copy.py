@@ -3,12 +3,12 @@
 Works are copied in batches, each batch in one transaction of the target with
 everything that belongs to its works: aliases, blobs and documents, pages, per-source
 records, the edit history (numbered by the target, in the same order, so undo takes the
-same edit back), the researcher's notes, what reference-manager syncs saw of them, chunks
-(their ids kept, so nothing needs renumbering) with their full-text rows, and their
-vectors as stored (no re-embedding). A work already in the target is skipped, so a copy
-that was stopped resumes where it stopped when run again. The target must be new, or a
-copy of the same source: a library holding other works is refused, since kept chunk ids
-could collide with its own.
+same edit back), collections and tags, the researcher's notes, what reference-manager
+syncs saw of them, chunks (their ids kept, so nothing needs renumbering) with their
+full-text rows, and their vectors as stored (no re-embedding). A work already in the
+target is skipped, so a copy that was stopped resumes where it stopped when run again.
+The target must be new, or a copy of the same source: a library holding other works is
+refused, since kept chunk ids could collide with its own.
 """
 
 from __future__ import annotations
@@ -154,6 +154,8 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
     )
     notes = sorted(_rows(src, f"SELECT id, {NOTE_COLUMNS} FROM work_notes", work_ids))
     synced = _rows(src, f"SELECT {SYNC_COLUMNS} FROM refsync_items", work_ids)
+    collections = _rows(src, "SELECT work_id, source, path FROM work_collections", work_ids)
+    tags = _rows(src, "SELECT work_id, source, tag FROM work_tags", work_ids)
     chunks = _rows(src, f"SELECT {CHUNK_COLUMNS} FROM chunks", work_ids)
     titles = {w[0]: w[1] for w in works}
     vectors = index_of(src).read_vectors(src, [c[0] for c in chunks])
@@ -199,6 +201,10 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
             f"INSERT INTO refsync_items({SYNC_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
             synced,
         )
+        dst.executemany(
+            "INSERT INTO work_collections(work_id, source, path) VALUES (?, ?, ?)", collections
+        )
+        dst.executemany("INSERT INTO work_tags(work_id, source, tag) VALUES (?, ?, ?)", tags)
         marks = ", ".join("?" for _ in CHUNK_COLUMNS.split(","))
         dst.executemany(f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES ({marks})", chunks)
         index_of(dst).index_copied_chunks(

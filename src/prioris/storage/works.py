@@ -291,6 +291,8 @@ def delete_work(conn: Any, work_id: str) -> None:
     conn.execute("DELETE FROM aliases WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM work_records WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM work_edits WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM work_collections WHERE work_id = ?", (work_id,))
+    conn.execute("DELETE FROM work_tags WHERE work_id = ?", (work_id,))
     conn.execute("DELETE FROM works WHERE id = ?", (work_id,))
 
 
