@@ -24,8 +24,14 @@ def settings(backend_settings):  # type: ignore[no-untyped-def]
     return backend_settings
 
 
-def item(key: str, title: str, *, tmp: Path | None = None, pdf_title: str | None = None,
-         **changes: object) -> RefItem:
+def item(
+    key: str,
+    title: str,
+    *,
+    tmp: Path | None = None,
+    pdf_title: str | None = None,
+    **changes: object,
+) -> RefItem:
     """A Zotero-like item; with ``tmp`` and ``pdf_title``, a PDF attachment on disk."""
     attachments: tuple[RefAttachment, ...] = ()
     if tmp is not None and pdf_title is not None:
@@ -35,22 +41,43 @@ def item(key: str, title: str, *, tmp: Path | None = None, pdf_title: str | None
             [f"{pdf_title}. The body of {key} talks about cormorant migration over lakes."],
         )
         attachments = (RefAttachment(key=f"A{key}", content_type=PDF, path=path),)
-    record = {"title": title, "authors": ["Ada Lovelace", "Alan Turing"], "year": 2019,
-              "venue": "Journal of Tests", "type": "article-journal"}
-    base = RefItem(source="zotero", key=key, record=record, version="1",
-                   collections=("Thesis / Chapter 2",), tags=("birds",),
-                   attachments=attachments)
+    record = {
+        "title": title,
+        "authors": ["Ada Lovelace", "Alan Turing"],
+        "year": 2019,
+        "venue": "Journal of Tests",
+        "type": "article-journal",
+    }
+    base = RefItem(
+        source="zotero",
+        key=key,
+        record=record,
+        version="1",
+        collections=("Thesis / Chapter 2",),
+        tags=("birds",),
+        attachments=attachments,
+    )
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
 def test_first_sync_adds_every_item_with_its_metadata_files_and_labels(library, tmp_path):
     items = [
         item("AAAA1111", "Zotero title wins", tmp=tmp_path, pdf_title="Printed Title Loses"),
-        item("BBBB2222", "A metadata-only item",
-             record={"title": "A metadata-only item", "abstract": "Herons nest in colonies.",
-                     "year": 2001, "doi": "10.1234/herons"}),
-        item("CCCC3333", "Item whose file is gone",
-             attachments=(RefAttachment("ACCCC", PDF, None, missing="file not found: x.pdf"),)),
+        item(
+            "BBBB2222",
+            "A metadata-only item",
+            record={
+                "title": "A metadata-only item",
+                "abstract": "Herons nest in colonies.",
+                "year": 2001,
+                "doi": "10.1234/herons",
+            },
+        ),
+        item(
+            "CCCC3333",
+            "Item whose file is gone",
+            attachments=(RefAttachment("ACCCC", PDF, None, missing="file not found: x.pdf"),),
+        ),
     ]
     report = library.refsync.sync("zotero", items, complete=True)
     assert (report.added, report.updated, report.removed, report.unchanged) == (3, 0, 0, 0)
@@ -67,12 +94,12 @@ def test_first_sync_adds_every_item_with_its_metadata_files_and_labels(library, 
     assert fields["origins"]["title"] == "zotero"
     # the PDF is the work's text: searchable
     hits = library.search("cormorant migration", mode="fts", k=5).hits
-    assert hits and hits[0].work_id == first.id
+    assert hits and hits[0].id == first.id
     # the metadata-only item is found by its abstract, and by its DOI
     second = library.get_work("doi:10.1234/herons")
     assert second.id == library.resolve_work_id("zotero:BBBB2222")
     hits = library.search("herons colonies", mode="fts", k=5).hits
-    assert hits and hits[0].work_id == second.id
+    assert hits and hits[0].id == second.id
     # the item without its file is stored with its metadata
     assert library.get_work("zotero:CCCC3333").title == "Item whose file is gone"
 
@@ -91,15 +118,20 @@ def test_unchanged_sync_changes_nothing_and_an_edit_updates_only_its_work(librar
     assert library.conn.execute("SELECT id, updated_at FROM works ORDER BY id").fetchall() == before
     assert library.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == chunks
 
-    edited = [items[0], dataclasses.replace(
-        items[1], record={**items[1].record, "title": "Second, corrected in Zotero"}, version="2"
-    )]
+    edited = [
+        items[0],
+        dataclasses.replace(
+            items[1],
+            record={**items[1].record, "title": "Second, corrected in Zotero"},
+            version="2",
+        ),
+    ]
     report = library.refsync.sync("zotero", edited, complete=True)
     assert (report.added, report.updated, report.unchanged) == (0, 1, 1)
     assert library.get_work("zotero:BBBB2222").title == "Second, corrected in Zotero"
     # a metadata-only work's text follows its record
     hits = library.search("corrected", mode="fts", k=5).hits
-    assert hits and hits[0].work_id == library.resolve_work_id("zotero:BBBB2222")
+    assert hits and hits[0].id == library.resolve_work_id("zotero:BBBB2222")
 
 
 def test_the_users_edit_in_prioris_wins_over_a_later_zotero_edit(library):
@@ -118,11 +150,21 @@ def test_the_users_edit_in_prioris_wins_over_a_later_zotero_edit(library):
 
 
 def test_a_doi_joins_the_item_with_a_work_already_in_the_library(library):
-    library.import_records([{"id": "doi:10.5555/joined", "title": "Known already",
-                             "text": "Stored before Zotero was synced."}])
+    library.import_records(
+        [
+            {
+                "id": "doi:10.5555/joined",
+                "title": "Known already",
+                "text": "Stored before Zotero was synced.",
+            }
+        ]
+    )
     known = library.resolve_work_id("doi:10.5555/joined")
-    joined = item("DDDD4444", "Known already (Zotero)",
-                  record={"title": "Known already (Zotero)", "doi": "10.5555/JOINED"})
+    joined = item(
+        "DDDD4444",
+        "Known already (Zotero)",
+        record={"title": "Known already (Zotero)", "doi": "10.5555/JOINED"},
+    )
     report = library.refsync.sync("zotero", [joined], complete=True)
     assert report.added == 0 and report.updated == 1
     assert library.resolve_work_id("zotero:DDDD4444") == known
@@ -134,8 +176,9 @@ def test_a_deleted_item_removes_its_work_unless_it_came_from_elsewhere_too(libra
     library.import_records([{"id": "doi:10.5555/kept", "title": "Also imported", "text": "x"}])
     items = [
         item("AAAA1111", "Only in Zotero", tmp=tmp_path, pdf_title="Only in Zotero"),
-        item("EEEE5555", "Also elsewhere", record={"title": "Also elsewhere",
-                                                   "doi": "10.5555/kept"}),
+        item(
+            "EEEE5555", "Also elsewhere", record={"title": "Also elsewhere", "doi": "10.5555/kept"}
+        ),
         item("FFFF6666", "Stays"),
     ]
     library.refsync.sync("zotero", items, complete=True)
@@ -148,9 +191,12 @@ def test_a_deleted_item_removes_its_work_unless_it_came_from_elsewhere_too(libra
     kept = library.get_work(kept_id)
     assert kept.title == "Also imported"  # the Zotero record is gone, the import's stays
     assert "zotero:EEEE5555" not in kept.aliases
-    assert library.conn.execute(
-        "SELECT count(*) FROM refsync_items WHERE scope = 'zotero'"
-    ).fetchone()[0] == 1
+    assert (
+        library.conn.execute(
+            "SELECT count(*) FROM refsync_items WHERE scope = 'zotero'"
+        ).fetchone()[0]
+        == 1
+    )
     # an item that failed to read is never taken for a deletion
     report = library.refsync.sync(
         "zotero", [], errors=[RefError("FFFF6666", "unreadable")], complete=True
@@ -159,16 +205,22 @@ def test_a_deleted_item_removes_its_work_unless_it_came_from_elsewhere_too(libra
     assert library.get_work("zotero:FFFF6666").title == "Stays"
 
 
-def test_notes_and_highlights_are_passages_marked_as_the_users_with_their_page(
-    library, tmp_path
-):
+def test_notes_and_highlights_are_passages_marked_as_the_users_with_their_page(library, tmp_path):
     notes = (
-        RefNote(kind="highlight", text="egrets forage at dawn", comment="key finding",
-                color="#ffd400", page_label="3", page=1, key="N1"),
+        RefNote(
+            kind="highlight",
+            text="egrets forage at dawn",
+            comment="key finding",
+            color="#ffd400",
+            page_label="3",
+            page=1,
+            key="N1",
+        ),
         RefNote(kind="note", text="Compare with the heron census of 2001.", key="N2"),
     )
-    annotated = item("AAAA1111", "Annotated", tmp=tmp_path, pdf_title="Annotated paper",
-                     notes=notes)
+    annotated = item(
+        "AAAA1111", "Annotated", tmp=tmp_path, pdf_title="Annotated paper", notes=notes
+    )
     library.refsync.sync("zotero", [annotated], complete=True)
     work_id = library.resolve_work_id("zotero:AAAA1111")
     stored = library.notes(work_id)
@@ -180,7 +232,7 @@ def test_notes_and_highlights_are_passages_marked_as_the_users_with_their_page(
         hits = library.search("egrets forage at dawn", mode=mode, k=10).hits
         marked = [h for h in hits if h.section == "highlight"]
         assert marked, mode
-        assert marked[0].work_id == work_id and marked[0].page_start == 1
+        assert marked[0].id == work_id and marked[0].page_start == 1
     hits = library.search("heron census", mode="fts", k=5).hits
     assert hits[0].section == "note"
     # parsing the text again keeps the notes' passages
@@ -193,8 +245,9 @@ def test_notes_and_highlights_are_passages_marked_as_the_users_with_their_page(
     )
     assert report.updated == 1
     assert [n["key"] for n in library.notes(work_id)] == ["N1"]
-    assert not [h for h in library.search("heron census", mode="fts", k=5).hits
-                if h.section == "note"]
+    assert not [
+        h for h in library.search("heron census", mode="fts", k=5).hits if h.section == "note"
+    ]
 
 
 def test_collections_and_tags_follow_the_item(library):
@@ -203,21 +256,25 @@ def test_collections_and_tags_follow_the_item(library):
     from prioris.storage.labels import labels_of
 
     assert labels_of(library.conn, work_id) == {
-        "collections": ["Thesis / Chapter 2"], "tags": ["birds"]
+        "collections": ["Thesis / Chapter 2"],
+        "tags": ["birds"],
     }
     moved = item("AAAA1111", "Labelled", collections=("Reading list",), tags=("birds", "lakes"))
     assert library.refsync.sync("zotero", [moved], complete=True).updated == 1
     assert labels_of(library.conn, work_id) == {
-        "collections": ["Reading list"], "tags": ["birds", "lakes"]
+        "collections": ["Reading list"],
+        "tags": ["birds", "lakes"],
     }
-    found = library.search("Labelled", mode="fts", k=5,
-                           filters=SearchFilters(collections=("Reading list",))).hits
-    assert found and found[0].work_id == work_id
+    found = library.search(
+        "Labelled", mode="fts", k=5, filters=SearchFilters(collections=("Reading list",))
+    ).hits
+    assert found and found[0].id == work_id
 
 
 def test_a_sync_killed_midway_resumes_without_duplicates(library, tmp_path, monkeypatch):
-    items = [item(f"K{n:07d}", f"Paper {n}", tmp=tmp_path, pdf_title=f"Paper {n}")
-             for n in range(4)]
+    items = [
+        item(f"K{n:07d}", f"Paper {n}", tmp=tmp_path, pdf_title=f"Paper {n}") for n in range(4)
+    ]
     calls = {"n": 0}
     real = library.refsync.ingest_pdf
 

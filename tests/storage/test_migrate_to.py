@@ -33,6 +33,7 @@ KEPT = (
     "work_edits",
     "work_vectors",
     "labels",
+    "notes",
 )
 
 
@@ -73,6 +74,25 @@ def _fill(library: Library, tmp_path: Path) -> None:
             tags=["Coral", f"from {source}"],
         )
     library.conn.execute("COMMIT")
+    # a Zotero item that joins a stored work (its DOI) with a note and a highlight
+    from prioris.refman.items import RefItem, RefNote
+
+    report = library.refsync.sync(
+        "zotero",
+        [
+            RefItem(
+                source="zotero",
+                key="ZKEY0005",
+                record={"title": "Reef station 5", "doi": "10.1/5"},
+                version="1",
+                notes=(
+                    RefNote("note", "my note on reef five", key="N1"),
+                    RefNote("highlight", "corals bleach", comment="!", page=1, key="N2"),
+                ),
+            )
+        ],
+    )
+    assert report.updated == 1
 
 
 def _snapshot(library: Library) -> dict[str, Any]:
@@ -115,6 +135,19 @@ def _snapshot(library: Library) -> dict[str, Any]:
             [tuple(r) for r in q("SELECT work_id, source, path FROM work_collections")]
             + [tuple(r) for r in q("SELECT work_id, source, tag FROM work_tags")]
         ),
+        "notes": sorted(
+            [
+                tuple(r)
+                for r in q(
+                    "SELECT work_id, source, note_key, kind, text, comment, color, page_label, "
+                    "page FROM work_notes"
+                )
+            ]
+            + [
+                tuple(r)
+                for r in q("SELECT scope, item_key, work_id, fingerprint FROM refsync_items")
+            ]
+        ),
         "search": {  # KNN over the same vectors: the same scores (tied works may swap)
             query: [round(h.score, 4) for h in hits]
             for query in QUERIES
@@ -133,6 +166,7 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
         for key in KEPT:  # each table compared holds something to lose
             assert before[key], key
         assert len(before["work_edits"]) == 2 and len(before["work_vectors"]) == 13
+        assert len(before["notes"]) == 3  # two notes and the sync's row
         fts = [h.id for h in source.search("reef", mode="fts", k=20).hits]
     report = migrate_library(load_settings({}).with_library(source_file), pg_url)
     assert report["works"] == 13 and report["vectors"] == report["chunks"] >= 13

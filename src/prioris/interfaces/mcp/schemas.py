@@ -171,5 +171,6 @@ class HitOut(_Out):
         default=None,
         description="the passage's part of the paper: abstract, body, references, "
         "acknowledgements, funding, author_info or appendix (back matter is shown only when "
-        "a work has no better passage)",
+        "a work has no better passage); note or highlight for the researcher's own note or "
+        "highlight from their reference manager (page_start is its page)",
     )
