@@ -24,7 +24,7 @@ from prioris.identifiers import normalise_doi
 from prioris.refman.items import RefItem
 from prioris.refman.zotero import ZoteroLibrary, ZoteroSnapshot, read_library
 from prioris.refman.zotero import snapshot as snapshot_module
-from prioris.refman.zotero.reader import parse_date
+from prioris.refman.zotero.reader import build_record, parse_date
 from refman.zotero_factory import (
     add_annotation,
     add_attachment,
@@ -313,6 +313,36 @@ def test_fields_of_each_item_type(zdir: Path) -> None:
 )
 def test_dates(stored: str, year: int | None, published: str | None) -> None:
     assert parse_date(stored) == (year, published)
+
+
+@pytest.mark.parametrize(
+    ("fields", "doi", "arxiv"),
+    [
+        (
+            {"url": "https://dl.acm.org/doi/10.1145/3519270.3538430"},
+            "10.1145/3519270.3538430",
+            None,
+        ),
+        ({"url": "https://doi.org/10.1000/ABC%2F1"}, "10.1000/abc/1", None),
+        ({"url": "https://example.com/10.1234/not-said-to-be-a-doi"}, None, None),
+        ({"url": "https://arxiv.org/abs/2401.01234v2"}, None, "2401.01234v2"),
+        (
+            {"DOI": "10.1000/a", "extra": "DOI: 10.2000/b", "url": "https://doi.org/10.3000/c"},
+            "10.1000/a",
+            None,
+        ),
+        ({"DOI": "junk", "extra": "doi: 10.2000/B"}, "10.2000/b", None),
+        ({"extra": "PMID: not-a-number\nPMCID: 12"}, None, None),
+        ({"archiveID": "arXiv:hep-th/9901001"}, None, "hep-th/9901001"),
+    ],
+)
+def test_identifiers_and_where_they_come_from(
+    fields: dict[str, str], doi: str | None, arxiv: str | None
+) -> None:
+    record = build_record("journalArticle", fields, [])
+    assert record.get("doi") == doi
+    assert record.get("arxiv") == arxiv
+    assert "pmid" not in record and "pmcid" not in record
 
 
 def test_attachments_of_every_kind(zdir: Path, tmp_path: Path) -> None:

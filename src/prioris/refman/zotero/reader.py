@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
+from urllib.parse import unquote
 
 from prioris.errors import ConfigurationError, InvalidRequestError, ParseError, PriorisError
 from prioris.identifiers import (
@@ -139,6 +140,12 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _KEY = re.compile(r"^[A-Za-z0-9]{1,32}$")
 _MULTIPART = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\s|$)")
 _YEAR = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+_URL_DOI = re.compile(
+    r"(?:^https?://(?:dx\.)?doi\.org/|/doi/(?:abs/|full/|pdf/|epdf/)?)(10\.\d{4,9}/[^\s?#]+)",
+    re.IGNORECASE,
+)
+"""A DOI in a URL, only where the URL says it is one (doi.org, a publisher's /doi/ path):
+a DOI-looking path elsewhere could join the item with the wrong work."""
 _EXTRA_LINE = re.compile(r"^\s*([A-Za-z][A-Za-z -]*?)\s*:\s*(.+?)\s*$")
 
 
@@ -817,7 +824,8 @@ def _identifiers(fields: Mapping[str, str]) -> dict[str, str]:
     found: dict[str, str] = {}
     doi = _doi(fields.get("DOI", "")) or _doi(lines.get("doi", ""))
     if not doi and url:
-        doi = next((i.value for i in find_identifiers_in_text(url) if i.scheme == "doi"), None)
+        match = _URL_DOI.search(url)
+        doi = normalise_doi(unquote(match.group(1)).rstrip(".,;")) if match else None
     if doi:
         found["doi"] = doi
     arxiv = None
