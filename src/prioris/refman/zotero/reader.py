@@ -140,6 +140,10 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _KEY = re.compile(r"^[A-Za-z0-9]{1,32}$")
 _MULTIPART = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:\s|$)")
 _YEAR = re.compile(r"(?<!\d)([12]\d{3})(?!\d)")
+_NEEDS_CLEANING = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u200b\u2028\u2029\u2060\ufeff\ud800-\udfff]"
+)
+"""What :func:`~prioris.text_clean.remove_controls` or ``without_surrogates`` would change."""
 _URL_DOI = re.compile(
     r"(?:^https?://(?:dx\.)?doi\.org/|/doi/(?:abs/|full/|pdf/|epdf/)?)(10\.\d{4,9}/[^\s?#]+)",
     re.IGNORECASE,
@@ -187,7 +191,9 @@ def _text(value: Any) -> str:
         value = value.decode("utf-8", "replace")
     elif not isinstance(value, str):
         value = str(value)
-    return remove_controls(without_surrogates(value)).strip()
+    if _NEEDS_CLEANING.search(value):  # most values are clean: skip the four substitutions
+        value = remove_controls(without_surrogates(value))
+    return value.strip()
 
 
 def _line(value: Any) -> str:
