@@ -12,6 +12,7 @@ hangs, and never writes the data directory.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import shutil
@@ -50,6 +51,7 @@ def _seed() -> Path:
     if cached is not None and cached.exists():
         return cached
     root = Path(tempfile.mkdtemp(prefix="prioris-fuzz-zotero-"))
+    atexit.register(shutil.rmtree, root, True)
     data_dir = make_zotero_dir(root, schema_dir)
     with open_db(data_dir) as db:
         add_collection(db, "COLA0001", "Top")

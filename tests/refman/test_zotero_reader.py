@@ -395,6 +395,11 @@ def test_attachments_of_every_kind(zdir: Path, tmp_path: Path) -> None:
             "UPDATE itemAttachments SET path = 'storage:../../../outside.pdf' WHERE itemID = "
             "(SELECT itemID FROM items WHERE key = 'IMPF0001')"
         )
+        add_attachment(db, zdir, "NFCD0001", "ITEM0001", file_name="Erdo\u030bs.pdf")  # NFD on disk
+        db.execute(  # the database holds the NFC name, as Zotero on another system wrote it
+            "UPDATE itemAttachments SET path = 'storage:Erd\u0151s.pdf' WHERE itemID = "
+            "(SELECT itemID FROM items WHERE key = 'NFCD0001')"
+        )
         add_attachment(db, zdir, "TRSH0001", "ITEM0001", file_name="trashed.pdf")
         trash(db, "TRSH0001")
         add_attachment(db, zdir, "ALON0001", None, file_name="standalone.pdf")
@@ -408,7 +413,7 @@ def test_attachments_of_every_kind(zdir: Path, tmp_path: Path) -> None:
     assert sorted(files) == sorted(
         [
             *("STOR0001", "IMPF0001", "GONE0001", "LFSP0001", "LINK0001", "LINK0002"),
-            *("URL00001", "SNAP0001", "EVIL0001"),
+            *("URL00001", "SNAP0001", "EVIL0001", "NFCD0001"),
         ]
     )
     assert files["STOR0001"].path == zdir / "storage" / "STOR0001" / odd_name
@@ -423,6 +428,7 @@ def test_attachments_of_every_kind(zdir: Path, tmp_path: Path) -> None:
     assert files["URL00001"].missing == "linked URL, no file: https://x.org"
     assert files["SNAP0001"].content_type == "text/html" and files["SNAP0001"].path
     assert files["EVIL0001"].path is None and "unsafe" in files["EVIL0001"].missing
+    assert files["NFCD0001"].path == zdir / "storage" / "NFCD0001" / "Erdo\u030bs.pdf"
     assert [a.key for a in library.standalone] == ["ALON0001"]
     assert library.trashed == ("ITEM0002",)
 
@@ -548,6 +554,7 @@ def test_edit_move_note_trash_and_erase_change_what_is_read(zdir: Path) -> None:
     assert sorted(items) == ["ITEM0001", "ITEM0004"]
     assert third.trashed == ("ITEM0002",)
     assert items["ITEM0004"].version == second["ITEM0004"].version
+    assert items["ITEM0004"].extra["library_id"] == 1
 
     with open_db(zdir) as db:
         restore(db, "ITEM0002")

@@ -373,6 +373,7 @@ class _Reader:
     # -- the read ----------------------------------------------------------------------
     def read(self, wanted: int | None) -> ZoteroLibrary:
         lib, others = self._libraries(wanted)
+        self.library_id = lib
         items: dict[int, tuple[str, Any, str, str, str, str, int | None]] = {}
         for item_id, key, version, added, modified, cmodified, type_name, type_id in self._rows(
             "SELECT i.itemID, i.key, i.version, i.dateAdded, i.dateModified, "
@@ -775,6 +776,7 @@ class _Reader:
             attachments=files,
             notes=refs,
             extra={
+                "library_id": self.library_id,
                 "item_id": item_id,
                 "item_type": type_name,
                 "date_added": added,
