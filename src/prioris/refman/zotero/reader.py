@@ -392,8 +392,9 @@ class _Reader:
                 _int(type_id),
             )
         trash = {row[0] for row in self._rows("SELECT itemID FROM deletedItems")}
-        if self.schema.has_feed_items:
-            trash |= {row[0] for row in self._rows("SELECT itemID FROM feedItems")}
+        feed: set[Any] = set()
+        if self.schema.has_feed_items:  # feeds are libraries of their own; this is a guard
+            feed = {row[0] for row in self._rows("SELECT itemID FROM feedItems")}
         fields = self._fields(lib)
         self._primary_roles = self._primary_creator_types()
         creators = self._creators(lib)
@@ -407,7 +408,7 @@ class _Reader:
         errors: list[RefError] = []
         trashed: list[str] = []
         for item_id, (key, version, added, modified, _cmod, type_name, type_id) in items.items():
-            if type_name in NOT_REGULAR:
+            if type_name in NOT_REGULAR or item_id in feed:
                 continue
             if item_id in trash:
                 trashed.append(key)
