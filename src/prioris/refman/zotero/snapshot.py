@@ -190,7 +190,10 @@ class ZoteroSnapshot:
         except FileNotFoundError:
             return "a file vanished while it was copied"
         except OSError as exc:
-            raise ConfigurationError(f"cannot read {source}: {exc}") from exc
+            raise ConfigurationError(
+                f"cannot copy {source} to {self.copy_dir} (unreadable, or no room for the "
+                f"copy): {exc}"
+            ) from exc
         after = [_stat(p) for p in (source, *companions)]
         if before != after:
             return "Zotero wrote to the database while it was copied"
