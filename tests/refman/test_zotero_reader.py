@@ -288,6 +288,8 @@ def test_fields_of_each_item_type(zdir: Path) -> None:
     book = items["BOOK0001"].record
     assert book["doi"] == "10.1007/978-3-030-00001-1"
     assert book["authors"] == ["Ed Only"]  # no author: every creator
+    assert items["BOOK0001"].extra["citation_key"] == "b2020"  # Better BibTeX's, in Extra
+    assert "citation_key" not in items["JUNK0001"].extra
     assert "doi" not in items["JUNK0001"].record
     assert items["PREP0001"].record["arxiv"] == "2401.01234"
     assert items["PREP0001"].record["type"] == "preprint"

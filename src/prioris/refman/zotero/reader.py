@@ -783,6 +783,7 @@ class _Reader:
                 "date_added": added,
                 "date_modified": modified,
                 "automatic_tags": automatic,
+                **_citation_key(fields),
             },
         )
 
@@ -854,6 +855,13 @@ def _identifiers(fields: Mapping[str, str]) -> dict[str, str]:
         if checked:
             found[name] = checked
     return found
+
+
+def _citation_key(fields: Mapping[str, str]) -> dict[str, str]:
+    """``{"citation_key": ...}`` when the item has one: Zotero 7's ``citationKey`` field or
+    Better BibTeX's ``Citation Key:`` line in Extra (exports can reuse it)."""
+    key = fields.get("citationKey") or _extra_fields(fields.get("extra", "")).get("citation key")
+    return {"citation_key": key.strip()} if key and key.strip() else {}
 
 
 def _page(position: Any) -> int | None:
