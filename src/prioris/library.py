@@ -306,20 +306,27 @@ class Library:
         every regular item a work with Zotero's metadata, its PDFs ingested, notes,
         highlights, collections and tags kept; items deleted or trashed since are removed.
         Zotero's files are read from a private copy and never written."""
-        from prioris.refman.zotero import read_zotero
+        from prioris.refman.zotero import ZoteroSnapshot, read_library
+        from prioris.services.refsync import zotero_items, zotero_summary
 
         directory = self.zotero_dir(zotero_dir)
         base = base_dir or self.settings.zotero_base_dir
-        read = read_zotero(directory, base_dir=Path(base).expanduser() if base else None)
+        # the private copy of zotero.sqlite goes beside the library, not to a small /tmp
+        beside = self.settings.data_dir if self.settings.data_dir.is_dir() else None
+        read = read_library(
+            directory,
+            base_dir=Path(base).expanduser() if base else None,
+            snapshot=lambda d: ZoteroSnapshot(d, temp_root=beside),
+        )
         report = self.refsync.sync(
             "zotero",
-            read.items,
+            zotero_items(read),
             errors=read.errors,
             complete=True,
             ocr_mode=ocr_mode,
             on_progress=on_progress,
         )
-        return {"zotero_dir": str(directory), **read.summary(), **report.to_dict()}
+        return {"zotero_dir": str(directory), **report.to_dict(), "zotero": zotero_summary(read)}
 
     def import_references(
         self,

@@ -39,6 +39,7 @@ from prioris.errors import PriorisError
 from prioris.ingest.pipeline import IngestPipeline
 from prioris.models import FullText, Work
 from prioris.refman.items import HTML, PDF, RefAttachment, RefError, RefItem
+from prioris.refman.zotero import ZoteroLibrary
 from prioris.storage import documents as document_store
 from prioris.storage import labels as label_store
 from prioris.storage import notes as note_store
@@ -125,8 +126,8 @@ def _stat(path: Path) -> dict[str, int] | None:
 
 
 def _files_unchanged(item: RefItem, stored: dict[str, dict[str, Any]]) -> bool:
-    """Whether every readable file of the item is the one ingested (size and time)."""
-    for attachment in _readable(item):
+    """Whether every file the item's text comes from is the one ingested (size, time)."""
+    for attachment in _text_files(item):
         entry = stored.get(attachment.key)
         now = _stat(attachment.path) if attachment.path else None
         if entry is None or now is None:
@@ -138,6 +139,13 @@ def _files_unchanged(item: RefItem, stored: dict[str, dict[str, Any]]) -> bool:
 
 def _readable(item: RefItem) -> list[RefAttachment]:
     return [a for a in item.attachments if a.path is not None and not a.missing]
+
+
+def _text_files(item: RefItem) -> list[RefAttachment]:
+    """The files an item's text comes from: its PDFs, else its first web snapshot."""
+    readable = _readable(item)
+    pdfs = [a for a in readable if _is_pdf(a)]
+    return pdfs or [a for a in readable if _is_html(a)][:1]
 
 
 def _is_pdf(attachment: RefAttachment) -> bool:
@@ -337,8 +345,10 @@ class RefSync:
         returns the work to store the item in: a new item whose PDF another work already
         holds joins that work; a stored item stays where it is."""
         for attachment in item.attachments:
-            if (attachment.missing or attachment.path is None) and (
-                _is_pdf(attachment) or _is_html(attachment)
+            if (
+                (attachment.missing or attachment.path is None)
+                and (_is_pdf(attachment) or _is_html(attachment))
+                and not attachment.missing.startswith("linked URL")  # a link, not a file
             ):
                 report.files_missing.append(
                     {
@@ -347,10 +357,8 @@ class RefSync:
                         "reason": attachment.missing or "no file",
                     }
                 )
-        pdfs = [a for a in _readable(item) if _is_pdf(a)]
-        snapshots = [a for a in _readable(item) if _is_html(a)]
         owner = work_id
-        for attachment in pdfs if pdfs else snapshots[:1]:
+        for attachment in _text_files(item):
             assert attachment.path is not None
             stat = _stat(attachment.path)
             entry = files.get(attachment.key)
@@ -512,3 +520,44 @@ class RefSync:
             return False  # this item's row is forgotten: any left is another item's
         documents = {d.sha256 for d in document_store.documents_of(self.conn, work_id)}
         return documents <= mine
+
+
+def zotero_items(read: ZoteroLibrary) -> list[RefItem]:
+    """A Zotero library's regular items, and each standalone PDF (a file with no parent
+    item) as an item of its own with no record: the PDF's printed header names it."""
+    items = list(read.items)
+    for attachment in read.standalone:
+        if attachment.path is None and not attachment.missing:
+            continue  # a link to a web page, no file
+        if not _is_pdf(attachment):
+            continue
+        items.append(
+            RefItem(
+                source="zotero",
+                key=attachment.key,
+                record={},
+                version="standalone",
+                attachments=(attachment,),
+            )
+        )
+    return items
+
+
+def zotero_summary(read: ZoteroLibrary) -> dict[str, Any]:
+    """What the sync's report says of the Zotero library itself: its schema, what was in
+    the trash, and what was not read (group libraries, feeds, standalone notes)."""
+    return {
+        "schema": {
+            "userdata": read.schema.userdata,
+            "system": read.schema.system,
+            "global_schema": read.schema.global_schema,
+        },
+        "items": len(read.items),
+        "standalone_files": len(read.standalone),
+        "trashed": len(read.trashed),
+        "other_libraries": [
+            {"id": o.library_id, "type": o.type, "name": o.name, "items": o.items}
+            for o in read.other_libraries
+        ],
+        "not_read": dict(read.skipped),
+    }
