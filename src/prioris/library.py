@@ -29,6 +29,7 @@ from prioris.ingest.service import IngestService
 from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
+from prioris.services import watching
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
 from prioris.services.editing import Editor
@@ -374,6 +375,57 @@ class Library:
 
     def _reindexer(self) -> Reindexer:
         return Reindexer(self.conn, self.lock, self.embedder)
+
+    # -- watched folders (:class:`~prioris.services.watching.FolderWatcher`) -------------
+    check_watch_folders = staticmethod(watching.check_folders)
+
+    def watch(
+        self,
+        folders: Sequence[str | Path],
+        *,
+        stop: threading.Event,
+        on_action: Callable[[Any], None] | None = None,
+        settle_seconds: float | None = None,
+        initial_scan: bool = True,
+        zotero: bool = False,
+        zotero_dir: Path | None = None,
+        changes: Any = None,
+        clock: Callable[[], float] | None = None,
+    ) -> Any:
+        """Ingest the PDFs under ``folders`` as they appear or change until ``stop`` is
+        set (see :mod:`prioris.services.watching`); with ``zotero``, also re-sync Zotero's
+        library (:meth:`zotero_sync`) whenever its database changes. ``on_action`` gets
+        each :class:`~prioris.services.watching.WatchAction`; returns the run's
+        :class:`~prioris.services.watching.WatchStats`. ``changes`` and ``clock`` replace
+        the real file-system watch and clock (tests)."""
+        roots = watching.check_folders(folders)
+        resync = None
+        zotero_files: list[Path] = []
+        if zotero:
+            sync = getattr(self, "zotero_sync", None)
+            if sync is None:
+                raise ConfigurationError("this version of Prioris cannot sync Zotero yet")
+            zotero_files = watching.check_zotero_dir(zotero_dir)
+
+            def resync() -> Any:
+                return sync(zotero_dir)
+
+        options: dict[str, Any] = {}
+        if settle_seconds is not None:
+            options["settle_seconds"] = settle_seconds
+        if clock is not None:
+            options["clock"] = clock
+        watcher = watching.FolderWatcher(
+            roots,
+            ingest=lambda paths, done: self.ingest_paths(paths, on_file_done=done),
+            changes=changes or watching.watchfiles_source(roots),
+            on_action=on_action,
+            initial_scan=initial_scan,
+            resync=resync,
+            zotero_files=zotero_files,
+            **options,
+        )
+        return watcher.run(stop)
 
     # -- discovery (:class:`~prioris.discovery.DiscoveryService`, OpenAlex) --------------
     def openalex_client(self) -> Any:
