@@ -402,10 +402,10 @@ class Library:
         resync = None
         zotero_files: list[Path] = []
         if zotero:
+            zotero_files = watching.check_zotero_dir(zotero_dir)
             sync = getattr(self, "zotero_sync", None)
             if sync is None:
                 raise ConfigurationError("this version of Prioris cannot sync Zotero yet")
-            zotero_files = watching.check_zotero_dir(zotero_dir)
 
             def resync() -> Any:
                 return sync(zotero_dir)
