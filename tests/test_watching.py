@@ -579,13 +579,16 @@ def test_library_watch_on_each_engine(engine_library: Library, folder: Path) -> 
         clock.advance(2)
         yield set()
 
+    ready: list[int] = []
     stats = library.watch(
         [folder],
         stop=threading.Event(),
         on_action=actions.append,
+        on_ready=lambda: ready.append(len(actions)),
         changes=changes,
         clock=clock,
     )
+    assert ready == [0]  # once, when watching began, before any action
     assert [(a.action, Path(a.path).name) for a in actions] == [
         ("ingested", "a.pdf"),
         ("skipped", "b.pdf"),

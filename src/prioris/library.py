@@ -385,6 +385,7 @@ class Library:
         *,
         stop: threading.Event,
         on_action: Callable[[Any], None] | None = None,
+        on_ready: Callable[[], None] | None = None,
         settle_seconds: float | None = None,
         initial_scan: bool = True,
         zotero: bool = False,
@@ -395,7 +396,9 @@ class Library:
         """Ingest the PDFs under ``folders`` as they appear or change until ``stop`` is
         set (see :mod:`prioris.services.watching`); with ``zotero``, also re-sync Zotero's
         library (:meth:`zotero_sync`) whenever its database changes. ``on_action`` gets
-        each :class:`~prioris.services.watching.WatchAction`; returns the run's
+        each :class:`~prioris.services.watching.WatchAction`, ``on_ready()`` is called
+        once the folders are watched (nothing dropped from then on is missed); returns the
+        run's
         :class:`~prioris.services.watching.WatchStats`. ``changes`` and ``clock`` replace
         the real file-system watch and clock (tests)."""
         roots = watching.check_folders(folders)
@@ -420,6 +423,7 @@ class Library:
             ingest=lambda paths, done: self.ingest_paths(paths, on_file_done=done),
             changes=changes or watching.watchfiles_source(roots),
             on_action=on_action,
+            on_ready=on_ready,
             initial_scan=initial_scan,
             resync=resync,
             zotero_files=zotero_files,

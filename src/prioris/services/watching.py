@@ -203,6 +203,7 @@ class FolderWatcher:
         ingest: IngestPaths,
         changes: ChangeSource,
         on_action: Callable[[WatchAction], None] | None = None,
+        on_ready: Callable[[], None] | None = None,
         settle_seconds: float = SETTLE_SECONDS,
         batch_size: int = BATCH_SIZE,
         initial_scan: bool = True,
@@ -219,6 +220,7 @@ class FolderWatcher:
         self.ingest = ingest
         self.changes = changes
         self.on_action = on_action
+        self.on_ready = on_ready  # called once the source watches (after its first batch)
         self.settle_seconds = settle_seconds
         self.batch_size = batch_size
         self.initial_scan = initial_scan
@@ -246,6 +248,8 @@ class FolderWatcher:
             if first:
                 first = False
                 self._start()
+                if self.on_ready is not None:
+                    self.on_ready()
             if stop.is_set():
                 break
             self._follow_zotero()

@@ -136,13 +136,16 @@ def cmd_watch(args: argparse.Namespace, ctx: CliContext) -> int:
         else:
             ctx.log(action_line(action))
 
-    where = ", ".join(str(f) for f in args.folders)
-    ctx.log(f"watching {where}" + (" and Zotero" if zotero else "") + " (Ctrl-C stops)")
+    def on_ready() -> None:  # from now on nothing dropped in is missed
+        where = ", ".join(str(f) for f in args.folders)
+        ctx.log(f"watching {where}" + (" and Zotero" if zotero else "") + " (Ctrl-C stops)")
+
     with stop_on_signals(stop, ctx):
         stats = library.watch(
             args.folders,
             stop=stop,
             on_action=on_action,
+            on_ready=on_ready,
             settle_seconds=settle,
             initial_scan=not args.no_initial_scan,
             zotero=zotero,
