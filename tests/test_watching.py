@@ -604,7 +604,10 @@ def test_real_watchfiles_ingests_dropped_and_moved_files(
     from prioris.config import load_settings
 
     made = [paper(tmp_path / "made" / f"r{i}.pdf", i) for i in range(5)]
+    outside = tmp_path / "downloads" / "batch"
+    paper(outside / "deep" / "f.pdf", 9)
     actions: list[WatchAction] = []
+    ready = threading.Event()
     stop = threading.Event()
     with Library.open(load_settings(), embedder=FakeEmbedder(), ocr=FakeOcr()) as library:
 
@@ -613,6 +616,7 @@ def test_real_watchfiles_ingests_dropped_and_moved_files(
                 [folder],
                 stop=stop,
                 on_action=actions.append,
+                on_ready=ready.set,
                 settle_seconds=0.3,
                 changes=watchfiles_source([folder], tick_seconds=0.1),
             )
@@ -620,19 +624,27 @@ def test_real_watchfiles_ingests_dropped_and_moved_files(
         thread = threading.Thread(target=watch)
         thread.start()
         try:
-            time.sleep(0.5)  # watching
+            assert ready.wait(10)
             for source in made:
                 shutil.copy(source, folder / source.name)
             (folder / "half.pdf.part").write_bytes(made[0].read_bytes()[:100])
             _wait_for(lambda: len(actions) >= 5, actions)
             (folder / "r0.pdf").rename(folder / "moved.pdf")
             _wait_for(lambda: len(actions) >= 6, actions)
+            outside.rename(folder / "batch")  # a folder moved in: one event, for it
+            _wait_for(lambda: len(actions) >= 7, actions)
+            os.chmod(folder / "batch", 0o700)  # the folder's own change: nothing to hash
+            time.sleep(1.0)
         finally:
             stop.set()
             thread.join(timeout=10)
         assert not thread.is_alive()
     names = sorted((a.action, Path(a.path).name) for a in actions)
-    assert names == [("ingested", f"r{i}.pdf") for i in range(5)] + [("skipped", "moved.pdf")]
+    assert names == [
+        ("ingested", "f.pdf"),
+        *(("ingested", f"r{i}.pdf") for i in range(5)),
+        ("skipped", "moved.pdf"),
+    ]
 
 
 def _wait_for(condition: Callable[[], bool], actions: list[WatchAction]) -> None:

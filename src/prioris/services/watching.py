@@ -428,14 +428,18 @@ def watchfiles_source(
 ) -> ChangeSource:
     """The real :data:`ChangeSource`: ``watchfiles.watch`` over ``folders`` (recursive),
     yielding an empty batch every ``tick_seconds`` while nothing happens and stopping
-    within its 50 ms step once the stop event is set. Partial downloads, lock files and
-    hidden names are filtered out before they reach Python."""
+    within its 50 ms step once the stop event is set. Partial downloads, lock files,
+    hidden names and changes of a folder's own attributes are filtered out here."""
 
     def source(stop: threading.Event) -> Iterator[set[str]]:
-        from watchfiles import watch
+        from watchfiles import Change, watch
 
-        def keep(_change: Any, path: str) -> bool:
-            return not is_ignored_name(os.path.basename(path))
+        def keep(change: Any, path: str) -> bool:
+            if is_ignored_name(os.path.basename(path)):
+                return False
+            # a folder's own change (chmod, touch) is no news of its files: walking it
+            # would hash every PDF in it again; a folder added (moved in) is walked
+            return not (change == Change.modified and os.path.isdir(path))
 
         for changes in watch(
             *folders,
