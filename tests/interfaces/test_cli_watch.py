@@ -18,8 +18,10 @@ from typing import IO, Any
 
 import pytest
 
+from prioris.config import load_settings
 from prioris.interfaces.cli import main
-from prioris.interfaces.cli.watch_cmds import action_line
+from prioris.interfaces.cli.context import CliContext
+from prioris.interfaces.cli.watch_cmds import action_line, stop_on_signals
 from prioris.services.watching import WatchAction
 
 from pdf_factory import make_text_pdf
@@ -171,3 +173,18 @@ def test_action_lines() -> None:
         "ingested", "/x/c.pdf", id="file:2", detail={"pages": 1, "ocr_pages": 1, "chunks": 3}
     )
     assert action_line(ingested) == "ingested /x/c.pdf  file:2  1 page (1 by OCR), 3 chunks"
+
+
+def test_a_first_signal_stops_gently_a_second_at_once() -> None:
+    """SIGINT or SIGTERM sets the stop event (the file being ingested is finished); the
+    next one raises KeyboardInterrupt (the CLI's exit 130); the handlers are put back."""
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    stop = threading.Event()
+    with pytest.raises(KeyboardInterrupt), stop_on_signals(stop, CliContext(load_settings())):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)  # the handler runs in the main thread at the next bytecode
+        assert stop.is_set()
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        raise AssertionError("the second signal did not interrupt")
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
