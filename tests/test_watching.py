@@ -56,6 +56,7 @@ class Run:
         self.actions: list[WatchAction] = []
         self.parses: list[str | None] = []
         self.groups: list[int] = []
+        self.ingest_with: Callable[[Any, Any], Any] | None = None  # a test's own wrapper
         real_prepare = library.pipeline.prepare_pdf
 
         def counting_prepare(*args: Any, **kwargs: Any) -> Any:
@@ -77,7 +78,7 @@ class Run:
 
         watcher = FolderWatcher(
             [self.folder],
-            ingest=self.ingest,
+            ingest=self.ingest_with or self.ingest,
             changes=source,
             on_action=self.actions.append,
             clock=self.clock,
@@ -360,6 +361,34 @@ def test_a_burst_of_200_files_is_ingested_in_groups(run: Run, folder: Path, tmp_
     assert max(run.groups) <= 16 and sum(run.groups) == 200
     assert len(run.parses) == 200 and not watcher._waiting
     assert len(run.library.list_works(limit=500)) == 200
+
+
+def test_a_file_changed_while_earlier_groups_are_ingested_waits_again(
+    run: Run, folder: Path
+) -> None:
+    first, second = paper(folder / "a.pdf", 1), paper(folder / "b.pdf", 2)
+    changed: list[bool] = []
+
+    def ingest(paths: Any, done: Any) -> Any:
+        if not changed:  # while a.pdf is ingested, b.pdf is being rewritten
+            changed.append(True)
+            with second.open("ab") as handle:
+                handle.write(b"\n% rewritten\n")
+        return run.ingest(paths, done)
+
+    run.ingest_with = ingest
+
+    def script() -> Iterator[set[Path]]:
+        yield {first, second}
+        run.clock.advance(2)
+        yield set()
+        assert run.kinds() == [("ingested", "a.pdf")]  # b.pdf waits again
+        run.clock.advance(2)
+        yield set()
+
+    run.watch(script, batch_size=1, initial_scan=False)
+    assert run.kinds() == [("ingested", "a.pdf"), ("ingested", "b.pdf")]
+    assert run.groups == [1, 1]
 
 
 def test_the_initial_scan_ingests_what_is_not_stored(run: Run, folder: Path) -> None:

@@ -328,16 +328,29 @@ class FolderWatcher:
 
     def _ingest_settled(self, stop: threading.Event) -> None:
         """Settled files in groups of ``batch_size`` through the library's ingest; between
-        groups the stop event and Zotero are looked at again."""
+        groups the stop event and Zotero are looked at again. A long burst takes minutes,
+        so each file is looked at once more just before its group: one that changed
+        meanwhile waits again instead of being read while it is rewritten."""
         ready = self._settled()
         for start in range(0, len(ready), self.batch_size):
             if stop.is_set():
                 return
-            group = ready[start : start + self.batch_size]
-            for path in group:
-                del self._waiting[path]
-            self._ingest_group(group)
+            group = [p for p in ready[start : start + self.batch_size] if self._still_settled(p)]
+            if group:
+                self._ingest_group(group)
             self._follow_zotero()
+
+    def _still_settled(self, path: Path) -> bool:
+        """Take ``path`` off the waiting list if it is as it was when found settled."""
+        seen = self._waiting.pop(path)
+        signature = _signature(path)
+        if signature is None:
+            self._failed(path, NotFoundError(f"{path} was deleted before it settled"))
+            return False
+        if signature != seen.signature:
+            self._waiting[path] = _Seen(signature, self.clock())
+            return False
+        return True
 
     def _ingest_group(self, group: list[Path]) -> None:
         reported: set[Path] = set()
