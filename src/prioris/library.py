@@ -384,15 +384,15 @@ class Library:
         folders: Sequence[str | Path],
         *,
         stop: threading.Event,
-        on_action: Callable[[Any], None] | None = None,
+        on_action: Callable[[watching.WatchAction], None] | None = None,
         on_ready: Callable[[], None] | None = None,
         settle_seconds: float | None = None,
         initial_scan: bool = True,
         zotero: bool = False,
         zotero_dir: Path | None = None,
-        changes: Any = None,
+        changes: watching.ChangeSource | None = None,
         clock: Callable[[], float] | None = None,
-    ) -> Any:
+    ) -> watching.WatchStats:
         """Ingest the PDFs under ``folders`` as they appear or change until ``stop`` is
         set (see :mod:`prioris.services.watching`); with ``zotero``, also re-sync Zotero's
         library (:meth:`zotero_sync`) whenever its database changes. ``on_action`` gets
