@@ -188,3 +188,47 @@ def test_a_first_signal_stops_gently_a_second_at_once() -> None:
         time.sleep(5)
         raise AssertionError("the second signal did not interrupt")
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_watch_prints_each_action_on_stderr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In process, with the fake model and a scripted change source in place of
+    watchfiles: a line per action on stderr, nothing on stdout, the counts at the stop."""
+    import prioris.embedding
+    from prioris.embedding.fake import FakeEmbedder
+    from prioris.services import watching
+
+    monkeypatch.setattr(prioris.embedding, "build_embedder", lambda settings: FakeEmbedder())
+    inbox = tmp_path / "inbox"
+    good = make_text_pdf(inbox / "good.pdf", "Kelp forests", ["Kelp forests and urchins. " * 9])
+    (inbox / "bad.pdf").write_bytes(b"%PDF-1.7\nbroken beyond repair")
+
+    def source(folders: Any, **options: Any) -> Any:
+        def changes(stop: threading.Event) -> Any:
+            yield set()
+            time.sleep(0.3)  # past --settle 0.2, on the real clock
+            yield set()
+            shutil.copy(good, inbox / "copy.pdf")
+            yield {inbox / "copy.pdf"}
+            time.sleep(0.3)
+            yield set()
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+            time.sleep(0.1)
+            yield set()
+            raise AssertionError("still watching after Ctrl-C")
+
+        return changes
+
+    monkeypatch.setattr(watching, "watchfiles_source", source)
+    code = main(["watch", str(inbox), "--settle", "0.2"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == ""
+    lines = err.splitlines()
+    assert lines[0] == f"watching {inbox} (Ctrl-C stops)"
+    assert any(line.startswith(f"ingested {inbox / 'good.pdf'}  file:") for line in lines)
+    assert f"failed   {inbox / 'bad.pdf'}  error [parse_error]:" in err
+    assert any(
+        line.startswith(f"skipped  {inbox / 'copy.pdf'}  (identical bytes") for line in lines
+    )
+    assert lines[-1] == "stopped: 1 ingested, 1 skipped, 1 failed"
