@@ -397,10 +397,12 @@ class Library:
         set (see :mod:`prioris.services.watching`); with ``zotero``, also re-sync Zotero's
         library (:meth:`zotero_sync`) whenever its database changes. ``on_action`` gets
         each :class:`~prioris.services.watching.WatchAction`, ``on_ready()`` is called
-        once the folders are watched (nothing dropped from then on is missed); returns the
-        run's
-        :class:`~prioris.services.watching.WatchStats`. ``changes`` and ``clock`` replace
-        the real file-system watch and clock (tests)."""
+        once the folders are watched (nothing dropped from then on is missed); returns
+        the run's :class:`~prioris.services.watching.WatchStats`. ``changes`` and
+        ``clock`` replace the real file-system watch and clock (tests).
+
+        Once the integrator's ``zotero_sync`` lands, ``zotero`` works; until then it is
+        a configuration_error after the Zotero folder is checked."""
         roots = watching.check_folders(folders)
         resync = None
         zotero_files: list[Path] = []
