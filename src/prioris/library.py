@@ -401,8 +401,8 @@ class Library:
         the run's :class:`~prioris.services.watching.WatchStats`. ``changes`` and
         ``clock`` replace the real file-system watch and clock (tests).
 
-        Once the integrator's ``zotero_sync`` lands, ``zotero`` works; until then it is
-        a configuration_error after the Zotero folder is checked."""
+        ``zotero`` needs :meth:`zotero_sync`: without it (a build without the Zotero
+        sync) it is a configuration_error, said after the Zotero folder is checked."""
         roots = watching.check_folders(folders)
         resync = None
         zotero_files: list[Path] = []
