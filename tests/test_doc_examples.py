@@ -66,6 +66,11 @@ SKIPPED = {
         "a PostgreSQL library named by the variable docs/postgres.md exports; the shared "
         "search tests run on PostgreSQL too"
     ),
+    "prioris watch ~/Papers --json": "watches until stopped: "
+    "tests/interfaces/test_cli_watch.py runs it on a folder",
+    "prioris watch ~/Papers ~/Downloads/papers": "watches until stopped",
+    "prioris watch ~/Papers --zotero --json": "watches until stopped, and needs a Zotero "
+    "data directory: tests/test_watching.py re-syncs one",
     "claude mcp add prioris --env PRIORIS_MCP_DATA_DIR=$HOME/papers/prioris -- prioris serve": (
         "needs the Claude Code CLI; its `prioris serve` part is checked"
     ),

@@ -30,6 +30,7 @@ from prioris.ingest.service import IngestService
 from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
+from prioris.services import watching
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
 from prioris.services.editing import Editor
@@ -461,6 +462,58 @@ class Library:
 
     def _reindexer(self) -> Reindexer:
         return Reindexer(self.conn, self.lock, self.embedder)
+
+    # -- watched folders (:class:`~prioris.services.watching.FolderWatcher`) -------------
+    check_watch_folders = staticmethod(watching.check_folders)
+
+    def watch(
+        self,
+        folders: Sequence[str | Path],
+        *,
+        stop: threading.Event,
+        on_action: Callable[[watching.WatchAction], None] | None = None,
+        on_ready: Callable[[], None] | None = None,
+        settle_seconds: float | None = None,
+        initial_scan: bool = True,
+        zotero: bool = False,
+        zotero_dir: Path | None = None,
+        changes: watching.ChangeSource | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> watching.WatchStats:
+        """Ingest the PDFs under ``folders`` as they appear or change until ``stop`` is
+        set (see :mod:`prioris.services.watching`); with ``zotero``, also re-sync Zotero's
+        library (:meth:`zotero_sync`) whenever its database changes. ``on_action`` gets
+        each :class:`~prioris.services.watching.WatchAction`, ``on_ready()`` is called
+        once the folders are watched (nothing dropped from then on is missed); returns
+        the run's :class:`~prioris.services.watching.WatchStats`. ``changes`` and
+        ``clock`` replace the real file-system watch and clock (tests)."""
+        roots = watching.check_folders(folders)
+        resync = None
+        zotero_files: list[Path] = []
+        if zotero:
+            directory = self.zotero_dir(zotero_dir)
+            zotero_files = watching.check_zotero_dir(directory)
+
+            def resync() -> Any:
+                return self.zotero_sync(directory)
+
+        options: dict[str, Any] = {}
+        if settle_seconds is not None:
+            options["settle_seconds"] = settle_seconds
+        if clock is not None:
+            options["clock"] = clock
+        watcher = watching.FolderWatcher(
+            roots,
+            ingest=lambda paths, done: self.ingest_paths(paths, on_file_done=done),
+            changes=changes or watching.watchfiles_source(roots),
+            on_action=on_action,
+            on_ready=on_ready,
+            initial_scan=initial_scan,
+            resync=resync,
+            zotero_files=zotero_files,
+            **options,
+        )
+        return watcher.run(stop)
 
     # -- discovery (:class:`~prioris.discovery.DiscoveryService`, OpenAlex) --------------
     def openalex_client(self) -> Any:

@@ -10,4 +10,6 @@ search, sources and storage:
   format it stores;
 - :mod:`~prioris.services.fetching`: fetching works by identifier, from storage first;
 - :mod:`~prioris.services.artefacts`: the library as PriorisMCP names it.
+- :mod:`~prioris.services.watching`: watched folders ingested as files land in them,
+  and Zotero re-synced as its database changes (``prioris watch``).
 """

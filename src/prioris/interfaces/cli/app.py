@@ -33,6 +33,7 @@ from prioris.interfaces.cli import (
     remote_cmds,
     serve_cmds,
     ui_cmds,
+    watch_cmds,
 )
 from prioris.interfaces.cli.completion import iter_parsers
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_USAGE, CliContext
@@ -88,6 +89,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
     return [
         library_cmds.register,
         refman_cmds.register,
+        watch_cmds.register,
         remote_cmds.register,
         discover_cmds.register,
         serve_cmds.register,
