@@ -13,10 +13,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from pdf_factory import make_text_pdf
 
 from prioris.refman.items import PDF, RefAttachment, RefError, RefItem, RefNote
 from prioris.search.protocols import SearchFilters
+
+from pdf_factory import make_text_pdf
 
 
 @pytest.fixture

@@ -1,0 +1,301 @@
+"""``zotero sync`` end to end: real Zotero data directories and databases built from
+Zotero's own schema, changed through SQL the way Zotero writes (an addition, an edit, a
+move, a trash, an erase), through the Library, the CLI, MCP and the web app.
+
+Zotero's files must be byte-identical after every run; the counts must say what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from prioris.errors import ConfigurationError, NotFoundError
+from prioris.search.protocols import SearchFilters
+from refman.zotero_factory import (
+    add_annotation,
+    add_attachment,
+    add_collection,
+    add_item,
+    add_many,
+    add_note,
+    edit_field,
+    erase,
+    make_zotero_dir,
+    move,
+    open_db,
+    set_schema_version,
+    trash,
+)
+
+from conftest import shared_path
+from pdf_factory import make_text_pdf
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture
+def schema_dir() -> Path:
+    return shared_path("fixtures", "zotero", "schema")
+
+
+def _pdf_bytes(tmp: Path, title: str, body: str) -> bytes:
+    return make_text_pdf(tmp / f"{abs(hash(title))}.pdf", title, [body]).read_bytes()
+
+
+@pytest.fixture
+def zotero(tmp_path: Path, schema_dir: Path) -> Path:
+    """A Zotero library: two collections (one nested), three items (one with a PDF and an
+    annotation, one with a child note, one metadata-only with its DOI in Extra)."""
+    data_dir = make_zotero_dir(tmp_path, schema_dir)
+    with open_db(data_dir) as db:
+        add_collection(db, "COLLAAAA", "Thesis")
+        add_collection(db, "COLLBBBB", "Chapter 2", parent="COLLAAAA")
+        add_item(
+            db,
+            "ITEMAAAA",
+            "journalArticle",
+            {
+                "title": "Wading birds of the delta",
+                "date": "2019-03-00 March 2019",
+                "publicationTitle": "Journal of Birds",
+                "DOI": "10.1234/birds.1",
+                "volume": "12",
+                "pages": "1-20",
+            },
+            creators=[("Ada", "Lovelace", "author"), ("Bob", "Editor", "editor")],
+            collections=["COLLBBBB"],
+            tags=["birds", "delta"],
+        )
+        add_attachment(
+            db,
+            data_dir,
+            "ATTAAAAA",
+            "ITEMAAAA",
+            file_name="birds.pdf",
+            content=_pdf_bytes(
+                tmp_path,
+                "Wading birds (printed)",
+                "Egrets and herons feed in the shallow delta water.",
+            ),
+        )
+        add_annotation(
+            db,
+            "ANNOAAAA",
+            "ATTAAAAA",
+            text="herons feed in shallow water",
+            comment="central claim",
+            page_index=0,
+            page_label="1",
+        )
+        add_item(
+            db,
+            "ITEMBBBB",
+            "conferencePaper",
+            {"title": "Counting gulls with drones", "date": "2021"},
+            creators=[("Cy", "Counter", "author")],
+            collections=["COLLAAAA"],
+        )
+        add_note(db, "NOTEBBBB", "ITEMBBBB", "<p>Read this with <b>the census</b> data.</p>")
+        add_item(
+            db,
+            "ITEMCCCC",
+            "book",
+            {"title": "A Field Guide", "date": "2015", "extra": "DOI: 10.5555/guide.2015"},
+        )
+    return data_dir
+
+
+def test_a_zotero_library_syncs_with_metadata_files_notes_and_labels(library, zotero):
+    before = _hashes(zotero)
+    report = library.zotero_sync(zotero)
+    assert _hashes(zotero) == before  # not one byte of Zotero's files changed
+    assert (report["added"], report["updated"], report["removed"], report["unchanged"]) == (
+        3,
+        0,
+        0,
+        0,
+    )
+    assert report["failed"] == [] and report["files_ingested"] == 1
+    assert report["zotero"]["schema"]["userdata"] == 129
+    birds = library.get_work("zotero:ITEMAAAA")
+    assert birds.title == "Wading birds of the delta"  # Zotero's, not the printed one
+    assert birds.authors == ["Ada Lovelace"]
+    assert (birds.year, birds.venue, birds.volume, birds.pages) == (
+        2019,
+        "Journal of Birds",
+        "12",
+        "1-20",
+    )
+    assert library.resolve_work_id("doi:10.1234/birds.1") == birds.id
+    assert library.resolve_work_id("doi:10.5555/guide.2015") == library.resolve_work_id(
+        "zotero:ITEMCCCC"
+    )
+    hits = library.search("shallow delta water", mode="fts", k=3).hits
+    assert hits and hits[0].id == birds.id
+    notes = library.notes(birds.id)
+    assert [(n["section"], n["text"], n["comment"], n["page"]) for n in notes] == [
+        ("highlight", "herons feed in shallow water", "central claim", 1)
+    ]
+    gulls = library.resolve_work_id("zotero:ITEMBBBB")
+    assert "the census" in library.notes(gulls)[0]["text"]
+    # collections with their path; a parent's filter takes its subcollections in
+    in_thesis = library.search(
+        "birds gulls", mode="fts", k=10, filters=SearchFilters(collections=("Thesis",))
+    ).hits
+    assert {h.id for h in in_thesis} == {birds.id, gulls}
+    in_chapter = library.search(
+        "birds gulls", mode="fts", k=10, filters=SearchFilters(collections=("Chapter 2",))
+    ).hits
+    assert {h.id for h in in_chapter} == {birds.id}
+    tagged = library.search("birds", mode="fts", k=10, filters=SearchFilters(tags=("delta",)))
+    assert {h.id for h in tagged.hits} == {birds.id}
+
+
+def test_resync_follows_additions_edits_moves_trash_and_erasure(library, zotero, tmp_path):
+    library.zotero_sync(zotero)
+    with open_db(zotero) as db:
+        add_item(db, "ITEMDDDD", "journalArticle", {"title": "New arrival", "date": "2024"})
+        edit_field(db, "ITEMBBBB", "title", "Counting gulls with drones, revised")
+        move(db, "ITEMCCCC", None, "COLLAAAA")
+        trash(db, "ITEMAAAA")
+    before = _hashes(zotero)
+    report = library.zotero_sync(zotero)
+    assert _hashes(zotero) == before
+    assert (report["added"], report["updated"], report["removed"], report["unchanged"]) == (
+        1,
+        2,
+        1,
+        0,
+    )
+    assert library.get_work("zotero:ITEMBBBB").title == "Counting gulls with drones, revised"
+    guide = library.resolve_work_id("zotero:ITEMCCCC")
+    found = library.search(
+        "field guide", mode="fts", k=5, filters=SearchFilters(collections=("Thesis",))
+    ).hits
+    assert [h.id for h in found] == [guide]
+    assert (
+        library.conn.execute("SELECT count(*) FROM works WHERE id = 'zotero:ITEMAAAA'").fetchone()[
+            0
+        ]
+        == 0
+    )  # trashed: its work (only from Zotero) is gone, with its PDF
+    assert library.conn.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+    with open_db(zotero) as db:
+        erase(db, "ITEMDDDD")
+    report = library.zotero_sync(zotero)
+    assert (report["added"], report["updated"], report["removed"], report["unchanged"]) == (
+        0,
+        0,
+        1,
+        2,
+    )
+
+
+def test_a_work_fetched_or_ingested_otherwise_outlives_its_zotero_item(library, zotero, tmp_path):
+    pdf = make_text_pdf(
+        tmp_path / "own.pdf",
+        "Counting gulls with drones",
+        ["Gulls were counted from drones over three summers."],
+    )
+    own = library.ingest_file(pdf)
+    with open_db(zotero) as db:
+        edit_field(db, "ITEMBBBB", "DOI", "10.7777/gulls")
+    library.edit_work(own.id, {"doi": "10.7777/gulls"})
+    library.zotero_sync(zotero)
+    assert library.resolve_work_id("zotero:ITEMBBBB") == own.id
+    with open_db(zotero) as db:
+        trash(db, "ITEMBBBB")
+    report = library.zotero_sync(zotero)
+    assert report["removed"] == 1 and report["kept"] == [{"key": "ITEMBBBB", "id": own.id}]
+    work = library.get_work(own.id)
+    assert "zotero:ITEMBBBB" not in work.aliases
+    assert library.notes(own.id) == []
+
+
+def test_a_running_zotero_with_a_wal_file_and_a_lock_is_read_without_waiting(
+    library, tmp_path, schema_dir
+):
+    import sqlite3
+
+    data_dir = make_zotero_dir(tmp_path, schema_dir, journal_mode="wal")
+    with open_db(data_dir) as db:
+        add_item(db, "ITEMWWWW", "journalArticle", {"title": "Before"})
+    running = sqlite3.connect(data_dir / "zotero.sqlite", isolation_level=None)
+    running.execute("PRAGMA wal_autocheckpoint = 0")
+    add_item(running, "ITEMXXXX", "journalArticle", {"title": "Only in the WAL"})
+    assert (data_dir / "zotero.sqlite-wal").stat().st_size > 0
+    running.execute("BEGIN EXCLUSIVE")  # Zotero holds the database
+    try:
+        started = time.monotonic()
+        report = library.zotero_sync(data_dir)
+        took = time.monotonic() - started
+    finally:
+        running.execute("ROLLBACK")
+        running.close()
+    assert report["added"] == 2
+    assert library.get_work("zotero:ITEMXXXX").title == "Only in the WAL"
+    assert took < 60  # never waits on Zotero's lock (a waiting reader would hang here)
+
+
+def test_an_unsupported_zotero_is_a_configuration_error_naming_its_version(
+    library, zotero, tmp_path
+):
+    with open_db(zotero) as db:
+        set_schema_version(db, 77)
+    with pytest.raises(ConfigurationError, match="77"):
+        library.zotero_sync(zotero)
+    with pytest.raises(ConfigurationError):
+        library.zotero_sync(tmp_path / "no-zotero-here")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["hsteinshiromoto-bibliography", "san7o-research-papers", "tasmimmedha-hidms-metadata-only"],
+)
+def test_real_zotero_libraries_sync_every_regular_item(library, tmp_path, name):
+    data_dir = tmp_path / name
+    shutil.copytree(shared_path("fixtures", "zotero", name), data_dir)
+    truth = json.loads((data_dir / "truth.json").read_text(encoding="utf-8"))
+    before = _hashes(data_dir)
+    report = library.zotero_sync(data_dir, ocr_mode="never")
+    assert _hashes(data_dir) == before
+    keys = {item["key"] for item in truth["items"]}
+    assert report["failed"] == []
+    for key in keys:  # every regular item is a work with Zotero's title
+        work = library.get_work(f"zotero:{key}")
+        title = next(i for i in truth["items"] if i["key"] == key).get("title") or ""
+        if title:
+            assert work.title == " ".join(title.split())
+    for deleted in truth["deleted_items"]:  # in the trash: not imported
+        with pytest.raises(NotFoundError):
+            library.get_work(f"zotero:{deleted['key']}")
+    again = library.zotero_sync(data_dir, ocr_mode="never")
+    assert again["unchanged"] == report["added"] + report["updated"]
+    assert (again["added"], again["updated"], again["removed"]) == (0, 0, 0)
+
+
+def test_an_unchanged_sync_of_many_items_writes_nothing(library, tmp_path, schema_dir):
+    """(Its time is measured by bench/bench_zotero_sync.py, docs/benchmarks.md.)"""
+    data_dir = make_zotero_dir(tmp_path, schema_dir)
+    with open_db(data_dir) as db:
+        add_many(db, 200)
+    assert library.zotero_sync(data_dir)["added"] == 200
+    state = "SELECT item_key, synced_at FROM refsync_items ORDER BY item_key"
+    works = "SELECT id, updated_at FROM works ORDER BY id"
+    before = (library.conn.execute(state).fetchall(), library.conn.execute(works).fetchall())
+    again = library.zotero_sync(data_dir)
+    assert again["unchanged"] == 200
+    after = (library.conn.execute(state).fetchall(), library.conn.execute(works).fetchall())
+    assert after == before
