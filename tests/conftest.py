@@ -52,6 +52,17 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def shared_path_or_none(*parts: str) -> Path | None:
+    """A path under ../shared, or None when that material is absent (for a test that runs
+    without it and only does more with it); with PRIORIS_REQUIRE_SHARED, absent fails."""
+    path = SHARED.joinpath(*parts)
+    if path.exists():
+        return path
+    if REQUIRE_SHARED:
+        pytest.fail(f"PRIORIS_REQUIRE_SHARED is set but {path} is absent", pytrace=False)
+    return None
+
+
 def _is_loopback(address: object) -> bool:
     if isinstance(address, tuple) and address:
         host = address[0]
