@@ -32,11 +32,13 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from prioris.errors import NotFoundError
+from prioris.errors import InvalidRequestError, NotFoundError
 
 SEPARATOR = " / "
 """Between the segments of a collection path."""
 BATCH = 500  # ids per IN (...) list
+MAX_NAMES = 50  # collections or tags in one filter
+MAX_NAME_CHARS = 1000
 _SPACE = re.compile(r"\s+")
 _SLASH = re.compile(r"\s*/\s*")
 _TABLES = {"collections": ("work_collections", "path"), "tags": ("work_tags", "tag")}
@@ -66,6 +68,26 @@ def _first_spellings(values: Iterable[str], key: Any = fold) -> list[str]:
     for value in sorted(values, key=lambda v: (key(v), v)):
         kept.setdefault(key(value), value)
     return list(kept.values())
+
+
+def filter_names(values: str | Sequence[str] | None, what: str) -> tuple[str, ...]:
+    """A filter's collection or tag names as every interface gives them (None, one name,
+    or several) made a tuple; blank names are dropped, too many or too long ones are
+    invalid_request (``what``: "collection" or "tag", for the message)."""
+    if values is None:
+        return ()
+    items = [values] if isinstance(values, str) else list(values)
+    if any(not isinstance(v, str) for v in items):
+        raise InvalidRequestError(f"each {what} must be a string")
+    names = tuple(_clean(items))
+    if len(names) > MAX_NAMES:
+        raise InvalidRequestError(f"at most {MAX_NAMES} {what}s in one filter, got {len(names)}")
+    for name in names:
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidRequestError(
+                f"a {what} name is at most {MAX_NAME_CHARS} characters, got {len(name)}"
+            )
+    return names
 
 
 # -- writing ---------------------------------------------------------------------------
