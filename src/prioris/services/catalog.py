@@ -137,6 +137,19 @@ class Catalog:
         labels = label_store.labels_of_many(self.conn, [row["id"] for row in rows])
         return [{**row, **labels[row["id"]]} for row in rows]
 
+    def works_in(
+        self,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> set[str] | None:
+        """The ids of the works a collection and tag filter keeps; None without one."""
+        with self.lock:
+            return label_store.works_in(
+                self.conn,
+                collections=label_store.filter_names(collections, "collection"),
+                tags=label_store.filter_names(tags, "tag"),
+            )
+
     def labels(self, text: str) -> dict[str, list[str]]:
         """A work's ``{"collections": [...], "tags": [...]}`` (every source's)."""
         with self.lock:
@@ -361,11 +374,7 @@ class Catalog:
         with self.lock:
             if ids:
                 works = [self.get_work(i) for i in dict.fromkeys(ids)]
-                kept = label_store.works_in(
-                    self.conn,
-                    collections=label_store.filter_names(collections, "collection"),
-                    tags=label_store.filter_names(tags, "tag"),
-                )
+                kept = self.works_in(collections, tags)
                 return works if kept is None else [w for w in works if w.id in kept]
             where = self._label_condition(collections, tags)
             listed = [row["id"] for row in work_store.list_works(self.conn, where=where)]
