@@ -56,7 +56,7 @@
     const params = new URLSearchParams(location.search);
     box.value = params.get("q") || "";
     for (const field of form.elements) {
-      if (!field.name || field === box) continue;
+      if (!field.name || field === box || field.type === "hidden") continue;
       const value = params.get(field.name);
       if (field.type === "radio") field.checked = field.value === (value || "hybrid");
       else if (field.type === "checkbox") field.checked = value === field.value;
