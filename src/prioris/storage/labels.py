@@ -27,6 +27,7 @@ The rules (the same for search, list, export and the web facets):
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -44,12 +45,14 @@ _SLASH = re.compile(r"\s*/\s*")
 _TABLES = {"collections": ("work_collections", "path"), "tags": ("work_tags", "tag")}
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """The form two spellings of one label share: NFC, case folded, runs of whitespace
     as one space, the ends stripped."""
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text).casefold()).strip()
 
 
+@functools.lru_cache(maxsize=65536)
 def fold_path(path: str) -> str:
     """A collection path folded, its segments joined by ``" / "`` however they were
     spaced (``Thesis/Chapter 2`` and ``thesis / chapter 2`` are one path)."""
@@ -178,10 +181,11 @@ def _distinct(conn: Any, kind: str) -> list[str]:
     return [r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table}")]
 
 
-def _ancestors(folded: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def _ancestors(folded: str) -> tuple[str, ...]:
     """A folded path and each of its parents' (``a / b / c``, ``a / b``, ``a``)."""
     segments = folded.split(SEPARATOR)
-    return [SEPARATOR.join(segments[:n]) for n in range(len(segments), 0, -1)]
+    return tuple(SEPARATOR.join(segments[:n]) for n in range(len(segments), 0, -1))
 
 
 def collection_counts(conn: Any) -> list[tuple[str, int]]:
@@ -191,14 +195,21 @@ def collection_counts(conn: Any) -> list[tuple[str, int]]:
     finds its subcollections' works."""
     members: dict[str, set[str]] = {}
     spelling: dict[str, str] = {}
+    named: dict[str, tuple[tuple[str, str], ...]] = {}  # path: (folded, spelt) of it and parents
     for work_id, path in conn.execute("SELECT DISTINCT work_id, path FROM work_collections"):
-        folded = fold_path(path)
-        shown = _display_segments(path)
-        for n, key in enumerate(_ancestors(folded)):
+        pairs = named.get(path)
+        if pairs is None:
+            shown = _display_segments(path)
+            pairs = tuple(
+                (key, SEPARATOR.join(shown[: len(shown) - n]))
+                for n, key in enumerate(_ancestors(fold_path(path)))
+            )
+            named[path] = pairs
+            for key, name in pairs:
+                if key not in spelling or name < spelling[key]:
+                    spelling[key] = name
+        for key, _ in pairs:
             members.setdefault(key, set()).add(work_id)
-            name = SEPARATOR.join(shown[: len(shown) - n])
-            if key not in spelling or name < spelling[key]:
-                spelling[key] = name
     return [(spelling[key], len(members[key])) for key in sorted(members)]
 
 
@@ -208,15 +219,25 @@ def _display_segments(path: str) -> list[str]:
 
 def tag_counts(conn: Any) -> list[tuple[str, int]]:
     """``[(tag, works)]``, most used first, then by name; tags that differ only in case
-    are one (its first spelling)."""
-    members: dict[str, set[str]] = {}
-    spelling: dict[str, str] = {}
-    for work_id, tag in conn.execute("SELECT DISTINCT work_id, tag FROM work_tags"):
-        key = fold(tag)
-        members.setdefault(key, set()).add(work_id)
-        if key not in spelling or tag < spelling[key]:
-            spelling[key] = tag
-    counted = [(spelling[key], len(works)) for key, works in members.items()]
+    are one (its first spelling). Counted in SQL per spelling; only a tag spelt several
+    ways has its works counted again together (a work may carry two of the spellings)."""
+    groups: dict[str, dict[str, int]] = {}
+    for tag, count in conn.execute(
+        "SELECT tag, count(DISTINCT work_id) FROM work_tags GROUP BY tag"
+    ):
+        groups.setdefault(fold(tag), {})[tag] = int(count)
+    counted = []
+    for spellings in groups.values():
+        count = next(iter(spellings.values()))
+        if len(spellings) > 1:
+            names = sorted(spellings)
+            marks = ", ".join("?" for _ in names)
+            count = int(
+                conn.execute(
+                    f"SELECT count(DISTINCT work_id) FROM work_tags WHERE tag IN ({marks})", names
+                ).fetchone()[0]
+            )
+        counted.append((min(spellings), count))
     return sorted(counted, key=lambda t: (-t[1], fold(t[0]), t[0]))
 
 
