@@ -79,7 +79,7 @@ def test_library_facets_filter_and_keep_the_other_parameters(site) -> None:  # t
     ).text
     assert titles(both) == {"a"}
     assert "No work matches this filter" in client.get("/library", params={"tag": "none"}).text
-    link = re.search(r'<a href="(/export\?[^"]+)">Export the 2 work', by_collection)
+    link = re.search(r'<a href="(/export\?[^"]+)">Export these 2 work', by_collection)
     assert link is not None
     bib = client.get(html.unescape(link.group(1)))
     assert bib.status_code == 200 and bib.text.count("@") == 2 and "study c" not in bib.text

@@ -66,6 +66,18 @@
     load(params, false);
   });
 
+  // a tag chip was drawn with the page's first parameters: follow it with the form's
+  // current ones (a collection or mode chosen since) and the chip's tags
+  for (const chip of document.querySelectorAll(".tag-facets a.chip")) {
+    chip.addEventListener("click", (event) => {
+      event.preventDefault();
+      const params = paramsOf(form);
+      params.delete("tag");
+      for (const tag of new URL(chip.href).searchParams.getAll("tag")) params.append("tag", tag);
+      location.assign(`/?${params}`);
+    });
+  }
+
   const links = () => Array.from(results.querySelectorAll("a[data-hit]"));
 
   document.addEventListener("keydown", (event) => {
