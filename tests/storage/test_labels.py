@@ -139,6 +139,8 @@ def test_unmatched_names_get_a_hint(stocked) -> None:  # type: ignore[no-untyped
         missing = label_store.unmatched(
             stocked.conn, collections=["Thesis", "Thesys"], tags=["to-reed", "ml"]
         )
+        segment = label_store.unmatched(stocked.conn, collections=["Figure"])  # a last part
+    assert segment["collections"] == ["no collection 'Figure'; did you mean 'Figures'?"]
     assert missing == {
         "collections": ["no collection 'Thesys'; did you mean 'Thesis'?"],
         "tags": ["no tag 'to-reed'; did you mean 'to-read'?"],

@@ -330,7 +330,10 @@ def unmatched(
             if match(conn, name):
                 continue
             if known is None:
-                known = _first_spellings(_distinct(conn, kind))
+                stored = _distinct(conn, kind)
+                if kind == "collections":  # a collection is also named by its last part
+                    stored += [s for p in stored for s in _display_segments(p)]
+                known = _first_spellings(stored)
             by_fold = {fold(k): k for k in known}
             close = difflib.get_close_matches(fold(name), list(by_fold), n=3, cutoff=0.6)
             label = "collection" if kind == "collections" else "tag"
