@@ -103,6 +103,14 @@ def test_search_facets_filter_hits(site) -> None:  # type: ignore[no-untyped-def
     assert titles(fragment) == {"b"}
 
 
+def test_read_page_links_a_work_s_collections_and_tags(site) -> None:  # type: ignore[no-untyped-def]
+    _, client = site
+    page = client.get("/read", params={"id": "a"}).text
+    assert hrefs(page, "Field work / Lichens") == ["/library?collection=Field+work+%2F+Lichens"]
+    assert hrefs(page, "#bark") == ["/library?tag=bark"]
+    assert "#&lt;b&gt;bold&lt;/b&gt;" in page
+
+
 def test_label_parameters_are_bounded(site) -> None:  # type: ignore[no-untyped-def]
     _, client = site
     many = client.get("/library", params=[("tag", f"t{i}") for i in range(21)])

@@ -253,10 +253,12 @@ async def read_page(request: Request) -> Response:
     bibtex = await blocking(library.export, [work.id], "bibtex")
     citation = (await blocking(library.cite, [work.id], "apa"))["items"][0]["citation"]
     record = await blocking(library.work_fields, work.id)
+    labels = await blocking(library.labels, work.id)
     return state.render(
         request,
         "read.html",
         work=work,
+        labels=labels,
         pages=pages,
         number=number,
         view=view,
