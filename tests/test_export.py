@@ -167,7 +167,14 @@ def test_jsonl_round_trip() -> None:
     text = to_jsonl([ARXIV, JOURNAL])
     lines = text.splitlines()
     assert len(lines) == 2 and text.endswith("\n")
-    assert [Work(**json.loads(line)) for line in lines] == [ARXIV, JOURNAL]
+    records = [json.loads(line) for line in lines]
+    # every record carries its collections and tags, [] without the library's labels
+    assert [(r.pop("collections"), r.pop("tags")) for r in records] == [([], [])] * 2
+    assert [Work(**record) for record in records] == [ARXIV, JOURNAL]
+    labelled = to_jsonl([ARXIV], {ARXIV.id: {"collections": ["A / B"], "tags": ["t"]}})
+    assert json.loads(labelled)["collections"] == ["A / B"] and json.loads(labelled)["tags"] == [
+        "t"
+    ]
     assert "Müller" in text  # UTF-8, not \\u escapes
     assert to_jsonl([]) == ""
 

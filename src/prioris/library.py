@@ -38,6 +38,7 @@ from prioris.services.fetching import Fetcher
 from prioris.services.reading import StoredText
 from prioris.services.refsync import RefSync
 from prioris.storage import chunks as chunk_store
+from prioris.storage.labels import filter_names
 from prioris.strings import without_surrogates
 
 __all__ = ["Library", "database_errors", "display_location", "migrate_library", "utc_now"]
@@ -280,6 +281,10 @@ class Library:
     pages = _to("catalog", Catalog.pages)
     chunk = _to("catalog", Catalog.chunk)
     year_source_counts = _to("catalog", Catalog.year_source_counts)
+    labels = _to("catalog", Catalog.labels)
+    collection_counts = _to("catalog", Catalog.collection_counts)
+    tag_counts = _to("catalog", Catalog.tag_counts)
+    unmatched_labels = _to("catalog", Catalog.unmatched_labels)
     page_image = _to("catalog", Catalog.page_image)
 
     # -- editing with provenance (:class:`~prioris.services.editing.Editor`) -------------
@@ -415,10 +420,13 @@ class Library:
         ids: Sequence[str] | None = None,
         syntax: str = "plain",
         include_undated: bool = False,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> SearchResponse:
-        """Search what the library holds; ``ids`` restrict to works (any id form). A year
-        filter leaves out works without a year (the response's ``left_out_no_year`` says
-        how many) unless ``include_undated``."""
+        """Search what the library holds; ``ids`` restrict to works (any id form),
+        ``collections`` (any of them, subcollections included) and ``tags`` (all of them)
+        too (:mod:`prioris.storage.labels`). A year filter leaves out works without a year
+        (the response's ``left_out_no_year`` says how many) unless ``include_undated``."""
         work_ids = tuple(self.resolve_work_id(i) for i in ids) if ids else None
         if isinstance(source, str):
             source = without_surrogates(source)
@@ -429,6 +437,8 @@ class Library:
             to_year=to_year,
             work_ids=work_ids,
             include_undated=include_undated,
+            collections=filter_names(collections, "collection"),
+            tags=filter_names(tags, "tag"),
         )
         # no lock: the searcher reads through its own WAL read connections
         response = self.searcher.search(

@@ -129,6 +129,9 @@ def test_counts_for_facets(stocked) -> None:  # type: ignore[no-untyped-def]
         ("Thesis / Chapter 2 / Figures", 1),
     ]
     assert tags == [("ML", 2), ("to-read", 2), ("ÖKOLOGIE", 2)]
+    label(stocked, "a", "bibtex", [], ["ml"])  # a second spelling on a work that has one
+    with stocked.lock:
+        assert label_store.tag_counts(stocked.conn)[0] == ("ML", 2)  # a counted once
 
 
 def test_unmatched_names_get_a_hint(stocked) -> None:  # type: ignore[no-untyped-def]
@@ -136,6 +139,8 @@ def test_unmatched_names_get_a_hint(stocked) -> None:  # type: ignore[no-untyped
         missing = label_store.unmatched(
             stocked.conn, collections=["Thesis", "Thesys"], tags=["to-reed", "ml"]
         )
+        segment = label_store.unmatched(stocked.conn, collections=["Figure"])  # a last part
+    assert segment["collections"] == ["no collection 'Figure'; did you mean 'Figures'?"]
     assert missing == {
         "collections": ["no collection 'Thesys'; did you mean 'Thesis'?"],
         "tags": ["no tag 'to-reed'; did you mean 'to-read'?"],

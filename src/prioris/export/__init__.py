@@ -12,7 +12,7 @@ the bundled CSL styles.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from prioris.errors import InvalidRequestError
 from prioris.export.bibtex import bib_entry, escape_latex, to_bibtex
@@ -51,19 +51,34 @@ __all__ = [
 ]
 
 
-def to_jsonl(works: Iterable[Work]) -> str:
-    """One JSON object per line: every stored field of each work (UTF-8, not escaped)."""
-    return "".join(
-        json.dumps(work.to_dict(), ensure_ascii=False, sort_keys=True, default=str) + "\n"
-        for work in works
-    )
+Labels = Mapping[str, Mapping[str, list[str]]]
+"""``{work id: {"collections": [...], "tags": [...]}}`` (prioris.storage.labels)."""
+
+
+def to_jsonl(works: Iterable[Work], labels: Labels | None = None) -> str:
+    """One JSON object per line: every stored field of each work (UTF-8, not escaped),
+    and its ``collections`` and ``tags`` (empty lists when it has none)."""
+    lines = []
+    for work in works:
+        record = work.to_dict()
+        own = (labels or {}).get(work.id, {})
+        record["collections"] = list(own.get("collections", []))
+        record["tags"] = list(own.get("tags", []))
+        lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n")
+    return "".join(lines)
 
 
 def render(
-    works: Iterable[Work], fmt: str, style: str | None = None, *, allow_path: bool = False
+    works: Iterable[Work],
+    fmt: str,
+    style: str | None = None,
+    *,
+    allow_path: bool = False,
+    labels: Labels | None = None,
 ) -> str:
     """The export as text in ``fmt`` (:data:`FORMATS`); ``style`` is for ``text`` only
-    (a bundled style name, default ``apa``; a ``.csl`` path when ``allow_path``)."""
+    (a bundled style name, default ``apa``; a ``.csl`` path when ``allow_path``);
+    ``labels`` are the works' collections and tags, which ``jsonl`` records carry."""
     if style is not None and fmt != "text":
         raise InvalidRequestError("a citation style goes with the text format only")
     if fmt == "bibtex":
@@ -75,7 +90,7 @@ def render(
     if fmt == "text":
         return to_text(works, style, allow_path=allow_path)
     if fmt == "jsonl":
-        return to_jsonl(works)
+        return to_jsonl(works, labels)
     raise InvalidRequestError(f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}")
 
 

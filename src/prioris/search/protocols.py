@@ -34,6 +34,15 @@ class SearchFilters:
     include_undated: bool = False
     # only works without a year: how the service counts what a year filter left out
     undated_only: bool = False
+    # collections and tags (storage.labels' rules): the service turns them into work_ids
+    # once (WorkLabels), so engines only ever see the id restriction
+    collections: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether a collection or tag restriction is set."""
+        return bool(self.collections or self.tags)
 
     @property
     def has_years(self) -> bool:
@@ -173,6 +182,17 @@ class WorkCounts(Protocol):
 
     def count_works(self, filters: SearchFilters) -> int:
         """Works matching the source, year and id restrictions (no query)."""
+        ...
+
+
+@runtime_checkable
+class WorkLabels(Protocol):
+    """What a backend offers to filter by collection and tag: the works a label filter
+    keeps (:func:`prioris.storage.labels.works_in`). Optional: without it a search with
+    such a filter is refused, never run unfiltered."""
+
+    def labelled_works(self, collections: Sequence[str], tags: Sequence[str]) -> set[str]:
+        """The ids of the works in any of ``collections`` carrying all of ``tags``."""
         ...
 
 

@@ -38,6 +38,7 @@ from prioris.search.protocols import (
     SearchBackend,
     SearchFilters,
     WorkCounts,
+    WorkLabels,
     WorkVectors,
 )
 from prioris.search.query import (
@@ -117,6 +118,7 @@ class SearchService:
                 f"{self.max_query_chars} (PRIORIS_MCP_MAX_QUERY_CHARS)"
             )
         filters.validate()
+        filters = self._resolve_labels(filters)
         if syntax == "fts5":
             expression: str | None = query
             terms = fts5_expression_terms(query)
@@ -175,6 +177,20 @@ class SearchService:
         )
 
     # -- steps -------------------------------------------------------------------------
+    def _resolve_labels(self, filters: SearchFilters) -> SearchFilters:
+        """Collections and tags become a work-id restriction (intersected with one already
+        given), read once per search, so every engine's path that honours ``work_ids``
+        (FTS5, the postings ranker's fallback, the vector copy, PostgreSQL) is filtered
+        the same way. No matching work gives an empty restriction: no hits."""
+        if not filters.has_labels:
+            return filters
+        if not isinstance(self.backend, WorkLabels):
+            raise InvalidRequestError("this library cannot filter by collection or tag")
+        found = self.backend.labelled_works(filters.collections, filters.tags)
+        if filters.work_ids is not None:
+            found &= set(filters.work_ids)
+        return replace(filters, work_ids=tuple(sorted(found)), collections=(), tags=())
+
     def _left_out_no_year(
         self, mode: str, expression: str | None, filters: SearchFilters
     ) -> int | None:

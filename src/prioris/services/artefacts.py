@@ -47,6 +47,7 @@ from prioris.services.reading import StoredText
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
+from prioris.storage.labels import filter_names
 
 if TYPE_CHECKING:
     from prioris.sources.remote import RemoteSources
@@ -142,12 +143,21 @@ class Artefacts:
 
     # -- listing and deleting ----------------------------------------------------------
     def entries(
-        self, *, provider: str | None = None, fmt: str | None = None
+        self,
+        *,
+        provider: str | None = None,
+        fmt: str | None = None,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Every stored artefact, newest work first, optionally of one provider / format."""
+        """Every stored artefact, newest work first, optionally of one provider / format
+        and of the works in ``collections`` with ``tags`` (:mod:`prioris.storage.labels`)."""
         source = source_of_provider(provider) if provider else None
+        kept = self.catalog.works_in(collections, tags)
         with self.lock:
             rows = store.list_artefacts(self.conn, source=source, fmt=fmt)
+        if kept is not None:
+            rows = [row for row in rows if row.work_id in kept]
         return [
             {
                 "provider": provider_of_source(r.source),
@@ -163,14 +173,26 @@ class Artefacts:
         ]
 
     def works(
-        self, *, provider: str | None, fmt: str | None, offset: int, limit: int
+        self,
+        *,
+        provider: str | None,
+        fmt: str | None,
+        offset: int,
+        limit: int,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> tuple[int, list[dict[str, Any]]]:
-        """(how many works hold an artefact matching the filters, a page of those works)."""
+        """(how many works hold an artefact matching the filters, a page of those works);
+        ``collections`` and ``tags`` keep the works in them."""
         catalog = self.catalog
+        labelled = {"collections": collections, "tags": tags}
         if provider is None and fmt is None:
-            return catalog.status()["works"], catalog.list_works(limit=limit, offset=offset)
+            if catalog.works_in(collections, tags) is None:
+                return catalog.status()["works"], catalog.list_works(limit=limit, offset=offset)
+            rows = catalog.list_works(**labelled)
+            return len(rows), rows[offset : offset + limit]
         matching = {row["work_id"] for row in self.entries(provider=provider, fmt=fmt)}
-        rows = [row for row in catalog.list_works() if row["id"] in matching]
+        rows = [row for row in catalog.list_works(**labelled) if row["id"] in matching]
         return len(rows), rows[offset : offset + limit]
 
     def entries_of(self, work_ids: Sequence[str]) -> list[dict[str, str]]:
@@ -318,9 +340,12 @@ class Artefacts:
         to_year: int | None = None,
         ids: Sequence[str] | None = None,
         include_undated: bool = False,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> tuple[SearchResponse, list[dict[str, Any]]]:
         """Search scoped by PriorisMCP's provider / identifier / format (and Prioris's own
-        filters); returns the response and its hits as PriorisMCP matches."""
+        filters, collections and tags among them); returns the response and its hits as
+        PriorisMCP matches."""
         if identifier is not None and provider is None:
             raise InvalidRequestError("identifier requires provider")
         if provider is not None:
@@ -349,6 +374,8 @@ class Artefacts:
             to_year=to_year,
             work_ids=None if scope is None else tuple(sorted(scope)),
             include_undated=include_undated,
+            collections=filter_names(collections, "collection"),
+            tags=filter_names(tags, "tag"),
         )
         response = self.searcher.search(
             query, mode=mode, k=k, chunks=chunks, filters=filters, syntax=syntax

@@ -17,6 +17,7 @@ from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.models import Document, Work
 from prioris.storage import documents as document_store
+from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.backend import StorageBackend
@@ -97,8 +98,17 @@ class Catalog:
             return work_store.known_aliases(self.conn, aliases)
 
     # -- listing and counting --------------------------------------------------------
-    def list_works(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
-        """Works newest first; ``limit`` and ``offset`` must not be negative."""
+    def list_works(
+        self,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Works newest first, each with its ``collections`` and ``tags``; ``limit`` and
+        ``offset`` must not be negative. ``collections`` (any of them, subcollections
+        included) and ``tags`` (all of them) filter (:mod:`prioris.storage.labels`)."""
         if limit is not None and limit < 0:
             raise InvalidRequestError(f"limit must be 0 or more, got {limit}")
         if offset < 0:
@@ -107,7 +117,69 @@ class Catalog:
             limit = min(limit, work_store.SQLITE_MAX_INT)  # past every row anyway
         offset = min(offset, work_store.SQLITE_MAX_INT)
         with self.lock:
-            return work_store.list_works(self.conn, limit=limit, offset=offset)
+            where = self._label_condition(collections, tags)
+            rows = work_store.list_works(self.conn, limit=limit, offset=offset, where=where)
+            return self._with_labels(rows)
+
+    # -- collections and tags ----------------------------------------------------------
+    def _label_condition(
+        self, collections: str | Sequence[str] | None, tags: str | Sequence[str] | None
+    ) -> tuple[str, list[Any]] | None:
+        """The collection and tag filter as SQL on ``w.id`` (the caller holds the lock)."""
+        return label_store.label_condition(
+            self.conn,
+            collections=label_store.filter_names(collections, "collection"),
+            tags=label_store.filter_names(tags, "tag"),
+        )
+
+    def _with_labels(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Listing rows with each work's collections and tags (one read for them all)."""
+        labels = label_store.labels_of_many(self.conn, [row["id"] for row in rows])
+        return [{**row, **labels[row["id"]]} for row in rows]
+
+    def works_in(
+        self,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> set[str] | None:
+        """The ids of the works a collection and tag filter keeps; None without one."""
+        with self.lock:
+            return label_store.works_in(
+                self.conn,
+                collections=label_store.filter_names(collections, "collection"),
+                tags=label_store.filter_names(tags, "tag"),
+            )
+
+    def labels(self, text: str) -> dict[str, list[str]]:
+        """A work's ``{"collections": [...], "tags": [...]}`` (every source's)."""
+        with self.lock:
+            return label_store.labels_of(self.conn, self.resolve_work_id(text))
+
+    def collection_counts(self) -> list[tuple[str, int]]:
+        """``[(path, works)]`` in path order, parents included: the collection facet."""
+        with self.lock:
+            return label_store.collection_counts(self.conn)
+
+    def tag_counts(self) -> list[tuple[str, int]]:
+        """``[(tag, works)]``, most used first: the tag facet."""
+        with self.lock:
+            return label_store.tag_counts(self.conn)
+
+    def unmatched_labels(
+        self,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> list[str]:
+        """Why a collection or tag filter may find nothing: one message per name that no
+        stored label matches, with the closest known ones (a filter that matches nothing
+        is not an error, so interfaces show these as notes)."""
+        with self.lock:
+            found = label_store.unmatched(
+                self.conn,
+                collections=label_store.filter_names(collections, "collection"),
+                tags=label_store.filter_names(tags, "tag"),
+            )
+        return [*found["collections"], *found["tags"]]
 
     def browse(
         self,
@@ -118,12 +190,15 @@ class Catalog:
         source: str | None = None,
         limit: int = 100,
         offset: int = 0,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> dict[str, Any]:
-        """One page of works sorted (added, year, title) and filtered, with their counts."""
+        """One page of works sorted (added, year, title) and filtered (text, source,
+        collections, tags), with their counts, collections and tags."""
         from prioris.storage.browse import browse_works
 
         with self.lock:
-            return browse_works(
+            page = browse_works(
                 self.conn,
                 sort=sort,
                 descending=descending,
@@ -131,7 +206,9 @@ class Catalog:
                 source=source,
                 limit=limit,
                 offset=offset,
+                where=self._label_condition(collections, tags),
             )
+            return {**page, "works": self._with_labels(page["works"])}
 
     def year_source_counts(self) -> list[dict[str, Any]]:
         """Works per (year, source): what the status plot draws."""
@@ -251,19 +328,28 @@ class Catalog:
         style: str | None = None,
         *,
         allow_style_file: bool = False,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
     ) -> str:
         """Citations of the given works (all works when ``ids`` is empty) as text.
 
         ``style`` names the CSL style of the ``text`` format (default ``apa``);
         ``allow_style_file`` lets it be a path to a ``.csl`` file (the CLI, whose user owns
-        the files; never the web or MCP)."""
+        the files; never the web or MCP). ``collections`` and ``tags`` keep the works in
+        them (of ``ids``, or of the library); ``jsonl`` records carry each work's
+        ``collections`` and ``tags``."""
         from prioris.export import FORMATS, render
 
         if fmt not in FORMATS:
             raise InvalidRequestError(
                 f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
             )
-        return render(self._export_works(ids), fmt, style, allow_path=allow_style_file)
+        works = self._export_works(ids, collections, tags)
+        labels = None
+        if fmt == "jsonl":
+            with self.lock:
+                labels = label_store.labels_of_many(self.conn, [w.id for w in works])
+        return render(works, fmt, style, allow_path=allow_style_file, labels=labels)
 
     def cite(
         self, ids: Sequence[str], style: str | None = None, fmt: str | None = None
@@ -287,11 +373,19 @@ class Catalog:
             "text": render(works, fmt, style),
         }
 
-    def _export_works(self, ids: Sequence[str] | None) -> list[Work]:
-        if ids:
-            return [self.get_work(i) for i in dict.fromkeys(ids)]
+    def _export_works(
+        self,
+        ids: Sequence[str] | None,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> list[Work]:
         with self.lock:
-            listed = [row["id"] for row in work_store.list_works(self.conn)]
+            if ids:
+                works = [self.get_work(i) for i in dict.fromkeys(ids)]
+                kept = self.works_in(collections, tags)
+                return works if kept is None else [w for w in works if w.id in kept]
+            where = self._label_condition(collections, tags)
+            listed = [row["id"] for row in work_store.list_works(self.conn, where=where)]
             return [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
 
     # -- deleting --------------------------------------------------------------------

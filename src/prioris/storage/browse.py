@@ -34,28 +34,34 @@ def browse_works(
     source: str | None = None,
     limit: int = 100,
     offset: int = 0,
+    where: tuple[str, list[Any]] | None = None,
 ) -> dict[str, Any]:
     """``{"total", "works": [...]}``: one page of works, each with its counts.
 
     ``text`` matches the title, the authors or the id (case-insensitive substring);
-    ``source`` is exact. Sorting by year puts works without a year last either way.
+    ``source`` is exact; ``where`` is a further SQL condition on ``w`` with its
+    parameters (a collection or tag filter). Sorting by year puts works without a year
+    last either way.
     """
     if sort not in SORTS:
         raise InvalidRequestError(f"unknown sort {sort!r}; accepted: {', '.join(SORTS)}")
     if limit < 1 or offset < 0:
         raise InvalidRequestError("limit must be at least 1 and offset 0 or more")
-    where, params = [], []
+    conditions, params = [], []
     if text and text.strip():
         pattern = _like(text.strip().lower())
-        where.append(
+        conditions.append(
             "(lower(w.title) LIKE ? ESCAPE '\\' OR lower(w.authors) LIKE ? ESCAPE '\\' "
             "OR lower(w.id) LIKE ? ESCAPE '\\')"
         )
         params += [pattern, pattern, pattern]
     if source:
-        where.append("w.source = ?")
+        conditions.append("w.source = ?")
         params.append(source)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    if where is not None:
+        conditions.append(f"({where[0]})")
+        params += where[1]
+    clause = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     total = conn.execute(f"SELECT count(*) FROM works w {clause}", params).fetchone()[0]
     order = SORTS[sort].format(order="DESC" if descending else "ASC")
     rows = conn.execute(

@@ -27,27 +27,32 @@ The rules (the same for search, list, export and the web facets):
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from prioris.errors import NotFoundError
+from prioris.errors import InvalidRequestError, NotFoundError
 
 SEPARATOR = " / "
 """Between the segments of a collection path."""
 BATCH = 500  # ids per IN (...) list
+MAX_NAMES = 50  # collections or tags in one filter
+MAX_NAME_CHARS = 1000
 _SPACE = re.compile(r"\s+")
 _SLASH = re.compile(r"\s*/\s*")
 _TABLES = {"collections": ("work_collections", "path"), "tags": ("work_tags", "tag")}
 
 
+@functools.lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """The form two spellings of one label share: NFC, case folded, runs of whitespace
     as one space, the ends stripped."""
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text).casefold()).strip()
 
 
+@functools.lru_cache(maxsize=65536)
 def fold_path(path: str) -> str:
     """A collection path folded, its segments joined by ``" / "`` however they were
     spaced (``Thesis/Chapter 2`` and ``thesis / chapter 2`` are one path)."""
@@ -68,6 +73,26 @@ def _first_spellings(values: Iterable[str], key: Any = fold) -> list[str]:
     return list(kept.values())
 
 
+def filter_names(values: str | Sequence[str] | None, what: str) -> tuple[str, ...]:
+    """A filter's collection or tag names as every interface gives them (None, one name,
+    or several) made a tuple; blank names are dropped, too many or too long ones are
+    invalid_request (``what``: "collection" or "tag", for the message)."""
+    if values is None:
+        return ()
+    items = [values] if isinstance(values, str) else list(values)
+    if any(not isinstance(v, str) for v in items):
+        raise InvalidRequestError(f"each {what} must be a string")
+    names = tuple(_clean(items))
+    if len(names) > MAX_NAMES:
+        raise InvalidRequestError(f"at most {MAX_NAMES} {what}s in one filter, got {len(names)}")
+    for name in names:
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidRequestError(
+                f"a {what} name is at most {MAX_NAME_CHARS} characters, got {len(name)}"
+            )
+    return names
+
+
 # -- writing ---------------------------------------------------------------------------
 def set_labels(
     conn: Any,
@@ -78,34 +103,36 @@ def set_labels(
     tags: Sequence[str],
 ) -> bool:
     """Replace ``source``'s collections and tags of a work (other sources' stay);
-    returns whether anything changed. Runs inside the caller's transaction; an unknown
-    work is not_found."""
-    if not conn.execute("SELECT 1 FROM works WHERE id = ?", (work_id,)).fetchone():
+    returns whether anything changed. Runs inside the caller's transaction; labels for
+    an unknown work are not_found. An unchanged work costs one read (a re-sync of a large library
+    changes few), a changed one a read per row added or removed besides."""
+    stored: dict[str, set[str]] = {"collections": set(), "tags": set()}
+    for kind, value in conn.execute(
+        "SELECT 'collections', path FROM work_collections WHERE work_id = ? AND source = ? "
+        "UNION ALL SELECT 'tags', tag FROM work_tags WHERE work_id = ? AND source = ?",
+        (work_id, source, work_id, source),
+    ):
+        stored[kind].add(value)
+    wanted = {"collections": _clean(collections), "tags": _clean(tags)}
+    new = {kind: [v for v in wanted[kind] if v not in stored[kind]] for kind in _TABLES}
+    gone = {kind: stored[kind] - set(wanted[kind]) for kind in _TABLES}
+    if (
+        any(new.values())
+        and not conn.execute("SELECT 1 FROM works WHERE id = ?", (work_id,)).fetchone()
+    ):
         raise NotFoundError(f"no work {work_id!r} in the library")
-    changed = False
-    for kind, wanted in (("collections", _clean(collections)), ("tags", _clean(tags))):
-        table, column = _TABLES[kind]
-        stored = {
-            r[0]
-            for r in conn.execute(
-                f"SELECT {column} FROM {table} WHERE work_id = ? AND source = ?",
-                (work_id, source),
-            )
-        }
-        gone = stored - set(wanted)
-        new = [v for v in wanted if v not in stored]
-        if gone:
+    for kind, (table, column) in _TABLES.items():
+        if gone[kind]:
             conn.executemany(
                 f"DELETE FROM {table} WHERE work_id = ? AND source = ? AND {column} = ?",
-                [(work_id, source, v) for v in sorted(gone)],
+                [(work_id, source, v) for v in sorted(gone[kind])],
             )
-        if new:
+        if new[kind]:
             conn.executemany(
                 f"INSERT INTO {table}(work_id, source, {column}) VALUES (?, ?, ?)",
-                [(work_id, source, v) for v in new],
+                [(work_id, source, v) for v in new[kind]],
             )
-        changed = changed or bool(gone or new)
-    return changed
+    return any(new.values()) or any(gone.values())
 
 
 def remove_labels(conn: Any, work_id: str, source: str) -> None:
@@ -156,10 +183,11 @@ def _distinct(conn: Any, kind: str) -> list[str]:
     return [r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table}")]
 
 
-def _ancestors(folded: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)
+def _ancestors(folded: str) -> tuple[str, ...]:
     """A folded path and each of its parents' (``a / b / c``, ``a / b``, ``a``)."""
     segments = folded.split(SEPARATOR)
-    return [SEPARATOR.join(segments[:n]) for n in range(len(segments), 0, -1)]
+    return tuple(SEPARATOR.join(segments[:n]) for n in range(len(segments), 0, -1))
 
 
 def collection_counts(conn: Any) -> list[tuple[str, int]]:
@@ -169,14 +197,21 @@ def collection_counts(conn: Any) -> list[tuple[str, int]]:
     finds its subcollections' works."""
     members: dict[str, set[str]] = {}
     spelling: dict[str, str] = {}
+    named: dict[str, tuple[tuple[str, str], ...]] = {}  # path: (folded, spelt) of it and parents
     for work_id, path in conn.execute("SELECT DISTINCT work_id, path FROM work_collections"):
-        folded = fold_path(path)
-        shown = _display_segments(path)
-        for n, key in enumerate(_ancestors(folded)):
+        pairs = named.get(path)
+        if pairs is None:
+            shown = _display_segments(path)
+            pairs = tuple(
+                (key, SEPARATOR.join(shown[: len(shown) - n]))
+                for n, key in enumerate(_ancestors(fold_path(path)))
+            )
+            named[path] = pairs
+            for key, name in pairs:
+                if key not in spelling or name < spelling[key]:
+                    spelling[key] = name
+        for key, _ in pairs:
             members.setdefault(key, set()).add(work_id)
-            name = SEPARATOR.join(shown[: len(shown) - n])
-            if key not in spelling or name < spelling[key]:
-                spelling[key] = name
     return [(spelling[key], len(members[key])) for key in sorted(members)]
 
 
@@ -186,15 +221,25 @@ def _display_segments(path: str) -> list[str]:
 
 def tag_counts(conn: Any) -> list[tuple[str, int]]:
     """``[(tag, works)]``, most used first, then by name; tags that differ only in case
-    are one (its first spelling)."""
-    members: dict[str, set[str]] = {}
-    spelling: dict[str, str] = {}
-    for work_id, tag in conn.execute("SELECT DISTINCT work_id, tag FROM work_tags"):
-        key = fold(tag)
-        members.setdefault(key, set()).add(work_id)
-        if key not in spelling or tag < spelling[key]:
-            spelling[key] = tag
-    counted = [(spelling[key], len(works)) for key, works in members.items()]
+    are one (its first spelling). Counted in SQL per spelling; only a tag spelt several
+    ways has its works counted again together (a work may carry two of the spellings)."""
+    groups: dict[str, dict[str, int]] = {}
+    for tag, count in conn.execute(
+        "SELECT tag, count(DISTINCT work_id) FROM work_tags GROUP BY tag"
+    ):
+        groups.setdefault(fold(tag), {})[tag] = int(count)
+    counted = []
+    for spellings in groups.values():
+        count = next(iter(spellings.values()))
+        if len(spellings) > 1:
+            names = sorted(spellings)
+            marks = ", ".join("?" for _ in names)
+            count = int(
+                conn.execute(
+                    f"SELECT count(DISTINCT work_id) FROM work_tags WHERE tag IN ({marks})", names
+                ).fetchone()[0]
+            )
+        counted.append((min(spellings), count))
     return sorted(counted, key=lambda t: (-t[1], fold(t[0]), t[0]))
 
 
@@ -287,7 +332,10 @@ def unmatched(
             if match(conn, name):
                 continue
             if known is None:
-                known = _first_spellings(_distinct(conn, kind))
+                stored = _distinct(conn, kind)
+                if kind == "collections":  # a collection is also named by its last part
+                    stored += [s for p in stored for s in _display_segments(p)]
+                known = _first_spellings(stored)
             by_fold = {fold(k): k for k in known}
             close = difflib.get_close_matches(fold(name), list(by_fold), n=3, cutoff=0.6)
             label = "collection" if kind == "collections" else "tag"

@@ -209,15 +209,24 @@ def get_works(conn: Any, work_ids: Sequence[str]) -> dict[str, Work]:
     return found
 
 
-def list_works(conn: Any, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
-    """Works newest first, with document and chunk counts for the listing commands."""
+def list_works(
+    conn: Any,
+    *,
+    limit: int | None = None,
+    offset: int = 0,
+    where: tuple[str, list[Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Works newest first, with document and chunk counts for the listing commands.
+    ``where``: an SQL condition on ``w`` and its parameters (a collection or tag filter,
+    :func:`prioris.storage.labels.label_condition`)."""
+    clause, params = (f"WHERE {where[0]} ", list(where[1])) if where else ("", [])
     rows = conn.execute(
         "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
         "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents, "
         "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
         "(SELECT max(number) FROM pages p WHERE p.work_id = w.id) AS pages "
-        "FROM works w ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
-        (SQLITE_MAX_INT if limit is None else limit, offset),
+        f"FROM works w {clause}ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
+        (*params, SQLITE_MAX_INT if limit is None else limit, offset),
     ).fetchall()
     return [
         {

@@ -34,6 +34,7 @@ from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import InvalidRequestError
 from prioris.search.fts_plan import idf
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
+from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 
 MAX_EF_SEARCH = 1000  # pgvector's ceiling
@@ -213,6 +214,14 @@ class PostgresSearchBackend:
             return {r[0]: Passage(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
 
         return dict(self._run(run))
+
+    def labelled_works(self, collections: Sequence[str], tags: Sequence[str]) -> set[str]:
+        """The works a collection and tag filter keeps (:mod:`prioris.storage.labels`)."""
+
+        def run(conn: PgConnection) -> set[str]:
+            return label_store.works_in(conn, collections=collections, tags=tags) or set()
+
+        return set(self._run(run))
 
     def count_works(self, filters: SearchFilters) -> int:
         """Works the filters cover (what a year filter left out, for the response)."""

@@ -31,6 +31,7 @@ from prioris.engines.sqlite.queries import count_works, fts_search, vector_searc
 from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.search import fts_plan
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
+from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.chunks import vectors_version
 
@@ -207,6 +208,10 @@ class SqliteSearchBackend:
                 ).fetchall()
             )
         return found
+
+    def labelled_works(self, collections: Sequence[str], tags: Sequence[str]) -> set[str]:
+        """The works a collection and tag filter keeps (:mod:`prioris.storage.labels`)."""
+        return label_store.works_in(self.conn, collections=collections, tags=tags) or set()
 
     def count_works(self, filters: SearchFilters) -> int:
         """Works the filters cover (what a year filter left out, for the response)."""

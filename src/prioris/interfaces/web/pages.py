@@ -37,6 +37,48 @@ CITE_CHOICES = (
 
 
 MAX_NUMBER = 2**63 - 1  # the largest whole number either database takes
+MAX_TAGS = 20  # tags one page's URL may filter by
+MAX_LABEL_CHARS = 300
+TAG_FACETS = 40  # the most used tags offered as chips
+
+
+def label_params(params: Any) -> tuple[str, tuple[str, ...]]:
+    """The ``collection`` and repeated ``tag`` parameters, bounded: one collection path
+    and at most :data:`MAX_TAGS` tags of :data:`MAX_LABEL_CHARS` characters each."""
+    collection = (params.get("collection") or "").strip()
+    tags = tuple(dict.fromkeys(t.strip() for t in params.getlist("tag") if t.strip()))
+    if len(tags) > MAX_TAGS:
+        raise InvalidRequestError(f"at most {MAX_TAGS} tags, got {len(tags)}")
+    for name in (collection, *tags):
+        if len(name) > MAX_LABEL_CHARS:
+            raise InvalidRequestError(
+                f"a collection or tag is at most {MAX_LABEL_CHARS} characters, got {len(name)}"
+            )
+    return collection, tags
+
+
+async def label_facets(request: Request, tags: tuple[str, ...]) -> dict[str, Any]:
+    """The collection and tag facets with their work counts: every collection (a tree in
+    path order) and the most used tags, the active ones always among them."""
+    library = state_of(request).library
+    collections = await blocking(library.collection_counts)
+    tag_counts = await blocking(library.tag_counts)
+    active = {t.casefold() for t in tags}
+    shown = list(tag_counts[:TAG_FACETS])
+    shown += [t for t in tag_counts[TAG_FACETS:] if t[0].casefold() in active]
+    return {
+        "collections": [
+            {
+                "path": path,
+                "count": count,
+                "depth": path.count(" / "),
+                "name": path.split(" / ")[-1],
+            }
+            for path, count in collections
+        ],
+        "tags": [{"name": name, "count": count} for name, count in shown],
+        "more_tags": max(0, len(tag_counts) - len(shown)),
+    }
 
 
 def int_param(params: Any, name: str, *, low: int = 0, high: int = MAX_NUMBER) -> int | None:
@@ -68,6 +110,8 @@ class SearchForm:
     to_year: int | None = None
     k: int = 10
     undated: bool = False  # keep works without a year when a year filter is set
+    collection: str = ""  # a collection path (its subcollections included)
+    tags: tuple[str, ...] = ()  # all of them
 
     @classmethod
     def parse(cls, params: Any) -> SearchForm:
@@ -75,6 +119,7 @@ class SearchForm:
         if mode not in MODES:
             raise InvalidRequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         k = int_param(params, "k", low=1, high=100) or 10
+        collection, tags = label_params(params)
         return cls(
             q=(params.get("q") or "").strip(),
             mode=mode,
@@ -84,6 +129,8 @@ class SearchForm:
             to_year=int_param(params, "to", low=0, high=9999),
             k=k,
             undated=params.get("undated") in ("1", "on", "true"),
+            collection=collection,
+            tags=tags,
         )
 
     def params(self) -> dict[str, Any]:
@@ -96,6 +143,8 @@ class SearchForm:
             "to": self.to_year,
             "k": self.k if self.k != 10 else None,
             "undated": self.undated or None,
+            "collection": self.collection,
+            "tag": list(self.tags),
         }
 
 
@@ -114,6 +163,8 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
             from_year=form.from_year,
             to_year=form.to_year,
             include_undated=form.undated,
+            collections=form.collection or None,
+            tags=form.tags or None,
         )
     except PriorisError as exc:
         return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
@@ -147,6 +198,7 @@ async def search_page(request: Request) -> Response:
         form=form,
         results=results,
         sources=sources,
+        facets=await label_facets(request, form.tags),
         total_works=total,
         modes=MODES,
         k_choices=K_CHOICES,
@@ -211,6 +263,7 @@ async def read_page(request: Request) -> Response:
     note_page = {id(n): (n["page"] if n["page"] in valid_pages else 1) for n in notes}
     page_notes = [n for n in notes if not pages or note_page[id(n)] == number]
     other_note_pages = sorted({note_page[id(n)] for n in notes} - {number})
+    labels = await blocking(library.labels, work.id)
     return state.render(
         request,
         "read.html",
@@ -218,6 +271,7 @@ async def read_page(request: Request) -> Response:
         page_notes=page_notes,
         other_note_pages=other_note_pages,
         work=work,
+        labels=labels,
         pages=pages,
         number=number,
         view=view,
@@ -248,6 +302,7 @@ async def library_page(request: Request) -> Response:
     number = int_param(params, "p", low=1, high=MAX_NUMBER // LIBRARY_PAGE) or 1
     text = (params.get("q") or "").strip()
     source = (params.get("source") or "").strip()
+    collection, tags = label_params(params)
     listing = await blocking(
         state.library.browse,
         sort=sort,
@@ -256,10 +311,19 @@ async def library_page(request: Request) -> Response:
         source=source or None,
         limit=LIBRARY_PAGE,
         offset=(number - 1) * LIBRARY_PAGE,
+        collections=collection or None,
+        tags=tags or None,
     )
     counts = await blocking(state.library.year_source_counts)
     last = max(1, -(-listing["total"] // LIBRARY_PAGE))
-    filters = {"sort": sort, "order": order, "q": text, "source": source}
+    filters = {
+        "sort": sort,
+        "order": order,
+        "q": text,
+        "source": source,
+        "collection": collection,
+        "tag": list(tags),
+    }
     sort_links = {}
     for key in ("added", "year", "title"):
         flipped = "asc" if order == "desc" else "desc"
@@ -274,6 +338,7 @@ async def library_page(request: Request) -> Response:
         filters=filters,
         sort_links=sort_links,
         sources=sorted({row["source"] for row in counts}),
+        facets=await label_facets(request, tags),
         number=number,
         last=last,
         page="library",

@@ -56,7 +56,7 @@
     const params = new URLSearchParams(location.search);
     box.value = params.get("q") || "";
     for (const field of form.elements) {
-      if (!field.name || field === box) continue;
+      if (!field.name || field === box || field.type === "hidden") continue;
       const value = params.get(field.name);
       if (field.type === "radio") field.checked = field.value === (value || "hybrid");
       else if (field.type === "checkbox") field.checked = value === field.value;
@@ -65,6 +65,18 @@
     }
     load(params, false);
   });
+
+  // a tag chip was drawn with the page's first parameters: follow it with the form's
+  // current ones (a collection or mode chosen since) and the chip's tags
+  for (const chip of document.querySelectorAll(".tag-facets a.chip")) {
+    chip.addEventListener("click", (event) => {
+      event.preventDefault();
+      const params = paramsOf(form);
+      params.delete("tag");
+      for (const tag of new URL(chip.href).searchParams.getAll("tag")) params.append("tag", tag);
+      location.assign(`/?${params}`);
+    });
+  }
 
   const links = () => Array.from(results.querySelectorAll("a[data-hit]"));
 
