@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.export.bibtex import bib_entry, escape_latex, to_bibtex
@@ -51,19 +52,20 @@ __all__ = [
 ]
 
 
-Labels = Mapping[str, Mapping[str, list[str]]]
-"""``{work id: {"collections": [...], "tags": [...]}}`` (prioris.storage.labels)."""
+Labels = Mapping[str, Mapping[str, list[Any]]]
+"""``{work id: {"collections", "tags", "notes": [...]}}`` (storage.labels, storage.notes)."""
 
 
 def to_jsonl(works: Iterable[Work], labels: Labels | None = None) -> str:
     """One JSON object per line: every stored field of each work (UTF-8, not escaped),
-    and its ``collections`` and ``tags`` (empty lists when it has none)."""
+    and its ``collections``, ``tags`` and ``notes`` (empty lists when it has none)."""
     lines = []
     for work in works:
         record = work.to_dict()
         own = (labels or {}).get(work.id, {})
         record["collections"] = list(own.get("collections", []))
         record["tags"] = list(own.get("tags", []))
+        record["notes"] = list(own.get("notes", []))  # the researcher's notes, highlights
         lines.append(json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n")
     return "".join(lines)
 

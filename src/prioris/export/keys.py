@@ -64,8 +64,17 @@ def _family(first_author: str) -> str:
     return ascii_word(split_name(first_author)[0])
 
 
+OWN_KEY = re.compile(r"[A-Za-z0-9_:.+/-][A-Za-z0-9_:.+/'-]{0,99}")
+"""A citation key a .bib file gave (``bibtex:KEY`` alias) that BibTeX itself accepts."""
+
+
 def citation_key(work: Work) -> str:
-    """``<first author family><year><first significant title word>``, ASCII lower-case."""
+    """The researcher's own key when the work came from their .bib file or Better BibTeX
+    (its ``bibtex:KEY`` alias), else ``<first author family><year><first significant
+    title word>``, ASCII lower-case."""
+    own = next((a[len("bibtex:") :] for a in work.aliases if a.startswith("bibtex:")), "")
+    if own and OWN_KEY.fullmatch(own):
+        return own
     family = _family(work.authors[0]) if work.authors else ""
     year = str(work.year) if work.year else "nd"
     words = [ascii_word(w) for w in re.split(r"[\s\-/:.,;!?()\[\]]+", work.title or "")]

@@ -347,8 +347,14 @@ class Catalog:
         works = self._export_works(ids, collections, tags)
         labels = None
         if fmt == "jsonl":
+            from prioris.storage.notes import notes_of_many
+
             with self.lock:
-                labels = label_store.labels_of_many(self.conn, [w.id for w in works])
+                ids = [w.id for w in works]
+                labels = label_store.labels_of_many(self.conn, ids)
+                for work_id, notes in notes_of_many(self.conn, ids).items():
+                    labels.setdefault(work_id, {"collections": [], "tags": []})
+                    labels[work_id]["notes"] = notes  # type: ignore[assignment]
         return render(works, fmt, style, allow_path=allow_style_file, labels=labels)
 
     def cite(

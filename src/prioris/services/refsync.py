@@ -162,6 +162,9 @@ def _is_html(attachment: RefAttachment) -> bool:
 
 def _aliases(item: RefItem) -> list[str]:
     aliases = [f"{item.source}:{item.key}"]
+    own_key = item.extra.get("citation_key")  # Better BibTeX's or Zotero 7's citation key
+    if item.source != "bibtex" and isinstance(own_key, str) and own_key.strip():
+        aliases.append(f"bibtex:{own_key.strip()}")
     record = item.record
     if record.get("doi"):
         aliases.append(f"doi:{str(record['doi']).strip().lower()}")

@@ -86,25 +86,38 @@ def notes_of(conn: Any, work_id: str) -> list[dict[str, Any]]:
         "WHERE work_id = ? ORDER BY COALESCE(page, 0), id",
         (work_id,),
     ).fetchall()
-    return [
-        {
-            "source": r[0],
-            "key": r[1],
-            "kind": r[2],
-            "section": StoredNote(r[1], r[2], r[3], r[4]).section(),
-            "text": r[3],
-            "comment": r[4],
-            "color": r[5],
-            "page_label": r[6],
-            "page": r[7],
-        }
-        for r in rows
-    ]
+    return [_note(r) for r in rows]
+
+
+def _note(r: Sequence[Any]) -> dict[str, Any]:
+    return {
+        "source": r[0],
+        "key": r[1],
+        "kind": r[2],
+        "section": StoredNote(r[1], r[2], r[3], r[4]).section(),
+        "text": r[3],
+        "comment": r[4],
+        "color": r[5],
+        "page_label": r[6],
+        "page": r[7],
+    }
 
 
 def notes_of_many(conn: Any, work_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """Notes of several works (exports): ``{work_id: [note, ...]}``."""
-    return {work_id: notes_of(conn, work_id) for work_id in dict.fromkeys(work_ids)}
+    """Notes of several works (exports), a query per 500 works: ``{work_id: [note]}``."""
+    ids = list(dict.fromkeys(work_ids))
+    found: dict[str, list[dict[str, Any]]] = {work_id: [] for work_id in ids}
+    for start in range(0, len(ids), 500):
+        group = ids[start : start + 500]
+        marks = ", ".join("?" for _ in group)
+        rows = conn.execute(
+            "SELECT work_id, source, note_key, kind, text, comment, color, page_label, page "
+            f"FROM work_notes WHERE work_id IN ({marks}) ORDER BY COALESCE(page, 0), id",
+            group,
+        ).fetchall()
+        for r in rows:
+            found[r[0]].append(_note(r[1:]))
+    return found
 
 
 def _stored(conn: Any, work_id: str, source: str) -> list[StoredNote]:
