@@ -168,8 +168,10 @@ def test_jsonl_round_trip() -> None:
     lines = text.splitlines()
     assert len(lines) == 2 and text.endswith("\n")
     records = [json.loads(line) for line in lines]
-    # every record carries its collections and tags, [] without the library's labels
-    assert [(r.pop("collections"), r.pop("tags")) for r in records] == [([], [])] * 2
+    # every record carries its collections, tags and notes, [] without the library's
+    assert [(r.pop("collections"), r.pop("tags"), r.pop("notes")) for r in records] == [
+        ([], [], [])
+    ] * 2
     assert [Work(**record) for record in records] == [ARXIV, JOURNAL]
     labelled = to_jsonl([ARXIV], {ARXIV.id: {"collections": ["A / B"], "tags": ["t"]}})
     assert json.loads(labelled)["collections"] == ["A / B"] and json.loads(labelled)["tags"] == [

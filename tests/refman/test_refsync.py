@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from prioris.refman.items import PDF, RefAttachment, RefError, RefItem, RefNote
-from prioris.search.protocols import SearchFilters
 
 from pdf_factory import make_text_pdf
 
@@ -266,9 +265,7 @@ def test_collections_and_tags_follow_the_item(library):
         "collections": ["Reading list"],
         "tags": ["birds", "lakes"],
     }
-    found = library.search(
-        "Labelled", mode="fts", k=5, filters=SearchFilters(collections=("Reading list",))
-    ).hits
+    found = library.search("Labelled", mode="fts", k=5, collections=["Reading list"]).hits
     assert found and found[0].id == work_id
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from prioris.errors import ConfigurationError, NotFoundError
-from prioris.search.protocols import SearchFilters
 from refman.zotero_factory import (
     add_annotation,
     add_attachment,
@@ -151,15 +150,11 @@ def test_a_zotero_library_syncs_with_metadata_files_notes_and_labels(library, zo
     gulls = library.resolve_work_id("zotero:ITEMBBBB")
     assert "the census" in library.notes(gulls)[0]["text"]
     # collections with their path; a parent's filter takes its subcollections in
-    in_thesis = library.search(
-        "birds gulls", mode="fts", k=10, filters=SearchFilters(collections=("Thesis",))
-    ).hits
+    in_thesis = library.search("birds gulls", mode="fts", k=10, collections=["Thesis"]).hits
     assert {h.id for h in in_thesis} == {birds.id, gulls}
-    in_chapter = library.search(
-        "birds gulls", mode="fts", k=10, filters=SearchFilters(collections=("Chapter 2",))
-    ).hits
+    in_chapter = library.search("birds gulls", mode="fts", k=10, collections=["Chapter 2"]).hits
     assert {h.id for h in in_chapter} == {birds.id}
-    tagged = library.search("birds", mode="fts", k=10, filters=SearchFilters(tags=("delta",)))
+    tagged = library.search("birds", mode="fts", k=10, tags=["delta"])
     assert {h.id for h in tagged.hits} == {birds.id}
 
 
@@ -181,9 +176,7 @@ def test_resync_follows_additions_edits_moves_trash_and_erasure(library, zotero,
     )
     assert library.get_work("zotero:ITEMBBBB").title == "Counting gulls with drones, revised"
     guide = library.resolve_work_id("zotero:ITEMCCCC")
-    found = library.search(
-        "field guide", mode="fts", k=5, filters=SearchFilters(collections=("Thesis",))
-    ).hits
+    found = library.search("field guide", mode="fts", k=5, collections=["Thesis"]).hits
     assert [h.id for h in found] == [guide]
     assert (
         library.conn.execute("SELECT count(*) FROM works WHERE id = 'zotero:ITEMAAAA'").fetchone()[
