@@ -134,7 +134,7 @@ def read_bibtex(path: Path, *, roots: Sequence[Path] = ()) -> tuple[list[RefItem
     PriorisError.
     """
     text, encoding = F.read_text(path, kind="BibTeX")
-    return parse_bibtex(text, base=path.parent, roots=roots, encoding=encoding)
+    return parse_bibtex(text, base=path.absolute().parent, roots=roots, encoding=encoding)
 
 
 def parse_bibtex(
