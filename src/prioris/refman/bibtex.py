@@ -284,7 +284,7 @@ def _fields(entry: Entry, strings: dict[str, str], *, raw: bool) -> dict[str, st
         value = field.value if isinstance(field.value, str) else str(field.value)
         if raw:
             value = _unenclosed(value, strings)
-        elif "#" in value and field.key not in removed:
+        elif "#" in value and removed.get(field.key, "no-enclosing") == "no-enclosing":
             value = _concat(value, strings)
         if name in out:
             if name in _JOINED and value.strip():
@@ -333,7 +333,8 @@ def _people(value: str) -> tuple[list[str], bool]:
 
 def _date(fields: dict[str, str]) -> tuple[int | None, str]:
     if fields.get("date", "").strip():
-        year, published = F.parse_date(verbatim(fields["date"]))
+        # biblatex: an ISO date, or a range whose start is the date
+        year, published = F.parse_date(verbatim(fields["date"]).split("/")[0])
         if year is not None:
             return year, published
     year = F.year_of(verbatim(fields.get("year", "")))

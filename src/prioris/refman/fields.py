@@ -159,7 +159,7 @@ _MONTHS = {
     for name in names
 }
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_ISO = re.compile(r"^\s*(\d{4})(?:[-/](\d{1,2})(?:[-/](\d{1,2}))?)?")
+_ISO = re.compile(r"^\s*(\d{4})(?:([-/])(\d{1,2})?(?:\2(\d{1,2}))?)?")
 
 
 def year_of(value: str) -> int | None:
@@ -201,8 +201,8 @@ def parse_date(value: str) -> tuple[int | None, str]:
     match = _ISO.match(text)
     if match and MIN_YEAR <= int(match.group(1)) <= MAX_YEAR:
         year = int(match.group(1))
-        month = int(match.group(2)) if match.group(2) else None
-        day = int(match.group(3)) if match.group(3) else None
+        month = int(match.group(3)) if match.group(3) else None
+        day = int(match.group(4)) if match.group(4) else None
         return year, iso_date(year, month, day)
     return year_of(text), ""
 
