@@ -66,7 +66,7 @@ from bibtexparser.model import (
 )
 
 from prioris.refman import fields as F
-from prioris.refman.filelinks import resolve, resolve_field
+from prioris.refman.filelinks import resolve, resolve_field, unique
 from prioris.refman.items import RefAttachment, RefError, RefItem, RefNote
 from prioris.refman.latex import decode, verbatim
 
@@ -400,10 +400,7 @@ def _attachments(
         link = verbatim(fields.get(name, "")).strip()
         if link:
             found.append(resolve(link, base=base, roots=roots))
-    unique: dict[str, RefAttachment] = {}
-    for attachment in found:
-        unique.setdefault(attachment.key, attachment)
-    return tuple(unique.values())
+    return unique(found)
 
 
 def _item(

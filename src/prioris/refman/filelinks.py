@@ -277,17 +277,28 @@ def resolve(
     return _checked(link, found, file_type, title)
 
 
+def unique(attachments: Sequence[RefAttachment]) -> tuple[RefAttachment, ...]:
+    """``attachments`` in order, each file once: two links that resolve to one file (a
+    ``file://`` URL and a relative path) or the same link written twice are one."""
+    seen: set[object] = set()
+    out: list[RefAttachment] = []
+    for attachment in attachments:
+        identity = ("path", attachment.path) if attachment.path else ("key", attachment.key)
+        if identity not in seen:
+            seen.add(identity)
+            out.append(attachment)
+    return tuple(out)
+
+
 def resolve_field(
     value: str, *, base: Path, roots: Sequence[Path] = ()
 ) -> tuple[RefAttachment, ...]:
-    """Every attachment of a BibTeX ``file`` field (one per link, in order, repeats once)."""
-    seen: set[str] = set()
-    out: list[RefAttachment] = []
-    for link in parse_file_field(value):
-        attachment = resolve(
-            link.path, base=base, roots=roots, file_type=link.file_type, title=link.description
-        )
-        if attachment.key not in seen:
-            seen.add(attachment.key)
-            out.append(attachment)
-    return tuple(out)
+    """Every attachment of a BibTeX ``file`` field (one per file, in order)."""
+    return unique(
+        [
+            resolve(
+                link.path, base=base, roots=roots, file_type=link.file_type, title=link.description
+            )
+            for link in parse_file_field(value)
+        ]
+    )

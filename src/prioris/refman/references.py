@@ -31,6 +31,7 @@ def reference_format(path: Path, text: str = "") -> str:
         return "bibtex"
     if suffix in RIS_SUFFIXES:
         return "ris"
+    text = text.lstrip("\ufeff")
     ris = _RIS_TAG.search(text)
     bib = _BIBTEX_ENTRY.search(text)
     if ris and (not bib or ris.start() < bib.start()):

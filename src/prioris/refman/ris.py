@@ -45,7 +45,7 @@ import rispy
 
 from prioris.errors import InvalidRequestError
 from prioris.refman import fields as F
-from prioris.refman.filelinks import resolve
+from prioris.refman.filelinks import resolve, unique
 from prioris.refman.items import RefAttachment, RefError, RefItem, RefNote
 
 SOURCE = "ris"
@@ -263,20 +263,20 @@ def _links(
 ) -> tuple[list[str], tuple[RefAttachment, ...]]:
     """The record's web links (``url`` candidates) and its attachments."""
     urls: list[str] = []
-    attachments: dict[str, RefAttachment] = {}
+    attachments: list[RefAttachment] = []
     for tag in ("UR", "L2", "L1", "L4"):
         for value in _values(record, tag):
             link = value.strip()
             if _WEB.match(link) and tag in ("UR", "L2"):
                 urls.append(F.clean_line(link))
                 continue
-            attachment = resolve(link, base=base, roots=roots)
-            attachments.setdefault(attachment.key, attachment)
-    return urls, tuple(attachments.values())
+            attachments.append(resolve(link, base=base, roots=roots))
+    return urls, unique(attachments)
 
 
 def _item(chunk: _Chunk, *, base: Path, roots: Sequence[Path], encoding: str) -> RefItem:
-    parsed = _Parser().parse_lines(iter(chunk.lines))
+    lines = chunk.lines if chunk.closed else [*chunk.lines, "ER  - "]  # to read its ID
+    parsed = _Parser().parse_lines(iter(lines))
     record_in: dict[Any, Any] = parsed[0] if parsed else {}
     record_in.pop(None, None)  # a continuation line before any tag
     type_tag = F.clean_line(record_in.get("TY") or "").upper()
