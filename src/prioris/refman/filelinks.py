@@ -24,6 +24,7 @@ as :attr:`RefAttachment.missing` naming the path, so no file is skipped silently
 from __future__ import annotations
 
 import mimetypes
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -151,29 +152,30 @@ def without_controls(text: str) -> str:
     return _CONTROLS.sub("", without_surrogates(text))
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: str) -> bool:
     try:
-        return path.exists()
+        return os.path.exists(path)  # os.path, not pathlib: 5,000 links, several tries each
     except (OSError, ValueError):  # an embedded NUL, a name too long
         return False
 
 
-def _variants(path: Path) -> list[Path]:
-    """``path`` as written and in NFC and NFD (macOS writes names decomposed)."""
-    text = str(path)
-    out = [path]
+def _variants(text: str) -> list[str]:
+    """``text`` as written and in NFC and NFD (macOS writes names decomposed)."""
+    if text.isascii():
+        return [text]
+    out = [text]
     for form in ("NFC", "NFD"):
         other = unicodedata.normalize(form, text)
-        if other != text and Path(other) not in out:
-            out.append(Path(other))
+        if other not in out:
+            out.append(other)
     return out
 
 
-def _first_existing(candidates: Sequence[Path]) -> Path | None:
+def _first_existing(candidates: Sequence[Path | str]) -> Path | None:
     for candidate in candidates:
-        for variant in _variants(candidate):
+        for variant in _variants(str(candidate)):
             if _exists(variant):
-                return variant
+                return Path(variant)
     return None
 
 
@@ -193,7 +195,7 @@ def _rerooted(path_text: str, roots: Sequence[Path]) -> Path | None:
     for size in range(len(parts), 1, -1):
         tail = parts[-size:]
         for root in roots:
-            found = _first_existing([root.joinpath(*tail)])
+            found = _first_existing([os.path.join(root, *tail)])
             if found is not None:
                 return found
     return None
