@@ -150,8 +150,9 @@ def parse_bibtex(
     }
     for block, offset in blocks:
         line = block.start_line + 1 + offset if block.start_line is not None else None
-        raw = isinstance(block, DuplicateFieldKeyBlock)
-        if isinstance(block, DuplicateFieldKeyBlock | DuplicateBlockKeyBlock):
+        # bibtexparser hands these back without its middlewares run on them
+        raw = isinstance(block, DuplicateFieldKeyBlock | DuplicateBlockKeyBlock)
+        if raw:
             inner = block.ignore_error_block
             if not isinstance(inner, Entry):
                 continue
