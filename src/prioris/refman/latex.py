@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -132,9 +133,11 @@ def _fast(text: str) -> str | None:
 
 
 def decode(value: str) -> str:
-    """``value`` with LaTeX turned into Unicode (see the module); never raises."""
-    if not value:
-        return ""
+    """``value`` with LaTeX turned into Unicode (see the module), NFC; never raises."""
+    return unicodedata.normalize("NFC", _decode(value)) if value else ""
+
+
+def _decode(value: str) -> str:
     text = value
     if "\\" in text:
         text = _HREF.sub(r"\1", latex_accents(text))
