@@ -519,3 +519,30 @@ def test_reading_again_gives_the_same_items(tmp_path: Path) -> None:
     first, _ = read_bibtex(bib)
     second, _ = read_bibtex(bib)
     assert first == second
+
+
+def test_jabref_file_directory_and_group_tree(tmp_path: Path) -> None:
+    in_directory = pdf(tmp_path / "library" / "pdfs" / "Smith2020.pdf")
+    text = r"""% Encoding: UTF-8
+@Article{Smith2020,
+  title  = {T},
+  file   = {:Smith2020.pdf:PDF},
+  groups = {Chapter 2, Reading, Twice},
+}
+
+@Comment{jabref-meta: databaseType:bibtex;}
+
+@Comment{jabref-meta: fileDirectory:pdfs;}
+
+@Comment{jabref-meta: grouping:
+0 AllEntriesGroup:;
+1 StaticGroup:Thesis\;0\;1\;0x8a8a8aff\;\;\;;
+2 StaticGroup:Chapter 2\;0\;1\;0x8a8a8aff\;\;\;;
+2 StaticGroup:Twice\;0\;1\;\;\;\;;
+1 StaticGroup:Reading\;0\;0\;\;\;\;;
+2 StaticGroup:Twice\;0\;1\;\;\;\;;
+}
+"""
+    item = one(tmp_path / "library", text)  # the .bib beside pdfs/, not inside it
+    assert [a.path for a in item.attachments] == [in_directory]
+    assert item.collections == ("Thesis / Chapter 2", "Reading", "Twice")

@@ -25,11 +25,13 @@ What each entry becomes (``source="bibtex"``, ``key`` the citation key):
 - **tags and collections**: ``keywords`` (how Zotero, Better BibTeX and JabRef export tags)
   split on ``,`` or ``;`` are both the ``keywords`` field and the item's tags, with
   Mendeley's ``mendeley-tags``; JabRef's ``groups`` and Mendeley's ``mendeley-groups`` are
-  collections (flat names: JabRef's group tree lives in a comment this reader ignores).
+  collections, a JabRef group with its path in the group tree JabRef keeps in an
+  ``@Comment{jabref-meta: grouping: ...}`` block (``Thesis / Chapter 2``).
 - **notes**: ``annote`` (Zotero's child notes and extra) and JabRef's ``comment`` fields
   are the item's notes; ``note`` is the record's ``extra``.
 - **files**: ``file`` in the Zotero, JabRef, Mendeley and Better BibTeX forms, JabRef's
-  older ``pdf`` and BibDesk's ``local-url``, resolved by :mod:`prioris.refman.filelinks`.
+  older ``pdf`` and BibDesk's ``local-url``, resolved by :mod:`prioris.refman.filelinks`;
+  the folders JabRef's ``fileDirectory`` metadata names are searched too.
 
 A malformed entry is a :class:`RefError` with the line it starts on; the entries around it
 are read. A second entry with a citation key already seen is a RefError too (the first
@@ -47,6 +49,7 @@ import html
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,7 @@ from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
     Entry,
+    ExplicitComment,
     ParsingFailedBlock,
     String,
 )
@@ -148,6 +152,8 @@ def parse_bibtex(
     strings = {
         F.clean_line(b.key).lower(): str(b.value) for b, _ in blocks if isinstance(b, String)
     }
+    directories, group_paths = _jabref_meta([b for b, _ in blocks], base)
+    context = _Context(strings, base, (*directories, *roots), group_paths, encoding)
     for block, offset in blocks:
         line = block.start_line + 1 + offset if block.start_line is not None else None
         # bibtexparser hands these back without its middlewares run on them
@@ -163,9 +169,7 @@ def parse_bibtex(
         if not isinstance(block, Entry):
             continue
         try:
-            item = _item(
-                block, strings, raw=raw, line=line, base=base, roots=roots, encoding=encoding
-            )
+            item = _item(block, context, raw=raw, line=line)
         except Exception as exc:  # one entry fails alone, whatever went wrong
             key = F.clean_key(block.key)
             errors.append(RefError(key, f"cannot read this entry: {_reason(exc)}", line))
@@ -187,6 +191,64 @@ def parse_bibtex(
 
 
 # -- parsing --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Context:
+    """What the whole file tells about each entry: ``@string`` values, where links are
+    looked for, and JabRef's group tree."""
+
+    strings: dict[str, str]
+    base: Path
+    roots: tuple[Path, ...]
+    group_paths: dict[str, str]
+    encoding: str
+
+
+_JABREF_DIRECTORY = re.compile(
+    r"^\s*jabref-meta:\s*fileDirectory(?:Latex)?(?:-[^:]*)?:(.*?);?\s*$", re.DOTALL
+)
+_JABREF_GROUP = re.compile(r"^(\d+) [A-Za-z]*Group:(.*)$")
+
+
+def _jabref_unescape(text: str) -> str:
+    return re.sub(r"\\([\\;:])", r"\1", text)
+
+
+def _jabref_meta(blocks: Sequence[Block], base: Path) -> tuple[list[Path], dict[str, str]]:
+    """JabRef's file directories (where its relative links point, when set) and the path of
+    each group in its group tree (``"Thesis / Chapter 2"`` for ``Chapter 2``), from the
+    ``@Comment{jabref-meta: ...}`` blocks. A group name used twice in the tree keeps its
+    plain name (which of the two an entry means is unknown)."""
+    directories: list[Path] = []
+    paths: dict[str, str] = {}
+    repeated: set[str] = set()
+    for block in blocks:
+        if not isinstance(block, ExplicitComment):
+            continue
+        comment = str(block.comment)
+        match = _JABREF_DIRECTORY.match(comment)
+        if match:
+            folder = _jabref_unescape(match.group(1).strip())
+            if folder:
+                directories.append(base / folder)  # an absolute folder stays absolute
+            continue
+        if not re.match(r"^\s*jabref-meta:\s*grouping:", comment):
+            continue
+        stack: list[str] = []
+        for line in comment.split("\n")[1:]:
+            group = _JABREF_GROUP.match(line.strip())
+            if not group:
+                continue
+            level = int(group.group(1))
+            name = F.clean_line(_jabref_unescape(re.split(r"(?<!\\)\\;", group.group(2))[0]))
+            if level == 0 or not name:
+                continue
+            stack = [*stack[: level - 1], name]
+            if name in paths:
+                repeated.add(name)
+            paths[name] = " / ".join(stack)
+    return directories, {k: v for k, v in paths.items() if k not in repeated}
+
+
 def _blocks(text: str) -> list[tuple[Block, int]]:
     """The file's blocks with a line offset each (0, or the chunk's start).
 
@@ -404,18 +466,9 @@ def _attachments(
     return unique(found)
 
 
-def _item(
-    entry: Entry,
-    strings: dict[str, str],
-    *,
-    raw: bool,
-    line: int | None,
-    base: Path,
-    roots: Sequence[Path],
-    encoding: str,
-) -> RefItem:
+def _item(entry: Entry, context: _Context, *, raw: bool, line: int | None) -> RefItem:
     entry_type = F.clean_line(entry.entry_type).lower()
-    fields = _fields(entry, strings, raw=raw)
+    fields = _fields(entry, context.strings, raw=raw)
     extra: dict[str, Any] = {"entry_type": entry_type}
     record: dict[str, Any] = {}
     record["title"] = _text(fields, "title")
@@ -465,15 +518,16 @@ def _item(
         value = F.clean_line(verbatim(fields.get(name, "")))
         if value:
             extra[name] = value
-    if encoding != "utf-8":
-        extra["encoding"] = encoding
+    if context.encoding != "utf-8":
+        extra["encoding"] = context.encoding
     record = {k: v for k, v in record.items() if v not in (None, "", [], {})}
     key = F.clean_key(entry.key) or F.derived_key(
         SOURCE, record.get("authors", []), year, record.get("title", "")
     )
     tags = F.unique([*keywords, *F.split_list(decode(fields.get("mendeley-tags", "")))])
+    groups = F.split_list(decode(fields.get("groups", "")))
     collections = F.unique(
-        F.split_list(decode(fields.get("groups", "")))
+        [context.group_paths.get(g, g) for g in groups]
         + F.split_list(decode(fields.get("mendeley-groups", "")))
     )
     version = F.version_of(entry_type, entry.key, sorted(fields.items()))
@@ -484,7 +538,7 @@ def _item(
         version=version,
         collections=tuple(collections),
         tags=tuple(tags),
-        attachments=_attachments(fields, base, roots),
+        attachments=_attachments(fields, context.base, context.roots),
         notes=_notes(fields),
         line=line,
         extra=extra,

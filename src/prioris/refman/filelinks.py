@@ -13,12 +13,13 @@ Each reference manager writes the link to an attached file its own way:
   ``internal-pdf://123/x.pdf`` (under ``<library>.Data/PDF/``), and web links.
 
 Several links are joined with ``;``. A link is resolved against the reference file's
-folder; when the path as written does not exist (the file was exported on another
-machine, a Zotero folder moved), the same path is tried under the reference file's folder
-and the caller's ``roots`` by its trailing components, longest first, down to a folder
-and a name (``storage/KEY/x.pdf``, then ``KEY/x.pdf``): a name alone is never matched, as
-Zotero names many files ``fulltext.pdf``. A link that finds nothing is still reported,
-as :attr:`RefAttachment.missing` naming the path, so no file is skipped silently.
+folder (a relative one also under each of the caller's ``roots``); when the path as
+written does not exist (the file was exported on another machine, a Zotero folder
+moved), the same path is tried under the reference file's folder and the caller's
+``roots`` by its trailing components, longest first, down to a folder and a name
+(``storage/KEY/x.pdf``, then ``KEY/x.pdf``): a name alone is never matched, as Zotero
+names many files ``fulltext.pdf``. A link that finds nothing is still reported, as
+:attr:`RefAttachment.missing` naming the path, so no file is skipped silently.
 """
 
 from __future__ import annotations
@@ -269,6 +270,7 @@ def resolve(
         candidates.append(Path(link))
     else:
         candidates.append(base / link)
+        candidates.extend(root / link for root in roots)
         if "\\" in link:
             candidates.append(base.joinpath(*_parts(link)))
         if _parts(link)[:1] in (["Users"], ["home"], ["Volumes"], ["media"], ["mnt"]):
