@@ -78,6 +78,8 @@ FIELD_NAMES = st.sampled_from(
         "pmid",
         "pmcid",
         "number",
+        "bdsk-file-1",
+        "local-url",
         "x\x00y",
     ]
 )

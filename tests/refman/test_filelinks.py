@@ -3,12 +3,23 @@ and links resolved on disk or reported missing with the reason."""
 
 from __future__ import annotations
 
+import base64
+import plistlib
 from pathlib import Path
 
 import pytest
 
-from prioris.refman.filelinks import FileLink, content_type, parse_file_field, resolve
+from prioris.refman.bibtex import read_bibtex
+from prioris.refman.filelinks import (
+    FileLink,
+    bibdesk_path,
+    content_type,
+    parse_file_field,
+    resolve,
+)
 from prioris.refman.items import HTML, PDF
+
+BINARY = plistlib.FMT_BINARY
 
 
 @pytest.mark.parametrize(
@@ -91,3 +102,35 @@ def test_decomposed_names_are_found(tmp_path: Path) -> None:
     decomposed.write_bytes(b"%PDF-1.4")
     found = resolve("M\u00fcller.pdf", base=tmp_path)
     assert found.path is not None and found.path.read_bytes() == b"%PDF-1.4"
+
+
+def test_bibdesk_file_fields(tmp_path: Path) -> None:
+    attached = tmp_path / "papers" / "b.pdf"
+    attached.parent.mkdir()
+    attached.write_bytes(b"%PDF-1.4")
+    plain = plistlib.dumps({"relativePath": "papers/b.pdf", "bookmark": b"\x00"}, fmt=BINARY)
+    archive = plistlib.dumps(
+        {
+            "$archiver": "NSKeyedArchiver",
+            "$objects": [
+                "$null",
+                {"relativePath": plistlib.UID(2), "aliasData": b"x"},
+                "papers/b.pdf",
+            ],
+            "$top": {"root": plistlib.UID(1)},
+            "$version": 100000,
+        },
+        fmt=BINARY,
+    )
+    for data in (plain, archive):
+        value = base64.b64encode(data).decode()
+        assert bibdesk_path(value) == "papers/b.pdf"
+        text = f"@article{{k, title = {{T}}, bdsk-file-1 = {{{value}}}}}"
+        (tmp_path / "refs.bib").write_text(text)
+        [item], _ = read_bibtex(tmp_path / "refs.bib")
+        assert [a.path for a in item.attachments] == [attached]
+    assert bibdesk_path("not base64 !") == ""
+    assert bibdesk_path(base64.b64encode(b"not a plist").decode()) == ""
+    (tmp_path / "refs.bib").write_text("@article{k, title = {T}, bdsk-file-1 = {AAAA}}")
+    [item], _ = read_bibtex(tmp_path / "refs.bib")
+    assert item.attachments[0].missing == "unreadable BibDesk file link"

@@ -30,8 +30,9 @@ What each entry becomes (``source="bibtex"``, ``key`` the citation key):
 - **notes**: ``annote`` (Zotero's child notes and extra) and JabRef's ``comment`` fields
   are the item's notes; ``note`` is the record's ``extra``.
 - **files**: ``file`` in the Zotero, JabRef, Mendeley and Better BibTeX forms, JabRef's
-  older ``pdf`` and BibDesk's ``local-url``, resolved by :mod:`prioris.refman.filelinks`;
-  the folders JabRef's ``fileDirectory`` metadata names are searched too.
+  older ``pdf``, BibDesk's ``bdsk-file-N`` and ``local-url``, resolved by
+  :mod:`prioris.refman.filelinks`; the folders JabRef's ``fileDirectory`` metadata names
+  are searched too.
 
 A malformed entry is a :class:`RefError` with the line it starts on; the entries around it
 are read. A second entry with a citation key already seen is a RefError too (the first
@@ -70,7 +71,7 @@ from bibtexparser.model import (
 )
 
 from prioris.refman import fields as F
-from prioris.refman.filelinks import resolve, resolve_field, unique
+from prioris.refman.filelinks import bibdesk_path, resolve, resolve_field, unique
 from prioris.refman.items import RefAttachment, RefError, RefItem, RefNote
 from prioris.refman.latex import decode, verbatim
 
@@ -463,6 +464,12 @@ def _attachments(
         link = verbatim(fields.get(name, "")).strip()
         if link:
             found.append(resolve(link, base=base, roots=roots))
+    for name in sorted(n for n in fields if n.startswith("bdsk-file-")):
+        link = bibdesk_path(fields[name])
+        if link:
+            found.append(resolve(link, base=base, roots=roots))
+        else:
+            found.append(RefAttachment(name, "", None, "unreadable BibDesk file link"))
     return unique(found)
 
 

@@ -9,6 +9,8 @@ Each reference manager writes the link to an attached file its own way:
 - Mendeley: ``:Users/me/Documents/x.pdf:pdf`` (an absolute path without its leading
   ``/``), backslashes as ``$\\backslash$``;
 - Better BibTeX: bare absolute paths ``/home/me/Zotero/storage/KEY/x.pdf``;
+- BibDesk: ``bdsk-file-1`` fields, base64 property lists holding a relative path
+  (:func:`bibdesk_path`);
 - RIS: ``file:///home/me/x.pdf`` URLs, paths relative to the .ris, EndNote's
   ``internal-pdf://123/x.pdf`` (under ``<library>.Data/PDF/``), and web links.
 
@@ -24,8 +26,11 @@ names many files ``fulltext.pdf``. A link that finds nothing is still reported, 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import mimetypes
 import os
+import plistlib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -306,3 +311,30 @@ def resolve_field(
             for link in parse_file_field(value)
         ]
     )
+
+
+def bibdesk_path(value: str) -> str:
+    """The relative path a BibDesk ``bdsk-file-N`` field holds ('' when none is found).
+
+    BibDesk stores each linked file as a base64 binary property list: an NSKeyedArchiver
+    archive, or (newer versions) a plain dictionary, either holding a ``relativePath``
+    (relative to the .bib) beside a macOS alias that only macOS can read.
+    """
+    try:
+        data = plistlib.loads(base64.b64decode("".join(value.split()), validate=True))
+    except (ValueError, plistlib.InvalidFileException, binascii.Error, OverflowError):
+        return ""
+    objects = data.get("$objects") if isinstance(data, dict) else None
+    stack: list[object] = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found = node.get("relativePath")
+            if isinstance(found, plistlib.UID) and isinstance(objects, list):
+                found = objects[found.data] if 0 <= found.data < len(objects) else None
+            if isinstance(found, str) and found:
+                return found
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return ""
