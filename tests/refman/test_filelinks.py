@@ -134,3 +134,12 @@ def test_bibdesk_file_fields(tmp_path: Path) -> None:
     (tmp_path / "refs.bib").write_text("@article{k, title = {T}, bdsk-file-1 = {AAAA}}")
     [item], _ = read_bibtex(tmp_path / "refs.bib")
     assert item.attachments[0].missing == "unreadable BibDesk file link"
+
+
+def test_a_bibdesk_plist_of_shared_nodes_is_read_once() -> None:
+    # each list holds the previous one twice: 2**60 paths, 60 objects
+    node: list[object] = ["leaf"]
+    for _ in range(60):
+        node = [node, node]
+    value = base64.b64encode(plistlib.dumps({"files": node}, fmt=BINARY)).decode()
+    assert bibdesk_path(value) == ""

@@ -45,6 +45,7 @@ from prioris.strings import without_surrogates
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
 _MAX_PARTS = 64
+_MAX_PLIST_NODES = 10_000
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):(//)?")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\)")
 _TYPES = {
@@ -326,8 +327,12 @@ def bibdesk_path(value: str) -> str:
         return ""
     objects = data.get("$objects") if isinstance(data, dict) else None
     stack: list[object] = [data]
-    while stack:
+    seen: set[int] = set()
+    while stack and len(seen) < _MAX_PLIST_NODES:  # a shared node is visited once
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if isinstance(node, dict):
             found = node.get("relativePath")
             if isinstance(found, plistlib.UID) and isinstance(objects, list):
