@@ -3,10 +3,14 @@
 ``Schr{\\"o}dinger``, ``{\\'e}``, ``\\textendash``, ``{{DNA}}`` (braces protecting capitals),
 ``~`` and ``--`` are what reference managers write; a library stores ``Schrödinger``,
 ``é``, ``–``, ``DNA``. Accents and letters go through :func:`prioris.text_clean.latex_accents`
-(fast, and the same rules the providers' records get); what else carries a macro goes
-through pylatexenc, math kept verbatim (``$\\alpha$`` stays). pylatexenc fails on some
-input (``\\href`` with a missing argument raises IndexError): then the macros are dropped
-and their arguments kept, so a value is never lost to a decoding error.
+(the same rules the providers' records get); the macros reference managers write most
+(``\\emph``, ``\\textendash``, escapes) are rewritten by regular expressions; a value with
+any other macro goes through pylatexenc, which gives the same text for the common ones
+(``tests/refman/test_latex.py``) but reads character by character. Math is kept verbatim
+(``$\\alpha$`` stays), as pylatexenc's verbatim math mode keeps it. pylatexenc fails on
+some input (``\\href`` with a missing argument raises IndexError, deep braces exhaust its
+recursion): then the macros are dropped and their arguments kept, so a value is never
+lost to a decoding error.
 """
 
 from __future__ import annotations
