@@ -51,6 +51,7 @@ bench: setup
 	$(BIN)/python bench/bench_ingest.py
 	$(BIN)/python bench/bench_latency.py
 	$(BIN)/python bench/bench_metadata.py --enrich recorded
+	$(BIN)/python bench/bench_refs.py
 	$(BIN)/python bench/bench_ocr.py
 	$(BIN)/python bench/bench_hostile_pdfs.py
 	$(BIN)/python bench/bench_postgres.py

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -344,18 +343,18 @@ class Library:
         """Import a BibTeX or RIS file with the files its entries link to. Import again
         after the file changed: unchanged entries are skipped, changed ones update their
         work (entries removed from the file leave their works in the library)."""
-        from prioris.refman.references import read_references
+        from prioris.services.refsync import read_reference_file
 
         file = Path(path).expanduser()
-        read = read_references(file)
+        kind, items, errors = read_reference_file(file)
         report = self.refsync.sync(
-            f"{read.format}:{file.resolve()}",
-            read.items,
-            errors=read.errors,
+            f"{kind}:{file.resolve()}",
+            items,
+            errors=errors,
             ocr_mode=ocr_mode,
             on_progress=on_progress,
         )
-        return {"file": str(file), "format": read.format, **report.to_dict()}
+        return {"file": str(file), "format": kind, **report.to_dict()}
 
     def import_reference_text(self, text: str, format: str | None = None) -> dict[str, Any]:
         """Import BibTeX or RIS entries given as text (MCP, the web app): their metadata
@@ -363,18 +362,21 @@ class Library:
         import dataclasses
         import tempfile
 
-        from prioris.refman.references import read_references
+        from prioris.refman.bibtex import parse_bibtex
+        from prioris.refman.references import reference_format
+        from prioris.refman.ris import parse_ris
 
-        kind = format or ("ris" if re.search(r"^TY  - ", text, re.MULTILINE) else "bibtex")
-        if kind not in ("bibtex", "ris"):
-            raise InvalidRequestError(f"unknown references format {kind!r}; use bibtex or ris")
-        with tempfile.TemporaryDirectory(prefix="prioris-refs-") as folder:
-            file = Path(folder) / ("references.bib" if kind == "bibtex" else "references.ris")
-            file.write_text(text, encoding="utf-8", errors="replace")
-            read = read_references(file)
-        items = [dataclasses.replace(item, attachments=()) for item in read.items]
-        report = self.refsync.sync(f"{read.format}:text", items, errors=read.errors)
-        return {"format": read.format, **report.to_dict()}
+        if format is not None and format not in ("bibtex", "ris"):
+            raise InvalidRequestError(f"unknown references format {format!r}; use bibtex or ris")
+        kind = format or reference_format(Path("references"), text)
+        nowhere = Path(tempfile.gettempdir()) / "prioris-no-files"  # links resolve to nothing
+        if kind == "bibtex":
+            items, errors = parse_bibtex(text, base=nowhere, roots=(), encoding="utf-8")
+        else:
+            items, errors = parse_ris(text, base=nowhere, roots=(), encoding="utf-8", name="text")
+        items = [dataclasses.replace(item, attachments=()) for item in items]  # not followed
+        report = self.refsync.sync(f"{kind}:text", items, errors=errors)
+        return {"format": kind, **report.to_dict()}
 
     # -- enrichment (:class:`~prioris.enrichment.EnrichmentService`) ---------------------
     def enrich(

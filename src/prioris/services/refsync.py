@@ -564,3 +564,19 @@ def zotero_summary(read: ZoteroLibrary) -> dict[str, Any]:
         ],
         "not_read": dict(read.skipped),
     }
+
+
+def read_reference_file(path: Path) -> tuple[str, list[RefItem], list[RefError]]:
+    """``(format, items, errors)`` of a BibTeX or RIS file (the format from its extension,
+    else its content)."""
+    from prioris.refman.references import BIBTEX_SUFFIXES, RIS_SUFFIXES, read_references
+
+    items, errors = read_references(path)
+    suffix = path.suffix.lower()
+    if items:
+        kind = items[0].source
+    elif suffix in BIBTEX_SUFFIXES or suffix in RIS_SUFFIXES:
+        kind = "bibtex" if suffix in BIBTEX_SUFFIXES else "ris"
+    else:
+        kind = "bibtex"
+    return kind, items, errors
