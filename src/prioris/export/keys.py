@@ -72,7 +72,9 @@ def citation_key(work: Work) -> str:
     """The researcher's own key when the work came from their .bib file or Better BibTeX
     (its ``bibtex:KEY`` alias), else ``<first author family><year><first significant
     title word>``, ASCII lower-case."""
-    own = next((a[len("bibtex:") :] for a in work.aliases if a.startswith("bibtex:")), "")
+    own = next(
+        (a[len("bibtex:") :] for a in (work.id, *work.aliases) if a.startswith("bibtex:")), ""
+    )
     if own and OWN_KEY.fullmatch(own):
         return own
     family = _family(work.authors[0]) if work.authors else ""

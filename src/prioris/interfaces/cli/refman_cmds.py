@@ -68,10 +68,10 @@ def print_report(ctx: CliContext, report: dict[str, Any], *, json_output: bool) 
             where = f" (line {failure['line']})" if failure.get("line") else ""
             ctx.print_line(f"failed   {failure['key']}{where}  {failure['error']}")
         for missing in report["files_missing"]:
-            ctx.print_line(
-                f"no file  {missing['key']}  {missing['file']}: {missing['reason']} "
-                "(stored with its metadata)"
-            )
+            reason = str(missing["reason"])
+            if str(missing["file"]) not in reason:  # most reasons name the file already
+                reason = f"{missing['file']}: {reason}"
+            ctx.print_line(f"no file  {missing['key']}  {reason} (stored with its metadata)")
         for kept in report["kept"]:
             ctx.print_line(
                 f"kept     {kept['id']}  (item {kept['key']} is gone; the work has other sources)"
