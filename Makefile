@@ -52,6 +52,8 @@ bench: setup
 	$(BIN)/python bench/bench_latency.py
 	$(BIN)/python bench/bench_metadata.py --enrich recorded
 	$(BIN)/python bench/bench_refs.py
+	$(BIN)/python bench/bench_zotero_read.py
+	$(BIN)/python bench/bench_zotero_sync.py
 	$(BIN)/python bench/bench_ocr.py
 	$(BIN)/python bench/bench_hostile_pdfs.py
 	$(BIN)/python bench/bench_postgres.py

@@ -292,3 +292,38 @@ def test_an_unchanged_sync_of_many_items_writes_nothing(library, tmp_path, schem
     assert again["unchanged"] == 200
     after = (library.conn.execute(state).fetchall(), library.conn.execute(works).fetchall())
     assert after == before
+
+
+def test_watch_with_zotero_resyncs_a_real_library_when_its_database_changes(
+    library, zotero, tmp_path
+):
+    """``prioris watch DIR --zotero`` end to end over a real Zotero database: the first sync
+    at start, another after Zotero writes (events and clock are the test's)."""
+    import threading
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    clock = {"now": 1000.0}
+    actions = []
+
+    def changes(stop: threading.Event):  # type: ignore[no-untyped-def]
+        yield set()  # watching; the first sync runs
+        with open_db(zotero) as db:  # Zotero writes an item while we watch
+            add_item(db, "ITEMEEEE", "journalArticle", {"title": "Arrived while watching"})
+        clock["now"] += 1
+        yield set()
+        clock["now"] += 6  # quiet for longer than the debounce
+        yield set()
+
+    library.watch(
+        [inbox],
+        stop=threading.Event(),
+        on_action=actions.append,
+        zotero=True,
+        zotero_dir=zotero,
+        changes=changes,
+        clock=lambda: clock["now"],
+    )
+    assert [a.action for a in actions if a.action == "synced"] == ["synced", "synced"]
+    assert library.get_work("zotero:ITEMEEEE").title == "Arrived while watching"
+    assert library.get_work("zotero:ITEMAAAA").title == "Wading birds of the delta"
