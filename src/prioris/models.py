@@ -153,3 +153,19 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary with the contract's hit fields."""
         return asdict(self)
+
+
+@dataclass
+class Reference:
+    """One entry of a work's reference list, as printed (``raw``) and parsed; the parsed
+    fields are None (or empty) where the entry did not say or the parser could not tell."""
+
+    ordinal: int  # its position in the list, from 1
+    raw: str
+    authors: list[str] = field(default_factory=list)
+    title: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    url: str | None = None

@@ -1,0 +1,48 @@
+"""OpenAlex answers cached in the library, and the day's request count (``openalex_cache``,
+``openalex_requests``).
+
+OpenAlex needs an API key on every request and charges past a free daily allowance, list
+calls more than single works. So every answer is kept with its time and reused while it is
+younger than the cache age, and every request that goes out is counted per UTC day in the
+library itself: every process that opens the library (the CLI, the MCP server, the web
+app) shares one count, and a budget is checked against it before a request is made.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def cached(conn: Any, key: str, newer_than: str) -> str | None:
+    """The body cached for ``key`` if it was fetched at or after ``newer_than`` (ISO)."""
+    row = conn.execute(
+        "SELECT body FROM openalex_cache WHERE key = ? AND fetched_at >= ?", (key, newer_than)
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def store(conn: Any, key: str, body: str, fetched_at: str) -> None:
+    conn.execute(
+        "INSERT INTO openalex_cache(key, body, fetched_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at",
+        (key, body, fetched_at),
+    )
+
+
+def requests_on(conn: Any, day: str) -> int:
+    row = conn.execute("SELECT count FROM openalex_requests WHERE day = ?", (day,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def take_request(conn: Any, day: str, budget: int) -> bool:
+    """Count one request of ``day`` if the budget allows it (in one statement, so two
+    processes cannot both take the last one); False when the budget is spent."""
+    conn.execute(
+        "INSERT INTO openalex_requests(day, count) VALUES (?, 0) ON CONFLICT(day) DO NOTHING",
+        (day,),
+    )
+    cur = conn.execute(
+        "UPDATE openalex_requests SET count = count + 1 WHERE day = ? AND count < ?",
+        (day, budget),
+    )
+    return bool(cur.rowcount)
