@@ -113,8 +113,8 @@ def reference_format(path: Path) -> str | None:
     try:
         with path.open("rb") as handle:
             head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except OSError:
-        return None  # the JSONL reader says what is wrong with the file
+    except (OSError, UnicodeError, ValueError):
+        return None  # the JSONL reader says what is wrong with the file (or its name)
     if head.startswith((b"{", b"[")):
         return None  # JSON records
     if re.search(rb"^TY  - ", head, re.MULTILINE):
