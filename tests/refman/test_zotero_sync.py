@@ -327,3 +327,50 @@ def test_watch_with_zotero_resyncs_a_real_library_when_its_database_changes(
     assert [a.action for a in actions if a.action == "synced"] == ["synced", "synced"]
     assert library.get_work("zotero:ITEMEEEE").title == "Arrived while watching"
     assert library.get_work("zotero:ITEMAAAA").title == "Wading birds of the delta"
+
+
+@pytest.mark.slow
+def test_a_sync_killed_with_sigkill_resumes_to_the_same_library(tmp_path, schema_dir):
+    """``kill -9`` in the middle of a first sync (the real CLI, the real model), then the
+    same command again: every item once, the counts add up, nothing half-stored."""
+    import os
+    import subprocess
+    import sys
+
+    from kill_midway import kill_after
+
+    data_dir = make_zotero_dir(tmp_path, schema_dir)
+    with open_db(data_dir) as db:
+        keys = add_many(db, 60)
+    lib_dir = tmp_path / "lib"
+    env = {**os.environ, "PRIORIS_MCP_DATA_DIR": str(lib_dir), "PRIORIS_MCP_ENRICH": "off"}
+    command = [
+        sys.executable,
+        "-m",
+        "prioris",
+        "zotero",
+        "sync",
+        "--zotero-dir",
+        str(data_dir),
+        "--json",
+    ]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    kill_after(process, lib_dir / "library.sqlite", 5, timeout=300)
+    done = subprocess.run(command, env=env, capture_output=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    report = json.loads(done.stdout)
+    assert report["failed"] == []
+    assert report["added"] + report["updated"] + report["unchanged"] == 60
+    assert report["unchanged"] >= 1  # what the killed run finished is not done again
+    from prioris.engines.sqlite.connection import connect
+
+    conn = connect(lib_dir / "library.sqlite", migrate=False)
+    try:
+        assert conn.execute("SELECT count(*) FROM works").fetchone()[0] == 60
+        synced = conn.execute("SELECT count(*) FROM refsync_items").fetchone()[0]
+        assert synced == 60
+        stale = conn.execute("SELECT count(*) FROM chunks WHERE embedding_model IS NULL")
+        assert stale.fetchone()[0] == 0
+    finally:
+        conn.close()
+    assert all(k.startswith("B") for k in keys)
