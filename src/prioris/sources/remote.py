@@ -124,6 +124,19 @@ class RemoteSources:
             )
         return self._openalex
 
+    def openalex_graph(self, cache: Any, budget: Any) -> Any:
+        """A new :class:`~prioris.sources.openalex_graph.OpenAlexGraph` over this client,
+        with the given cache and daily budget (ConfigurationError without an API key)."""
+        from prioris.sources.openalex_graph import OpenAlexGraph
+
+        return OpenAlexGraph(
+            self._http("openalex"),
+            self.settings.openalex_base_url,
+            self.settings.openalex_api_key,
+            cache=cache,
+            budget=budget,
+        )
+
     def close(self) -> None:
         self.client.close()
 

@@ -46,3 +46,35 @@ def take_request(conn: Any, day: str, budget: int) -> bool:
         (day, budget),
     )
     return bool(cur.rowcount)
+
+
+COPY_BATCH = 500
+
+
+def copy_rows(src: Any, dst: Any) -> int:
+    """Copy the day counts and the cached answers of ``src`` into ``dst`` (``migrate-to``,
+    inside its transaction); returns the cached answers copied.
+
+    The day counts come along so a copied library does not start today's budget afresh;
+    the cache too, since each answer was a paid request (an entry the target already has
+    is kept, so a resumed copy does not rewrite it). Answers are read in batches: the
+    cache can hold many pages.
+    """
+    days = [tuple(r) for r in src.execute("SELECT day, count FROM openalex_requests")]
+    dst.executemany(
+        "INSERT INTO openalex_requests(day, count) VALUES (?, ?) "
+        "ON CONFLICT(day) DO UPDATE SET count = excluded.count",
+        days,
+    )
+    copied = 0
+    cursor = src.execute("SELECT key, body, fetched_at FROM openalex_cache ORDER BY key")
+    while True:
+        rows = [tuple(r) for r in cursor.fetchmany(COPY_BATCH)]
+        if not rows:
+            return copied
+        dst.executemany(
+            "INSERT INTO openalex_cache(key, body, fetched_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO NOTHING",
+            rows,
+        )
+        copied += len(rows)
