@@ -12,7 +12,7 @@ one process is gone for the others that day. Time comes from the library's injec
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -48,12 +48,23 @@ class StoredCache:
         with self.lock:
             return store.cached(self.conn, key, oldest.isoformat(timespec="seconds"))
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        if self.days <= 0 or not keys:
+            return {}
+        oldest = _moment(self.now) - timedelta(days=self.days)
+        with self.lock:
+            return store.cached_many(self.conn, list(keys), oldest.isoformat(timespec="seconds"))
+
     def put(self, key: str, body: str) -> None:
-        if self.days <= 0:
+        self.put_many([(key, body)])
+
+    def put_many(self, items: Sequence[tuple[str, str]]) -> None:
+        """Keep the answers in one transaction (a page's works: one commit, not a hundred)."""
+        if self.days <= 0 or not items:
             return
         stamp = _moment(self.now).isoformat(timespec="seconds")
         with self.lock, immediate(self.conn):
-            store.store(self.conn, key, body, stamp)
+            store.store_many(self.conn, list(items), stamp)
 
 
 class StoredBudget:

@@ -7,12 +7,14 @@ allowance, so :class:`OpenAlexGraph` spends requests carefully:
   (``filter=doi:a|b``, ``filter=openalex:W1|W2``, ``filter=cites:W1|W2``), with ``select=``
   naming only the fields a graph record needs (:data:`WORK_FIELDS`) and full pages
   (:data:`PER_PAGE`: a list call costs the same whatever it returns);
-* every answer goes through a :class:`ResponseCache` first. A list walk (the citing works)
-  keeps each page under its request path and query (``/works?filter=cites:...&cursor=*``,
-  the API key left out); works and DOIs are kept one by one under the single-work request
-  they stand for (``/works/W123?select=...``, ``/works/doi:10.x/y?select=...``), so a
-  later batch with other companions still finds them, and ids or DOIs OpenAlex does not
-  return are kept as ``null`` so a second run asks nothing again;
+* every answer goes through a :class:`ResponseCache` first, and is kept reduced to the
+  graph records it gives (:func:`graph_record`: a few KB a work where OpenAlex sends tens,
+  and nothing to parse again on a warm run). A list walk (the citing works) keeps each
+  page under its request path and query (``/works?filter=cites:...&cursor=*``, the API
+  key left out); works and DOIs are kept one by one under the single-work request they
+  stand for (``/works/W123?select=...``, ``/works/doi:10.x/y?select=...``), so a later
+  batch with other companions still finds them, and ids or DOIs OpenAlex does not return
+  are kept as ``null`` so a second run asks nothing again;
 * every request that would go out first takes one from a :class:`RequestBudget`; once the
   budget refuses one, :attr:`OpenAlexGraph.budget_reached` is set, no further request is
   made, and the results are what the cache and the requests already made gave (partial,
@@ -101,11 +103,18 @@ _FILTER_UNSAFE = (",", "|")  # separate filters and OR values: such a DOI goes a
 
 
 class ResponseCache(Protocol):
-    """Where OpenAlex's answers are kept: ``get`` gives a body still fresh, else None."""
+    """Where OpenAlex's answers are kept: ``get`` gives a body still fresh, else None;
+    ``get_many`` and ``put_many`` do the same for many keys at once (a snowball reads and
+    keeps thousands of works, and one query or one transaction for all is what keeps a
+    warm run quick on PostgreSQL)."""
 
     def get(self, key: str) -> str | None: ...
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]: ...
+
     def put(self, key: str, body: str) -> None: ...
+
+    def put_many(self, items: Sequence[tuple[str, str]]) -> None: ...
 
 
 class RequestBudget(Protocol):
@@ -122,7 +131,13 @@ class NoCache:
     def get(self, key: str) -> str | None:
         return None
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return {}
+
     def put(self, key: str, body: str) -> None:
+        return None
+
+    def put_many(self, items: Sequence[tuple[str, str]]) -> None:
         return None
 
 
@@ -135,8 +150,14 @@ class MemoryCache:
     def get(self, key: str) -> str | None:
         return self.bodies.get(key)
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return {key: self.bodies[key] for key in keys if key in self.bodies}
+
     def put(self, key: str, body: str) -> None:
         self.bodies[key] = body
+
+    def put_many(self, items: Sequence[tuple[str, str]]) -> None:
+        self.bodies.update(items)
 
 
 class MemoryBudget:
@@ -235,6 +256,16 @@ def record_work(record: dict[str, Any]) -> Work:
     )
 
 
+def _records(objects: Iterable[Any]) -> list[dict[str, Any]]:
+    """The graph records of OpenAlex work objects, those that cannot be identified left out."""
+    records = []
+    for obj in objects:
+        record = graph_record(obj) if isinstance(obj, dict) else None
+        if record:
+            records.append(record)
+    return records
+
+
 def _chunks(values: Sequence[str], size: int) -> Iterator[list[str]]:
     for start in range(0, len(values), size):
         yield list(values[start : start + size])
@@ -324,18 +355,24 @@ class OpenAlexGraph:
     # -- one request ---------------------------------------------------------------------
     def _cached(self, key: str) -> tuple[bool, Any]:
         """(found, value) from the cache; an unreadable entry counts as not found."""
-        body = self.cache.get(key)
-        if body is None:
-            return False, None
-        try:
-            value = json.loads(body)
-        except ValueError:
-            return False, None
-        self.cache_hits += 1
-        return True, value
+        found = self._cached_many([key])
+        return (True, found[key]) if key in found else (False, None)
 
-    def _keep(self, key: str, value: Any) -> None:
-        self.cache.put(key, json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+    def _cached_many(self, keys: Sequence[str]) -> dict[str, Any]:
+        """The values the cache holds for ``keys`` (unreadable entries left out)."""
+        values: dict[str, Any] = {}
+        for key, body in self.cache.get_many(list(keys)).items():
+            try:
+                values[key] = json.loads(body)
+            except ValueError:
+                continue
+        self.cache_hits += len(values)
+        return values
+
+    def _keep(self, items: Iterable[tuple[str, Any]]) -> None:
+        rows = [(k, json.dumps(v, separators=(",", ":"), ensure_ascii=False)) for k, v in items]
+        if rows:
+            self.cache.put_many(rows)
 
     def _request(self, path: str, params: list[tuple[str, str]]) -> Any:
         """Send one request if the budget allows (None when it does not): ``params``
@@ -355,30 +392,38 @@ class OpenAlexGraph:
             ) from exc
 
     def _page(self, params: list[tuple[str, str]]) -> dict[str, Any] | None:
-        """One ``/works`` list page, from the cache or OpenAlex (then kept); None when the
-        budget refused the request."""
+        """One ``/works`` list page as ``{"meta": {count, next_cursor}, "results":
+        [graph records]}``, from the cache or OpenAlex (then kept in that form); None when
+        the budget refused the request."""
         key = "/works?" + urlencode(params, safe=":|*,/")
-        found, payload = self._cached(key)
-        if not found or not isinstance(payload, dict):
-            payload = self._request("/works", params)
-            if payload is None:
-                return None
-            if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
-                raise ProviderUnavailableError(
-                    "openalex: unexpected response (no 'results' list in the JSON body)"
-                )
-            self._keep(key, payload)
-        return payload
+        found, page = self._cached(key)
+        if found and isinstance(page, dict) and isinstance(page.get("results"), list):
+            return page
+        payload = self._request("/works", params)
+        if payload is None:
+            return None
+        if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+            raise ProviderUnavailableError(
+                "openalex: unexpected response (no 'results' list in the JSON body)"
+            )
+        meta = as_dict(payload.get("meta"))
+        page = {
+            "meta": {"count": as_int(meta.get("count")), "next_cursor": meta.get("next_cursor")},
+            "results": _records(payload["results"]),
+            "returned": len(payload["results"]),
+        }
+        self._keep([(key, page)])
+        return page
 
     def _walk(self, filter_value: str, want: int | None) -> tuple[list[dict[str, Any]], bool]:
-        """The works of one filter, page by page with cursors: (works, complete).
+        """The records of one filter, page by page with cursors: (records, complete).
 
         Ends at ``next_cursor`` null or an empty page, once ``meta.count`` works (or
         ``want``) are in hand, or early (incomplete) when the budget refuses a request, a
         cursor comes back again, a later page is missing (404) or the pages run past
         :data:`MAX_PAGES`. A 404 on the first page is an error: nothing was found at all.
         """
-        works: dict[str, dict[str, Any]] = {}
+        records: dict[str, dict[str, Any]] = {}
         cursor, seen = "*", set()
         for page_number in range(MAX_PAGES):
             params = [
@@ -388,59 +433,66 @@ class OpenAlexGraph:
                 ("cursor", cursor),
             ]
             try:
-                payload = self._page(params)
+                page = self._page(params)
             except NotFoundError:
                 if page_number == 0:
                     raise
                 self.warnings.append(f"a page of {filter_value[:60]} is missing (HTTP 404)")
-                return list(works.values()), False
-            if payload is None:
-                return list(works.values()), False
-            results = [r for r in payload["results"] if isinstance(r, dict)]
-            for obj in results:
-                wid = openalex_work_id(obj["id"]) if isinstance(obj.get("id"), str) else None
-                if wid and wid not in works:
-                    works[wid] = obj
-            meta = as_dict(payload.get("meta"))
+                return list(records.values()), False
+            if page is None:
+                return list(records.values()), False
+            for record in page["results"]:
+                if isinstance(record, dict) and isinstance(record.get("id"), str):
+                    records.setdefault(record["id"], record)
+            meta = as_dict(page.get("meta"))
             count = as_int(meta.get("count"))
             following = meta.get("next_cursor")
-            if want is not None and len(works) >= want:
-                return list(works.values()), True
-            if not results or not isinstance(following, str) or not following:
-                return list(works.values()), True
-            if count is not None and len(works) >= count:
-                return list(works.values()), True  # the cursor after the last page: not asked
+            if want is not None and len(records) >= want:
+                return list(records.values()), True
+            if not page.get("returned") or not isinstance(following, str) or not following:
+                return list(records.values()), True
+            if count is not None and len(records) >= count:
+                return list(records.values()), True  # the cursor after the last page: not asked
             seen.add(cursor)
             if following in seen:
                 self.warnings.append(f"the cursor of {filter_value[:60]} came back (a cycle)")
-                return list(works.values()), False
+                return list(records.values()), False
             cursor = following
         self.warnings.append(f"{filter_value[:60]} ran past {MAX_PAGES} pages")
-        return list(works.values()), False
+        return list(records.values()), False
+
+    def _keep_records(self, records: Iterable[dict[str, Any]]) -> dict[str, str]:
+        """Keep each record under its single-work key; ``{doi: id}`` of those with a DOI."""
+        records = list(records)
+        self._keep([(_work_key(r["id"]), r) for r in records])
+        return {r["doi"]: r["id"] for r in records if r.get("doi")}
 
     # -- GraphRecords ----------------------------------------------------------------------
     def resolve_dois(self, dois: Sequence[str]) -> dict[str, str]:
         """``{doi: "W123"}`` for the DOIs OpenAlex knows (lower-case, no prefix), 50 a
         request; the works found are kept for :meth:`works` too."""
         wanted = _dois(dois)
+        cached = self._cached_many([_doi_key(doi) for doi in wanted])
         found: dict[str, str] = {}
         missing: list[str] = []
         for doi in wanted:
-            hit, value = self._cached(_doi_key(doi))
-            if not hit:
+            key = _doi_key(doi)
+            if key not in cached:
                 missing.append(doi)
-            elif isinstance(value, str):
-                found[doi] = value
+            elif isinstance(cached[key], str):
+                found[doi] = cached[key]
         batchable = sorted(d for d in missing if not any(c in d for c in _FILTER_UNSAFE))
         for batch in _chunks(batchable, MAX_OR_VALUES):
-            works, complete = self._walk("doi:" + "|".join(batch), None)
-            by_doi = self._store_works(works)
+            records, complete = self._walk("doi:" + "|".join(batch), None)
+            by_doi = self._keep_records(records)
+            kept: list[tuple[str, Any]] = []
             for doi in batch:
                 if doi in by_doi:
                     found[doi] = by_doi[doi]
-                    self._keep(_doi_key(doi), by_doi[doi])
+                    kept.append((_doi_key(doi), by_doi[doi]))
                 elif complete:
-                    self._keep(_doi_key(doi), None)
+                    kept.append((_doi_key(doi), None))  # unknown to OpenAlex: not asked again
+            self._keep(kept)
         for doi in sorted(set(missing) - set(batchable)):  # alone: a comma or bar inside
             wid = self._single_doi(doi)
             if wid:
@@ -451,72 +503,51 @@ class OpenAlexGraph:
         try:
             obj = self._request(f"/works/doi:{doi}", [("select", SELECT)])
         except NotFoundError:
-            self._keep(_doi_key(doi), None)
+            self._keep([(_doi_key(doi), None)])
             return None
         if obj is None:
             return None
-        wid = next(iter(self._store_works([obj]).values()), None) if isinstance(obj, dict) else None
-        self._keep(_doi_key(doi), wid)
+        records = _records([obj])
+        self._keep_records(records)
+        wid = records[0]["id"] if records else None
+        self._keep([(_doi_key(doi), wid)])
         return wid
-
-    def _store_works(self, works: Iterable[dict[str, Any]]) -> dict[str, str]:
-        """Keep each work under its single-work key; ``{doi: id}`` of those with a DOI."""
-        by_doi: dict[str, str] = {}
-        for obj in works:
-            wid = openalex_work_id(obj["id"]) if isinstance(obj.get("id"), str) else None
-            if not wid:
-                continue
-            self._keep(_work_key(wid), obj)
-            doi = normalize_doi(obj.get("doi"))
-            if doi:
-                by_doi[doi] = wid
-        return by_doi
 
     def works(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """``{"W123": record}`` for the ids OpenAlex returns, 50 a request; an id it does
         not return (merged, stale) is absent, and remembered as such."""
         wanted = _work_ids(ids)
-        raw: dict[str, dict[str, Any]] = {}
+        cached = self._cached_many([_work_key(wid) for wid in wanted])
+        found: dict[str, dict[str, Any]] = {}
         missing: list[str] = []
         for wid in wanted:
-            hit, value = self._cached(_work_key(wid))
-            if not hit:
+            key = _work_key(wid)
+            if key not in cached:
                 missing.append(wid)
-            elif isinstance(value, dict):
-                raw[wid] = value
+            elif isinstance(cached[key], dict):
+                found[wid] = cached[key]
         for batch in _chunks(sorted(missing), MAX_OR_VALUES):
-            works, complete = self._walk("openalex:" + "|".join(batch), None)
-            self._store_works(works)
-            for obj in works:
-                wid = openalex_work_id(obj["id"])
-                if wid:
-                    raw[wid] = obj
-            if complete:
-                for wid in batch:
-                    if wid not in raw:
-                        self._keep(_work_key(wid), None)  # dangling: not asked again
-        records: dict[str, dict[str, Any]] = {}
-        for wid in wanted:
-            record = graph_record(raw[wid]) if wid in raw else None
-            if record:
-                records[wid] = record
-        return records
+            records, complete = self._walk("openalex:" + "|".join(batch), None)
+            self._keep_records(records)
+            found.update((r["id"], r) for r in records)
+            if complete:  # dangling ids: not asked again
+                self._keep([(_work_key(wid), None) for wid in batch if wid not in found])
+        return {wid: found[wid] for wid in wanted if wid in found}
 
     def citing(self, ids: Sequence[str], *, limit: int) -> list[dict[str, Any]]:
         """Records of the works citing any of ``ids`` (``filter=cites:``, 50 ids a
         request, cursor-paged), at most ``limit``, deduplicated, in OpenAlex's order."""
         wanted = sorted(_work_ids(ids))
         limit = _check_limit(limit)
-        records: dict[str, dict[str, Any]] = {}
+        found: dict[str, dict[str, Any]] = {}
         for batch in _chunks(wanted, MAX_OR_VALUES):
-            if len(records) >= limit:
+            if len(found) >= limit:
                 break
-            works, _complete = self._walk("cites:" + "|".join(batch), limit - len(records))
-            self._store_works(works)
-            for obj in works:
-                record = graph_record(obj)
-                if record and record["id"] not in records and len(records) < limit:
-                    records[record["id"]] = record
+            records, _complete = self._walk("cites:" + "|".join(batch), limit - len(found))
+            self._keep_records(records)
+            for record in records:
+                if len(found) < limit:
+                    found.setdefault(record["id"], record)
             if self.budget_reached:
                 break
-        return list(records.values())
+        return list(found.values())

@@ -78,3 +78,31 @@ def copy_rows(src: Any, dst: Any) -> int:
             rows,
         )
         copied += len(rows)
+
+
+LOOKUP_BATCH = 500
+"""Keys in one ``IN (...)`` lookup (well under SQLite's and libpq's parameter limits)."""
+
+
+def cached_many(conn: Any, keys: list[str], newer_than: str) -> dict[str, str]:
+    """The bodies cached for ``keys`` fetched at or after ``newer_than``, by key (one
+    query a batch of keys rather than one a key: a snowball asks thousands)."""
+    found: dict[str, str] = {}
+    for start in range(0, len(keys), LOOKUP_BATCH):
+        batch = keys[start : start + LOOKUP_BATCH]
+        marks = ", ".join("?" for _ in batch)
+        rows = conn.execute(
+            f"SELECT key, body FROM openalex_cache WHERE key IN ({marks}) AND fetched_at >= ?",
+            (*batch, newer_than),
+        )
+        found.update((str(r[0]), str(r[1])) for r in rows)
+    return found
+
+
+def store_many(conn: Any, rows: list[tuple[str, str]], fetched_at: str) -> None:
+    """Keep several ``(key, body)`` answers fetched at ``fetched_at`` (one statement)."""
+    conn.executemany(
+        "INSERT INTO openalex_cache(key, body, fetched_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at",
+        [(key, body, fetched_at) for key, body in rows],
+    )
