@@ -70,6 +70,11 @@ def test_a_second_run_asks_nothing_until_the_cache_ages_out(
         graph = library.openalex_graph()
         citing = graph.citing(list(SEEDS), limit=50)
         assert len(citing) == 5 and graph.requests == len(server.paths) == 1
+        rows = library.conn.execute("SELECT key, body FROM openalex_cache").fetchall()
+        assert rows and not any(KEY in key or KEY in body for key, body in rows)
+        (page,) = [key for key, _ in rows if key.startswith("/works?")]
+        assert page.startswith("/works?filter=cites:W3045921891|W3046863325&select=id,doi,")
+        assert page.endswith("&per_page=100&cursor=*")
         again = library.openalex_graph()  # a new object: its own count, the same cache
         assert again.citing(list(SEEDS), limit=50) == citing
         assert again.works([r["id"] for r in citing]).keys() == {r["id"] for r in citing}
