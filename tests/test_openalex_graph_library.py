@@ -90,6 +90,18 @@ def test_a_second_run_asks_nothing_until_the_cache_ages_out(
         assert len(server.paths) == 2
 
 
+def test_the_librarys_graph_waits_out_a_429_and_a_503(
+    settings: Any, server: OpenAlexServer
+) -> None:
+    server.faults.append((429, {"Retry-After": "1"}, b"slow down"))
+    server.faults.append((503, {"Retry-After": "2"}, b"busy"))
+    with open_library(settings, server, Now()) as library:
+        graph = library.openalex_graph()
+        assert len(graph.works(list(SEEDS))) == 2 and graph.requests == 1
+        assert library.clock.sleeps == [1.0, 2.0] and len(server.paths) == 3
+        assert library.status()["openalex_requests_today"] == 1
+
+
 def test_cache_days_zero_keeps_nothing(settings: Any, server: OpenAlexServer) -> None:
     with open_library(settings, server, Now(), openalex_cache_days=0) as library:
         for _ in range(2):

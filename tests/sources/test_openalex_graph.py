@@ -99,6 +99,7 @@ def graph_of(
         backoff_budget=60.0,
         clock=clock,
         max_response_bytes=max_response_bytes,
+        retry_server_errors=True,  # as the library builds it (RemoteSources.openalex_graph)
     )
     return OpenAlexGraph(
         http,
@@ -294,6 +295,22 @@ def test_a_429_with_retry_after_is_waited_out(server: OpenAlexServer, clock: Fak
     assert len(graph.citing(list(SEEDS), limit=10)) == 5
     assert clock.sleeps == [3.0] and len(server.paths) == 2
     assert graph.requests == 1  # one request, retried once by the HTTP layer
+
+
+def test_a_passing_503_is_waited_out_and_a_500_is_not(
+    server: OpenAlexServer, clock: FakeClock
+) -> None:
+    server.faults.append((503, {"Retry-After": "2"}, b"Service Unavailable"))
+    assert len(graph_of(server, clock).works(list(SEEDS))) == 2
+    assert clock.sleeps == [2.0] and len(server.paths) == 2
+    server.faults.append((500, {}, b"Internal Server Error"))
+    with pytest.raises(ProviderUnavailableError, match="HTTP 500"):
+        graph_of(server, clock).citing(list(SEEDS), limit=5)
+    assert len(server.paths) == 3 and clock.sleeps == [2.0]
+    server.faults.extend([(503, {"Retry-After": "30"}, b"down")] * 5)
+    with pytest.raises(ProviderUnavailableError, match=r"HTTP 503.*after 2 retries"):
+        graph_of(server, clock).citing(list(SEEDS), limit=5)  # 30 + 30 s fit the 60 s budget
+    assert len(server.paths) == 6 and clock.sleeps == [2.0, 30.0, 30.0]
 
 
 def test_a_cursor_that_comes_back_ends_the_walk(server: OpenAlexServer, clock: FakeClock) -> None:

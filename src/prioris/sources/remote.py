@@ -98,7 +98,7 @@ class RemoteSources:
         self.doi = DoiResolver(self._http("doi"), settings.doi_resolver_url)
         self._openalex = openalex
 
-    def _http(self, provider: str) -> ProviderHttp:
+    def _http(self, provider: str, *, retry_server_errors: bool = False) -> ProviderHttp:
         return ProviderHttp(
             provider,
             self.client,
@@ -106,6 +106,7 @@ class RemoteSources:
             backoff_budget=self.settings.backoff_budget_seconds,
             clock=self.clock,
             max_response_bytes=self.settings.max_response_bytes,
+            retry_server_errors=retry_server_errors,
         )
 
     @property
@@ -130,7 +131,7 @@ class RemoteSources:
         from prioris.sources.openalex_graph import OpenAlexGraph
 
         return OpenAlexGraph(
-            self._http("openalex"),
+            self._http("openalex", retry_server_errors=True),  # a walk outlives a blip
             self.settings.openalex_base_url,
             self.settings.openalex_api_key,
             cache=cache,
