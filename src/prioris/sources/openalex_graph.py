@@ -317,9 +317,9 @@ class OpenAlexGraph:
     """OpenAlex's citation graph through a cache and a daily budget (module docstring).
 
     Implements :class:`prioris.discovery.graph.GraphRecords`. ``requests`` counts what
-    this object sent (cache answers not counted; a 429 retried by the HTTP layer is one
-    request); ``cache_hits`` what the cache answered; ``warnings`` what ended a walk
-    early. ``per_page`` is a test seam (pages of :data:`PER_PAGE` otherwise).
+    this object sent (cache answers not counted; a 429 or 503 retried by the HTTP layer
+    is one request); ``cache_hits`` what the cache answered; ``warnings`` what ended a
+    walk early. ``per_page`` is a test seam (pages of :data:`PER_PAGE` otherwise).
     """
 
     def __init__(
