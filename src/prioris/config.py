@@ -46,6 +46,10 @@ class Settings:
     arxiv_oai_url: str = "https://oaipmh.arxiv.org/oai"
     europepmc_base_url: str = "https://www.ebi.ac.uk/europepmc/webservices/rest"
     openalex_base_url: str = "https://api.openalex.org"
+    # the citation graph's OpenAlex answers kept this many days (0: none kept), and the
+    # requests it may send per UTC day, counted in the library (docs/configuration.md)
+    openalex_cache_days: int = 30
+    openalex_daily_budget: int = 1000
     doi_resolver_url: str = "https://doi.org"
     min_intervals: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIN_INTERVALS))
     backoff_budget_seconds: float = 60.0
@@ -138,6 +142,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "PRIORIS_MCP_EUROPEPMC_MIN_INTERVAL_SECONDS": (0, 3600),
     "PRIORIS_MCP_OPENALEX_MIN_INTERVAL_SECONDS": (0, 3600),
     "PRIORIS_MCP_DISCOVERY_MIN_INTERVAL_SECONDS": (0, 3600),
+    "PRIORIS_MCP_OPENALEX_CACHE_DAYS": (0, 3650),
+    "PRIORIS_MCP_OPENALEX_DAILY_BUDGET": (0, 1_000_000),
     "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS": (0, DAY),
     "PRIORIS_MCP_HTTP_TIMEOUT_SECONDS": (0.001, 3600),
     "PRIORIS_MCP_MAX_FILE_BYTES": (1, 64 << 30),
@@ -299,6 +305,8 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         arxiv_oai_url=_url(env, "PRIORIS_MCP_ARXIV_OAI_URL", Settings.arxiv_oai_url),
         europepmc_base_url=_url(env, "PRIORIS_MCP_EUROPEPMC_BASE_URL", Settings.europepmc_base_url),
         openalex_base_url=_url(env, "PRIORIS_MCP_OPENALEX_BASE_URL", Settings.openalex_base_url),
+        openalex_cache_days=_integer(env, "PRIORIS_MCP_OPENALEX_CACHE_DAYS", 30),
+        openalex_daily_budget=_integer(env, "PRIORIS_MCP_OPENALEX_DAILY_BUDGET", 1000),
         doi_resolver_url=_url(env, "PRIORIS_MCP_DOI_RESOLVER_URL", Settings.doi_resolver_url),
         min_intervals=intervals,
         backoff_budget_seconds=_number(env, "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS", 60.0),

@@ -273,7 +273,6 @@ class Library:
     delete_each = _to("catalog", Catalog.delete_each)
     paginated_works = _to("catalog", Catalog.paginated_works)
     known_aliases = _to("catalog", Catalog.known_aliases)
-    status = _to("catalog", Catalog.status)
     export = _to("catalog", Catalog.export)
     cite = _to("catalog", Catalog.cite)
     browse = _to("catalog", Catalog.browse)
@@ -574,6 +573,37 @@ class Library:
     def openalex_work_types(self) -> list[dict[str, Any]]:
         """OpenAlex's work-type vocabulary (reference data for interpreting hits)."""
         return self.openalex_client().list_work_types()
+
+    # -- the OpenAlex citation graph (:mod:`prioris.services.openalex_graph`) -----------
+    def _openalex_budget(self) -> Any:
+        from prioris.services.openalex_graph import StoredBudget
+
+        return StoredBudget(self.conn, self.lock, self.now, self.settings.openalex_daily_budget)
+
+    def openalex_graph(self) -> Any:
+        """A new :class:`~prioris.sources.openalex_graph.OpenAlexGraph` (its ``requests``
+        count one command's requests) over the library's cache of OpenAlex answers
+        (``PRIORIS_MCP_OPENALEX_CACHE_DAYS``) and its daily request budget, shared by every
+        process (``PRIORIS_MCP_OPENALEX_DAILY_BUDGET``); configuration_error without an
+        OpenAlex API key, before anything is built."""
+        from prioris.services.openalex_graph import StoredCache
+        from prioris.sources.openalex import API_KEY_HELP
+
+        if not self.settings.openalex_api_key:
+            raise ConfigurationError(
+                f"The citation graph from OpenAlex needs an OpenAlex API key. {API_KEY_HELP}"
+            )
+        days = self.settings.openalex_cache_days
+        cache = StoredCache(self.conn, self.lock, self.now, days)
+        return self.remote.openalex_graph(cache, self._openalex_budget())
+
+    def status(self) -> dict[str, Any]:
+        """Counts, index state, model and file size (:meth:`Catalog.status`), and today's
+        OpenAlex requests against the daily budget (``openalex_requests_today``,
+        ``openalex_daily_budget``)."""
+        from prioris.services.openalex_graph import usage
+
+        return {**self.catalog.status(), **usage(self._openalex_budget())}
 
 
 def migrate_library(

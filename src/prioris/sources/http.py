@@ -55,6 +55,8 @@ MAX_RATE_LIMIT_RETRIES = 10
 """Retries after 429 stop here even when the budget would allow more."""
 ERROR_BODY_BYTES = 64 * 1024
 """Most of a non-2xx body that is decoded (only its start goes into a message)."""
+RETRIED_SERVER_ERRORS = (502, 503, 504)
+"""Passing server errors a provider built with ``retry_server_errors`` retries like a 429."""
 
 
 class Clock(Protocol):
@@ -190,8 +192,12 @@ class ProviderHttp:
         backoff_budget: float,
         clock: Clock | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        retry_server_errors: bool = False,
     ) -> None:
         self.provider = provider
+        # a 502/503/504 waited out like a 429 (Retry-After, backoff budget) instead of
+        # failing at once: for long walks (OpenAlex's cursor pages) that one blip would end
+        self.retry_server_errors = retry_server_errors
         self.client = client
         self.min_interval = max(0.0, float(min_interval))
         self.backoff_budget = max(0.0, float(backoff_budget))
@@ -303,7 +309,8 @@ class ProviderHttp:
     ) -> httpx.Response:
         """GET with spacing, 429 backoff within the budget and error mapping.
 
-        Timeouts, connection errors and 5xx raise ProviderUnavailableError at once; 404
+        Timeouts, connection errors and 5xx raise ProviderUnavailableError at once (a
+        502/503/504 is retried like a 429 first when ``retry_server_errors``); 404
         raises NotFoundError; other 4xx InvalidRequestError; a 3xx is returned only when
         ``allow_redirect_status``. The decoded body is bounded: by ``max_bytes`` for a
         document (FileTooLargeError naming ``limit_setting``), else by the provider's
@@ -318,13 +325,19 @@ class ProviderHttp:
         while True:
             response = self._send(url, params, headers, limit)
             status = response.status_code
-            if status != 429:
+            passing = self.retry_server_errors and status in RETRIED_SERVER_ERRORS
+            if status != 429 and not passing:
                 return self._check(response, allow_redirect_status)
             delay = _parse_retry_after(response.headers.get("Retry-After"))
             if delay is None:
                 delay = BACKOFF_BASE_SECONDS * (2**retries)
             delay = max(delay, MIN_BACKOFF_SECONDS)
             if retries >= MAX_RATE_LIMIT_RETRIES or slept + delay > self.backoff_budget:
+                if passing:
+                    raise ProviderUnavailableError(
+                        f"{self.provider}: server error (HTTP {status}) from {_describe(url)} "
+                        f"after {retries} retries and {slept:.1f}s of backoff"
+                    )
                 raise RateLimitedError(
                     f"{self.provider}: still rate limited (HTTP 429) by {_describe(url)} after "
                     f"{retries} retries and {slept:.1f}s of backoff "

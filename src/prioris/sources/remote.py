@@ -98,7 +98,7 @@ class RemoteSources:
         self.doi = DoiResolver(self._http("doi"), settings.doi_resolver_url)
         self._openalex = openalex
 
-    def _http(self, provider: str) -> ProviderHttp:
+    def _http(self, provider: str, *, retry_server_errors: bool = False) -> ProviderHttp:
         return ProviderHttp(
             provider,
             self.client,
@@ -106,6 +106,7 @@ class RemoteSources:
             backoff_budget=self.settings.backoff_budget_seconds,
             clock=self.clock,
             max_response_bytes=self.settings.max_response_bytes,
+            retry_server_errors=retry_server_errors,
         )
 
     @property
@@ -123,6 +124,19 @@ class RemoteSources:
                 semantic_http=self._http("discovery"),
             )
         return self._openalex
+
+    def openalex_graph(self, cache: Any, budget: Any) -> Any:
+        """A new :class:`~prioris.sources.openalex_graph.OpenAlexGraph` over this client,
+        with the given cache and daily budget (ConfigurationError without an API key)."""
+        from prioris.sources.openalex_graph import OpenAlexGraph
+
+        return OpenAlexGraph(
+            self._http("openalex", retry_server_errors=True),  # a walk outlives a blip
+            self.settings.openalex_base_url,
+            self.settings.openalex_api_key,
+            cache=cache,
+            budget=budget,
+        )
 
     def close(self) -> None:
         self.client.close()

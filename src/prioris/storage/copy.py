@@ -5,7 +5,8 @@ everything that belongs to its works: aliases, blobs and documents, pages, per-s
 records, the edit history (numbered by the target, in the same order, so undo takes the
 same edit back), collections and tags, the researcher's notes, what reference-manager
 syncs saw of them, chunks (their ids kept, so nothing needs renumbering) with their
-full-text rows, and their vectors as stored (no re-embedding). A work already in the
+full-text rows, and their vectors as stored (no re-embedding); then OpenAlex's cached
+answers and the day counts of its requests. A work already in the
 target is skipped, so a copy that was stopped resumes where it stopped when run again.
 The target must be new, or a copy of the same source: a library holding other works is
 refused, since kept chunk ids could collide with its own.
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prioris.errors import ConfigurationError, InvalidRequestError
+from prioris.storage import openalex_cache
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.backend import StorageBackend, index_of
 from prioris.storage.chunks import ensure_vector_index, get_state, set_state
@@ -124,6 +126,7 @@ def _copy(
         f"INSERT INTO refsync_items({SYNC_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
         orphans,
     )
+    openalex_cache.copy_rows(src, dst)  # the day's OpenAlex count and its cached answers
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")
     return report

@@ -46,3 +46,63 @@ def take_request(conn: Any, day: str, budget: int) -> bool:
         (day, budget),
     )
     return bool(cur.rowcount)
+
+
+COPY_BATCH = 500
+
+
+def copy_rows(src: Any, dst: Any) -> int:
+    """Copy the day counts and the cached answers of ``src`` into ``dst`` (``migrate-to``,
+    inside its transaction); returns the cached answers copied.
+
+    The day counts come along so a copied library does not start today's budget afresh;
+    the cache too, since each answer was a paid request (an entry the target already has
+    is kept, so a resumed copy does not rewrite it). Answers are read in batches: the
+    cache can hold many pages.
+    """
+    days = [tuple(r) for r in src.execute("SELECT day, count FROM openalex_requests")]
+    dst.executemany(
+        "INSERT INTO openalex_requests(day, count) VALUES (?, ?) "
+        "ON CONFLICT(day) DO UPDATE SET count = excluded.count",
+        days,
+    )
+    copied = 0
+    cursor = src.execute("SELECT key, body, fetched_at FROM openalex_cache ORDER BY key")
+    while True:
+        rows = [tuple(r) for r in cursor.fetchmany(COPY_BATCH)]
+        if not rows:
+            return copied
+        dst.executemany(
+            "INSERT INTO openalex_cache(key, body, fetched_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO NOTHING",
+            rows,
+        )
+        copied += len(rows)
+
+
+LOOKUP_BATCH = 500
+"""Keys in one ``IN (...)`` lookup (well under SQLite's and libpq's parameter limits)."""
+
+
+def cached_many(conn: Any, keys: list[str], newer_than: str) -> dict[str, str]:
+    """The bodies cached for ``keys`` fetched at or after ``newer_than``, by key (one
+    query a batch of keys rather than one a key: a snowball asks thousands)."""
+    found: dict[str, str] = {}
+    for start in range(0, len(keys), LOOKUP_BATCH):
+        batch = keys[start : start + LOOKUP_BATCH]
+        marks = ", ".join("?" for _ in batch)
+        rows = conn.execute(
+            f"SELECT key, body FROM openalex_cache WHERE key IN ({marks}) AND fetched_at >= ?",
+            (*batch, newer_than),
+        )
+        found.update((str(r[0]), str(r[1])) for r in rows)
+    return found
+
+
+def store_many(conn: Any, rows: list[tuple[str, str]], fetched_at: str) -> None:
+    """Keep several ``(key, body)`` answers fetched at ``fetched_at`` (one statement)."""
+    conn.executemany(
+        "INSERT INTO openalex_cache(key, body, fetched_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at",
+        [(key, body, fetched_at) for key, body in rows],
+    )
