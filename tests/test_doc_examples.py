@@ -174,6 +174,9 @@ def _build_reference_managers(home: Path) -> None:
                     file_name="est.pdf",
                     content=pdf.read_bytes(),
                 )
+    (home / "refs.bib").write_text(
+        "@misc{okafor2019dunes, title = {Coastal dunes}, year = {2019}}\n", encoding="utf-8"
+    )
     (home / "papers" / "library.bib").write_text(
         "@article{lind2020kelp,\n"
         "  title = {Kelp forests and {Sea} Urchins},\n"

@@ -92,6 +92,8 @@ def test_every_setting_has_a_keyword(tmp_path: Path) -> None:
         "host": "0.0.0.0",
         "min_intervals": {"openalex": 0.5},
         "work_vector_weight": 0.5,
+        "zotero_dir": Path("/papers/Zotero"),
+        "zotero_base_dir": Path("/papers/linked"),
     }
     for f in dataclasses.fields(Settings):
         if f.name in ("db_path", "db_url"):

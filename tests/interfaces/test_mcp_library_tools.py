@@ -49,6 +49,10 @@ TOOLS = {
     "research_discovery",
     "research_cite",
     "research_edit_work",
+    "research_format_citation",  # the SPEC's names of the two above
+    "research_update_metadata",
+    "research_zotero_sync",
+    "research_import_references",
 }
 
 

@@ -191,6 +191,12 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "ALTER TABLE chunks DROP COLUMN section",  # migration 7
             "DROP TABLE work_collections",  # migration 8
             "DROP TABLE work_tags",
+            "DROP TABLE work_notes",  # migration 9
+            "DROP TABLE refsync_items",
+            "DROP TABLE work_references",  # migration 10
+            "DROP TABLE openalex_cache",  # migration 11
+            "DROP TABLE openalex_requests",
+            "DROP TABLE snowball_dismissed",  # migration 12
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)
