@@ -128,7 +128,9 @@ class Snowball:
                 for ref in rows:
                     if ref["cited_work_id"] is None and (cand := from_reference(ref, seed)):
                         pool.add(cand)
-        if not any(refs.values()):
+        if not seeds:
+            messages.append("no seeds: the library holds no works yet")
+        elif not any(refs.values()):
             messages.append(
                 "the seeds have no reference lists in the library yet (references are read "
                 "from ingested PDFs), so the local graph gives no candidates"
