@@ -66,11 +66,12 @@ _OPENALEX_ID = re.compile(r"^W\d+$")
 
 
 def normalise_title(title: str | None) -> str:
-    """Lower case, accents and punctuation gone, spaces collapsed: the form titles are
-    compared in (``"Deep Learning: A Review."`` -> ``"deep learning a review"``)."""
+    """Lower case, ``&`` read as "and", accents and punctuation gone, spaces collapsed:
+    the form titles are compared in (``"Deep Learning: A Review."`` ->
+    ``"deep learning a review"``)."""
     if not title:
         return ""
-    decomposed = unicodedata.normalize("NFKD", title)
+    decomposed = unicodedata.normalize("NFKD", title.replace("&", " and "))
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(_NON_WORD.sub(" ", plain.casefold()).split())
 
