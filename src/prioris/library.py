@@ -585,7 +585,7 @@ class Library:
         if graph is not None:
             return graph, None
         if offline:
-            return None, "--offline was given"
+            return None, "offline was asked for"
         if not self.settings.openalex_api_key:
             return None, "no OpenAlex API key: set PRIORIS_MCP_OPENALEX_API_KEY to go online"
         factory = getattr(self, "openalex_graph", None)

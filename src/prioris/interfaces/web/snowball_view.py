@@ -26,7 +26,7 @@ from prioris.interfaces.web.views import read_url
 GRAPH_CANDIDATES = 12
 """Candidates drawn in the citation view (the list below it has them all)."""
 GRAPH_SEEDS = 12
-WIDTH, ROW, TOP = 760, 34, 30
+WIDTH, ROW, TOP = 900, 34, 30
 SEED_X, CANDIDATE_X = 200, 560
 MAX_IDS = 500
 
@@ -191,7 +191,7 @@ def citation_svg(answer: dict[str, Any], seed_titles: dict[str, str]) -> Markup:
     for index, cand in enumerate(candidates):
         cy = y(index, len(candidates))
         radius = 5 + 6 * max(0.0, min(1.0, float(cand["score"])))
-        label = f"{index + 1}. {_clip(cand['title'], 30)}"
+        label = f"{index + 1}. {_clip(cand['title'], 42)}"
         tip = f"{cand['title']} ({cand['year'] or 'n.d.'}), score {cand['score']:.3f}"
         dot = (
             f"<title>{escape(tip)}</title>"

@@ -15,7 +15,7 @@
       ids: data.getAll("ids"),
       direction: data.get("direction"),
       limit: data.get("limit"),
-      offline: data.get("offline") === "1" || form.elements.offline.disabled,
+      offline: data.get("offline") === "1",
     };
     results.setAttribute("aria-busy", "true");
     results.replaceChildren(Prioris.el("p", { className: "summary", text: "▶ Following citations…" }));
