@@ -53,8 +53,9 @@ TITLE_MATCH_THRESHOLD = 92.0
 """rapidfuzz ``ratio`` (0-100) of two normalised titles from which, with years within
 :data:`YEAR_SLACK`, a candidate is taken for a library work. Measured on the 167 distinct
 real titles of the shared fixtures (OpenAlex records, BibTeX and Zotero libraries;
-docs/usage.md, "Snowballing"): the closest two distinct works scored 89.5, while every
-title with one typo scored 94.1 or more and with two words run together 97.0 or more."""
+docs/usage.md, "Snowballing"; ``bench/bench_snowball_titles.py``): the closest two
+distinct works scored 89.5, while every title with one typo scored 94.1 or more and with
+two words run together 97.0 or more."""
 YEAR_SLACK = 1
 """A preprint and its published version are often a year apart."""
 ID_KINDS = ("doi", "arxiv", "openalex", "pmid", "pmcid")
