@@ -47,7 +47,9 @@ def register(subparsers: Any) -> None:
     snowball.add_argument("ids", nargs="*", metavar="ID", help="seed works (ids or aliases)")
     snowball.add_argument("--all", action="store_true", help="every work of the library as a seed")
     snowball.add_argument(
-        "--collection", metavar="NAME", help="the works of this collection as seeds"
+        "--collection",
+        metavar="NAME",
+        help="the works of this collection as seeds (default: the ids given, or --all)",
     )
     snowball.add_argument(
         "--direction",

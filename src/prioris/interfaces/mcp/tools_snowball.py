@@ -53,6 +53,15 @@ class SnowballOut(BaseModel):
     candidates: list[CandidateOut]
 
 
+class DismissOut(BaseModel):
+    """What dismissing (or undoing it) did."""
+
+    model_config = ConfigDict(extra="ignore")
+    dismissed: str | None = Field(default=None, description="the key now hidden")
+    undismissed: str | None = Field(default=None, description="the key shown again (undo)")
+    found: bool | None = Field(default=None, description="undo: whether it was dismissed")
+
+
 def register_snowball_tools(server: PriorisMCPServer, state: ServerState) -> None:
     """Add ``research_discovery_snowball`` and ``research_dismiss_candidate``."""
 
@@ -108,9 +117,13 @@ def register_snowball_tools(server: PriorisMCPServer, state: ServerState) -> Non
             str, Field(min_length=3, max_length=600, description="a snowball candidate's key")
         ],
         undo: Annotated[bool, Field(description="show the candidate again")] = False,
-    ) -> dict[str, Any]:
-        """Hide a snowball candidate for good (its `key`), or show it again (`undo`)."""
+    ) -> DismissOut:
+        """Hide a snowball candidate for good: its `key` as research_discovery_snowball
+        gives it (doi:, arxiv:, openalex: or title:); no snowball returns it again.
+        `undo` shows it again. A malformed key is invalid_request."""
         library = state.library()
         if undo:
-            return await blocking(lambda: library.undismiss_candidate(key))
-        return await blocking(lambda: library.dismiss_candidate(key))
+            return DismissOut.model_validate(
+                await blocking(lambda: library.undismiss_candidate(key))
+            )
+        return DismissOut.model_validate(await blocking(lambda: library.dismiss_candidate(key)))
