@@ -56,6 +56,11 @@ def test_page_lists_the_seed_choices(web: Any) -> None:
     assert "/static/snowball.js" in page.text and "<style" not in page.text
     ticked = client.get("/snowball?ids=s1&ids=s2").text
     assert 'value="ids" checked' in ticked and 'name="ids" value="s2"' in ticked
+    # the Library page's "Snowball from these" submits its ticked boxes (name "id") here
+    library_page = client.get("/library").text
+    assert 'formaction="/snowball"' in library_page
+    from_library = client.get("/snowball?id=s1&id=s2&style=apa").text
+    assert "The 2 work(s) ticked on the Library page" in from_library
 
 
 def test_snowball_fragment_with_why_routes_and_svg(web: Any) -> None:

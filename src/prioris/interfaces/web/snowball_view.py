@@ -32,10 +32,12 @@ MAX_IDS = 500
 
 
 async def snowball_page(request: Request) -> Response:
-    """The form: seeds (every work, a collection, or ``?ids=`` from the Library page)."""
+    """The form: seeds (every work, a collection, or ``?ids=``; the Library page's
+    "Snowball from these" sends its ticked works as ``?id=``)."""
     state = state_of(request)
     collections = await blocking(state.library.collection_counts)
-    ids = [i for i in request.query_params.getlist("ids") if i.strip()][:MAX_IDS]
+    given = [*request.query_params.getlist("ids"), *request.query_params.getlist("id")]
+    ids = list(dict.fromkeys(i for i in given if i.strip()))[:MAX_IDS]
     return state.render(
         request,
         "snowball.html",
