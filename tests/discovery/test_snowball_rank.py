@@ -210,7 +210,7 @@ def test_score_formula_and_why() -> None:
     assert "cited by 2 of your 3 seed(s)" in why["summary"] and "“Seed one”" in why["summary"]
     assert "cites 1 of your 3 seed(s)" in why["summary"] and "close in topic" in why["summary"]
     assert weak.why["similarity"] is None and weak.why["recency"] == 0.0
-    assert "no similarity" in weak.why["summary"]
+    assert "topic not compared" in weak.why["summary"]
     # one link of one seed is a full link; of ten seeds a weak one
     one = Candidate(title="t one two three", cited_by_seeds={"s1"})
     score_candidates([one], seeds=1, similarities={}, this_year=2026)

@@ -31,6 +31,7 @@ in the candidate's ``why``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -66,14 +67,18 @@ _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 _OPENALEX_ID = re.compile(r"^W\d+$")
 
 
+@functools.lru_cache(maxsize=100_000)
 def normalise_title(title: str | None) -> str:
     """Lower case, ``&`` read as "and", accents and punctuation gone, spaces collapsed:
     the form titles are compared in (``"Deep Learning: A Review."`` ->
-    ``"deep learning a review"``)."""
+    ``"deep learning a review"``). Cached: a whole-library snowball meets the same
+    reference title many times."""
     if not title:
         return ""
-    decomposed = unicodedata.normalize("NFKD", title.replace("&", " and "))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    plain = title.replace("&", " and ")
+    if not plain.isascii():
+        decomposed = unicodedata.normalize("NFKD", plain)
+        plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(_NON_WORD.sub(" ", plain.casefold()).split())
 
 
@@ -332,6 +337,10 @@ class LibraryIndex:
 
     aliases: set[str]
     titles: list[tuple[str, int | None, str]]
+    choices: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.choices = [t for t, _, _ in self.titles]
 
     @classmethod
     def build(
@@ -353,9 +362,8 @@ class LibraryIndex:
             return None
         from rapidfuzz import fuzz, process
 
-        choices = [t for t, _, _ in self.titles]
         for _text, score, index in process.extract_iter(
-            norm, choices, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
+            norm, self.choices, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
         ):
             _, year, work_id = self.titles[index]
             if candidate.year is None or year is None:
@@ -423,7 +431,7 @@ def _words(
             + named(candidate.cites_seeds)
         )
     if similarity is None:
-        said.append("no similarity (no text to compare)")
+        said.append("topic not compared (no seed vectors, or past the candidates compared)")
     else:
         level = "close" if similarity >= 0.6 else "related" if similarity >= 0.35 else "distant"
         said.append(f"{level} in topic to the seeds (cosine {similarity:.2f})")

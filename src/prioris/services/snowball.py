@@ -46,9 +46,12 @@ from prioris.storage import works as work_store
 
 DIRECTIONS = ("backward", "forward", "both")
 MAX_LIMIT = 500
-EMBED_AT_MOST = 2000
-"""Candidates embedded for similarity, the most linked first: past this the rest are
-scored without it (a whole-library snowball can meet tens of thousands of references)."""
+EMBED_AT_MOST = 300
+"""Candidates embedded for similarity: the best 300 by the other parts of the score (the
+links above all). The library's model embeds about 50 to 100 titles a second on two busy
+cores (bench/bench_snowball.py), so 300 keep a whole-library snowball to seconds; a
+candidate past them is scored without similarity, and being past them it was already
+below them on everything else."""
 FORWARD_PER_SEED = 50
 """Citing works asked of OpenAlex per seed (at most 2,000 in all), so a forward snowball
 over a famous paper does not spend the day's budget on one listing."""
@@ -282,16 +285,16 @@ class Snowball:
             vectors = work_vector_store.read(self.conn, seeds)
         centroid = seed_centroid(list(vectors.values()))
         similarities: dict[int, float | None] = {}
+        titles = {s: i["title"] for s, i in seed_info.items()}
         if centroid is not None and kept:
-            most_linked = sorted(kept, key=lambda c: -(len(c.cited_by_seeds) + len(c.cites_seeds)))[
-                :EMBED_AT_MOST
-            ]
-            texts = [work_text(c.title, c.abstract, None) for c in most_linked]
+            year = self.this_year()
+            first = score_candidates(kept, seeds=len(seeds), similarities={}, this_year=year)
+            compared = first[:EMBED_AT_MOST]
+            texts = [work_text(c.title, c.abstract, None) for c in compared]
             embedded = self.embedder.embed_passages(texts)
-            for cand, vector in zip(most_linked, np.asarray(embedded), strict=True):
+            for cand, vector in zip(compared, np.asarray(embedded), strict=True):
                 norm = float(np.linalg.norm(vector))
                 similarities[id(cand)] = float(np.dot(vector, centroid) / norm) if norm else None
-        titles = {s: i["title"] for s, i in seed_info.items()}
         return score_candidates(
             kept,
             seeds=len(seeds),
