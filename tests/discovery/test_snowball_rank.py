@@ -274,3 +274,57 @@ def test_fetch_routes_follow_discoverys_ladder() -> None:
 )
 def test_candidate_keys_accepted_for_dismissal(key: object, ok: bool) -> None:
     assert is_candidate_key(key) is ok
+
+
+def test_pool_joins_the_same_title_spelt_apart_but_never_two_dois() -> None:
+    pool = CandidatePool()
+    pool.add(
+        Candidate(
+            title="Global warming and recurrent mass bleaching of corals",
+            year=2017,
+            cited_by_seeds={"s1"},
+        )
+    )
+    pool.add(
+        Candidate(
+            title="Global warming and recurent mass bleaching of coral",
+            year=2018,
+            cited_by_seeds={"s2"},
+        )
+    )
+    pool.add(
+        Candidate(
+            title="Global warming and recurrent mass bleaching of corals",
+            year=2017,
+            ids={"doi": "10.1/a"},
+            cited_by_seeds={"s3"},
+        )
+    )
+    pool.add(
+        Candidate(
+            title="Global warming and recurrent mass bleaching of corals",
+            year=2017,
+            ids={"doi": "10.1/b"},
+            cited_by_seeds={"s4"},
+        )
+    )
+    pool.add(
+        Candidate(
+            title="Global warming and recurrent mass bleaching of corals",
+            year=2009,
+            cited_by_seeds={"s5"},
+        )
+    )
+    pool.add(
+        Candidate(
+            title="Global cooling of ocean basins since the last glacial",
+            year=2017,
+            cited_by_seeds={"s6"},
+        )
+    )
+    assert len(pool) == 5  # the first and the DOI a one share the title + year key
+    assert pool.merge_similar() == 1  # the typo joins; DOI b, 2009 and the other title stay
+    merged = {c.key: c for c in pool.candidates()}
+    assert merged["doi:10.1/a"].cited_by_seeds == {"s1", "s2", "s3"}
+    assert merged["doi:10.1/b"].cited_by_seeds == {"s4"}
+    assert len(pool) == 4

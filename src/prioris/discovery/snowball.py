@@ -63,6 +63,8 @@ ID_KINDS = ("doi", "arxiv", "openalex", "pmid", "pmcid")
 KEY_PREFIXES = ("doi:", "arxiv:", "openalex:", "title:")
 MAX_KEY_CHARS = 600
 
+_LEADING = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "towards", "toward"})
+"""Words skipped when a title's first word picks the block it is compared within."""
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 _OPENALEX_ID = re.compile(r"^W\d+$")
 
@@ -309,7 +311,9 @@ class CandidatePool:
         found: list[Candidate] = []
         for k in keys:  # every known candidate it shares a key with, once each
             known = self._by_key.get(k)
-            if known is not None and all(known is not f for f in found):
+            if known is None or _conflicting(known.ids, candidate.ids):
+                continue  # the same title with another DOI: another work
+            if all(known is not f for f in found):
                 found.append(known)
         if not found:
             self._all.append(candidate)
@@ -329,6 +333,57 @@ class CandidatePool:
 
     def __len__(self) -> int:
         return len(self._all)
+
+    def merge_similar(self) -> int:
+        """Join candidates whose titles are the same work spelt apart (a typo, an OCR
+        slip, a year one off between a preprint and its version): a title within
+        :data:`TITLE_MATCH_THRESHOLD` and years as :func:`titles_match` allows, and no
+        identifier of the same kind that differs (two DOIs are two works). Titles are
+        compared within blocks of the same first word, so a whole-library snowball
+        stays fast. Returns how many candidates were joined into others."""
+        from rapidfuzz import fuzz, process
+
+        blocks: dict[str, list[Candidate]] = {}
+        for cand in self._all:
+            words = normalise_title(cand.title).split()
+            if words:
+                head = next((w for w in words if w not in _LEADING), words[0])
+                blocks.setdefault(head, []).append(cand)
+        gone: set[int] = set()
+        for group in blocks.values():
+            if len(group) < 2:
+                continue
+            texts = [normalise_title(c.title) for c in group]
+            scores = process.cdist(
+                texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
+            )
+            for i, first in enumerate(group):
+                if id(first) in gone:
+                    continue
+                for j in np.nonzero(scores[i, i + 1 :])[0] + i + 1:
+                    other = group[int(j)]
+                    if id(other) in gone or _conflicting(first.ids, other.ids):
+                        continue
+                    if titles_match(float(scores[i, j]), first.year, other.year):
+                        first.merge(other)
+                        gone.add(id(other))
+        if gone:
+            self._all = [c for c in self._all if id(c) not in gone]
+            self._by_key = {k: c for c in self._all for k in c.identities()}
+        return len(gone)
+
+
+def _conflicting(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
+    return any(kind in a and kind in b and a[kind] != b[kind] for kind in ID_KINDS)
+
+
+def titles_match(score: float, year: int | None, other_year: int | None) -> bool:
+    """Whether a title ``score`` (rapidfuzz ``ratio``) with these years names one work:
+    at least :data:`TITLE_MATCH_THRESHOLD` with years at most :data:`YEAR_SLACK` apart,
+    or 97 when either year is unknown."""
+    if year is None or other_year is None:
+        return score >= 97.0
+    return score >= TITLE_MATCH_THRESHOLD and abs(year - other_year) <= YEAR_SLACK
 
 
 @dataclass
@@ -366,10 +421,7 @@ class LibraryIndex:
             norm, self.choices, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
         ):
             _, year, work_id = self.titles[index]
-            if candidate.year is None or year is None:
-                if score >= 97.0:
-                    return work_id
-            elif abs(candidate.year - year) <= YEAR_SLACK:
+            if titles_match(score, candidate.year, year):
                 return work_id
         return None
 

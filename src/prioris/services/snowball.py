@@ -143,6 +143,7 @@ class Snowball:
             messages.append(f"offline: the local citation graph only ({offline_reason})")
         else:
             self._from_openalex(graph, seed_info, pool, direction, messages)
+        pool.merge_similar()
         found = [c for c in pool.candidates() if keep_direction(c, direction)]
         kept = self._dedupe(found, seeds, seed_info)
         ranked = self._rank(kept, seeds, seed_info)
