@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import snowball_helpers as h
-from interfaces.web.test_browser import new_page, shot, until
+from interfaces.web.test_browser import UNLABELLED, new_page, shot, until
 from interfaces.web.web_helpers import live_app, make_library
 
 pytestmark = pytest.mark.browser
@@ -34,5 +34,11 @@ def test_snowball_page_triage(browser: Any, data_dir: Path) -> None:
             until(page, "document.querySelectorAll('li.candidate').length === 2")
             assert "nature21707" not in page.content()
             assert page.errors == [], page.errors
+            assert page.evaluate(UNLABELLED) == []  # every control has a label
+            phone = new_page(browser, app.url, "phone")
+            phone.goto("/snowball")
+            phone.click("#snowball-form button[type=submit]")
+            until(phone, "document.querySelectorAll('li.candidate').length === 2")
+            shot(phone, "snowball")
     finally:
         library.close()
