@@ -187,3 +187,10 @@ def test_citation_graph(built: Any) -> None:
     edges = {(e["source"], e["target"]) for e in with_candidates["edges"]}
     assert ("s1", "doi:10.1038/nature21707") in edges and ("s2", "doi:10.1038/nature21707") in edges
     assert with_candidates["snowball"]["offline"] is True
+
+
+def test_citation_graph_of_an_empty_library(library: Any) -> None:
+    assert library.citation_graph(True, offline=True) == {"nodes": [], "edges": []}
+    answer = library.snowball(all=True, offline=True)
+    assert answer["seeds"] == [] and answer["candidates"] == []
+    assert any("no works" in m for m in answer["messages"])

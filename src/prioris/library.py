@@ -634,10 +634,8 @@ class Library:
         """The library's works and citation edges (``{"nodes", "edges"}``); with
         ``candidates``, a whole-library snowball's top ``limit`` candidates too."""
         answer = None
-        if candidates:
-            has_works = self.conn.execute("SELECT 1 FROM works LIMIT 1").fetchone()
-            if has_works:
-                answer = self.snowball(all=True, limit=limit, offline=offline, graph=graph)
+        if candidates and self.snowballer.has_works():
+            answer = self.snowball(all=True, limit=limit, offline=offline, graph=graph)
         return self.snowballer.graph(answer)
 
 

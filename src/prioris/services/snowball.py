@@ -336,6 +336,10 @@ class Snowball:
         return {"undismissed": key, "found": removed}
 
     # -- the citation graph --------------------------------------------------------
+    def has_works(self) -> bool:
+        with self.lock:
+            return self.conn.execute("SELECT 1 FROM works LIMIT 1").fetchone() is not None
+
     def graph(self, snowball: dict[str, Any] | None = None) -> dict[str, Any]:
         """The library's works as nodes and their citation edges (citing -> cited); with a
         snowball's answer, its candidates as nodes too, each tied to its seeds (a seed
