@@ -49,10 +49,13 @@ TOOLS = {
     "research_discovery",
     "research_cite",
     "research_edit_work",
-    "research_format_citation",  # the SPEC's names of the two above
+    # issue 22's (their SPEC names and the reference managers') and issue 23's snowball
+    "research_format_citation",
     "research_update_metadata",
     "research_zotero_sync",
     "research_import_references",
+    "research_discovery_snowball",
+    "research_dismiss_candidate",
 }
 
 

@@ -40,6 +40,7 @@ from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_parse import register_parse_tools
 from prioris.interfaces.mcp.tools_refman import register_refman_tools
 from prioris.interfaces.mcp.tools_remote import register_remote_tools
+from prioris.interfaces.mcp.tools_snowball import register_snowball_tools
 from prioris.interfaces.mcp.tools_upload import register_upload_tools
 from prioris.interfaces.serve_lifecycle import serve_stdio, sigterm_exits
 
@@ -90,6 +91,7 @@ def build_server(
     register_cite_tools(server, state)
     register_edit_tools(server, state)
     register_refman_tools(server, state)
+    register_snowball_tools(server, state)
     register_resources(server, state)
     return server
 

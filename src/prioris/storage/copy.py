@@ -8,8 +8,9 @@ syncs saw of them, chunks (their ids kept, so nothing needs renumbering) with th
 full-text rows, and their vectors as stored (no re-embedding); then OpenAlex's cached
 answers and the day counts of its requests. A work already in the
 target is skipped, so a copy that was stopped resumes where it stopped when run again.
-The target must be new, or a copy of the same source: a library holding other works is
-refused, since kept chunk ids could collide with its own.
+The snowball candidates the user dismissed go over too. The target must be new, or a
+copy of the same source: a library holding other works is refused, since kept chunk ids
+could collide with its own.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ CHUNK_COLUMNS = (
 )
 NOTE_COLUMNS = "work_id, source, note_key, kind, text, comment, color, page_label, page"
 SYNC_COLUMNS = "scope, item_key, work_id, fingerprint, files, synced_at"
+DISMISSED_COLUMNS = "key, title, dismissed_at"
 SOURCE_KEY = "copied_from"
 
 
@@ -127,9 +129,21 @@ def _copy(
         orphans,
     )
     openalex_cache.copy_rows(src, dst)  # the day's OpenAlex count and its cached answers
+    _copy_dismissed(src, dst)
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")
     return report
+
+
+def _copy_dismissed(src: Any, dst: Any) -> None:
+    """The snowball candidates the user dismissed (they name no work of the library, so
+    they go over whole, inside the caller's transaction; a resumed copy adds none twice)."""
+    rows = [tuple(r) for r in src.execute(f"SELECT {DISMISSED_COLUMNS} FROM snowball_dismissed")]
+    dst.executemany(
+        f"INSERT INTO snowball_dismissed({DISMISSED_COLUMNS}) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        rows,
+    )
 
 
 def _select_in(head: str, values: Sequence[Any], column: str = "id") -> str:

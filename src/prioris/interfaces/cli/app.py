@@ -32,6 +32,7 @@ from prioris.interfaces.cli import (
     refman_cmds,
     remote_cmds,
     serve_cmds,
+    snowball_cmds,
     ui_cmds,
     watch_cmds,
 )
@@ -92,6 +93,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
         watch_cmds.register,
         remote_cmds.register,
         discover_cmds.register,
+        snowball_cmds.register,
         serve_cmds.register,
         enrich_cmds.register,
         ui_cmds.register,
@@ -221,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 # fetch, serve, ui, the provider searches) start a library where none is.
 NEEDS_A_LIBRARY = frozenset(
     {"search", "list", "show", "delete", "status", "reindex", "export", "enrich", "edit"}
+    | {"snowball", "graph", "dismiss"}
 )
 
 

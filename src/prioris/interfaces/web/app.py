@@ -27,7 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from prioris.errors import ConfigurationError, PriorisError
-from prioris.interfaces.web import api, edit, pages, views
+from prioris.interfaces.web import api, edit, pages, snowball_view, views
 from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
 from prioris.interfaces.web.markdown_view import markdown_html
@@ -121,6 +121,7 @@ def build_app(
         *pages.ROUTES,
         *api.ROUTES,
         *edit.ROUTES,
+        *snowball_view.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]
