@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from itertools import pairwise
 
 from prioris.identifiers import normalise_arxiv, normalise_doi
 from prioris.ingest.sections import heading_label, run_in_label
@@ -221,7 +222,7 @@ def _author_prefix(text: str) -> bool:
 
 # a new entry may start after a sentence end that is not an initial ("Lipman DJ. Gapped")
 _ENTRY_START = re.compile(
-    r"(?<![\s.][A-Z])(?<![\s.][A-Z][A-Z])(?<=[.?!)])\s+(?=[A-Z\u00c0-\u017f])"
+    r"(?<![\s.][A-Z]\.)(?<![\s.][A-Z][A-Z]\.)(?<=[.?!)])\s+(?=[A-Z\u00c0-\u017f])"
 )
 _ENDS_AT_YEAR = re.compile(r"(?:\b[A-Z]{1,3}\.?|\bal\.)\s*\(?(?:1[89]|20)\d\d[a-z]?\)?\.?$")
 
@@ -275,7 +276,7 @@ def _author_year_entries(paragraphs: list[str]) -> list[str]:
                 continue  # entries are in alphabetical order of their first author
             cuts.append(start)
         cuts.append(len(block))
-        entries += [block[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+        entries += [block[a:b].strip() for a, b in pairwise(cuts)]
     return [e for e in entries if e]
 
 
@@ -291,14 +292,14 @@ def split_entries(section: str) -> list[str]:
         starts = _sequence_splits(text, marker)
         if len(starts) >= 2 or (starts and len(text) < 2 * MAX_RAW_CHARS):
             bounds = [*starts, len(text)]
-            entries = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+            entries = [text[a:b] for a, b in pairwise(bounds)]
             entries = [re.sub(r"^\s*" + marker.format(n=r"\d{1,4}"), "", e) for e in entries]
             break
     else:
         keyed = list(_KEYED.finditer(text))
         if len(keyed) >= 2 and keyed[0].start() < 5:
             bounds = [m.start() for m in keyed] + [len(text)]
-            entries = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+            entries = [text[a:b] for a, b in pairwise(bounds)]
         else:
             entries = _author_year_entries([_join_hyphens(p) for p in paragraphs])
     cleaned = [e.strip()[:MAX_RAW_CHARS].strip() for e in entries[:MAX_ENTRIES]]
