@@ -32,6 +32,7 @@ from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchRes
 from prioris.services import watching
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
+from prioris.services.citations import Citations
 from prioris.services.editing import Editor
 from prioris.services.fetching import Fetcher
 from prioris.services.reading import StoredText
@@ -179,6 +180,7 @@ class Library:
             remote=lambda: self.remote,
         )
         self.editor = Editor(conn, lock, self.catalog.resolve_work_id, embedder, self.now)
+        self.citations_service = Citations(conn, lock, self.catalog.resolve_work_id)
         self.refsync = RefSync(conn, lock, self.pipeline, self.ingester.ingest_pdf_bytes, self.now)
         self._artefacts = Artefacts(
             conn,
@@ -291,6 +293,12 @@ class Library:
     undo_edit = _to("editor", Editor.undo_edit)
     edit_history = _to("editor", Editor.edit_history)
     work_fields = _to("editor", Editor.work_fields)
+
+    # -- references and the local citation graph (:class:`~prioris.services.citations.Citations`)
+    references = _to("citations_service", Citations.references)
+    cites = _to("citations_service", Citations.cites)
+    cited_by = _to("citations_service", Citations.cited_by)
+    citations = _to("citations_service", Citations.citations)
 
     # -- reference managers (:class:`~prioris.services.refsync.RefSync`) ---------------
     def zotero_dir(self, given: str | Path | None = None) -> Path:
