@@ -166,6 +166,13 @@ def _paragraphs(section: str) -> list[str]:
             continue
         if _PAGE_NUMBER.match(block) or (counts[block] > 1 and not _YEAR.search(block)):
             continue
+        if (
+            len(block) < 100
+            and not _YEAR.search(block)
+            and re.search(r"[A-Za-z]{3} \d{1,4}$", block)
+        ):
+            continue  # a running header or footer with its page number
+
         kept.append(" ".join(block.split()))
     return kept
 
@@ -376,7 +383,8 @@ def split_authors(text: str) -> list[str]:
     (family name first: each family name joined to its initials), ``Smith J, Jones B``;
     ``et al.`` dropped."""
     text = re.sub(r"\bet\.? al\.?", "", text)
-    text = re.sub(r"^[\s,.;]+|[\s,.;:]+$", "", text)
+    text = re.sub(r"^[\s,.;]+|[\s,;:]+$", "", text)
+    text = re.sub(r"(?<![A-Z])\.$", "", text)  # a full stop, not an initial's
     parts = [p.strip() for p in re.split(r",\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|;\s*", text)]
     parts = [p for p in parts if p and p.lower() not in ("and", "others")]
     names: list[str] = []
@@ -427,15 +435,14 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
         venue = parts[1] if len(parts) > 1 else None
         year = int(first.group(0)[:4])
     else:
+        parts = _segments(text)
         head, sep, tail = text.partition(": ")
-        if sep and _author_prefix(head) and len(head) < 300:  # "Smith, J., Lee, K.: Title."
+        if parts and _author_prefix(parts[0]):  # "A. Smith and B. Lee. Title. Venue"
+            authors = split_authors(parts[0])
+            parts = parts[1:]
+        elif sep and _author_prefix(head) and len(head) < 300:  # "Smith, J., Lee, K.: Title."
             authors = split_authors(head)
             parts = _segments(tail)
-        else:
-            parts = _segments(text)
-            if parts and _author_prefix(parts[0]):
-                authors = split_authors(parts[0])
-                parts = parts[1:]
         title = parts[0] if parts else None
         venue = parts[1] if len(parts) > 1 else None
     if year is None and years:
