@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
-from conftest import shared_path
 from prioris.ingest.references import (
     MAX_RAW_CHARS,
     parse_entry,
     parse_references,
     split_authors,
 )
+
+from conftest import shared_path
 
 BRACKETED = """# A paper
 
@@ -50,7 +51,8 @@ Software 34(1), 82–90 (2017) https://doi.org/10.1109/MS.2015.157.
 AUTHOR_YEAR = """## References
 
 Afgan E, Baker D, van den Beek M. 2016. The Galaxy platform for accessible, reproducible and
-collaborative biomedical analyses. Nucleic Acids Research 44(W1):W3–W10 DOI 10.1093/nar/gkw343. Altschul SF, Madden TL, Lipman DJ. 1997.
+collaborative biomedical analyses. Nucleic Acids Research 44(W1):W3–W10 DOI
+10.1093/nar/gkw343. Altschul SF, Madden TL, Lipman DJ. 1997.
 
 Gapped BLAST and PSI-BLAST: a new generation of protein database search programs. Nucleic
 Acids Research 25(17):3389–3402 DOI 10.1093/nar/25.17.3389.
@@ -118,7 +120,8 @@ def test_no_list_gives_nothing() -> None:
 def test_ocr_text_reads_the_same_way() -> None:
     ocr = (
         "some scanned body words\n\nREFERENCES\n\n1. Smith J, Jones K: A study of reef corals. "
-        "Mar Biol 1999, 12:1-9.\n\n2. Lee M: Coral bleach-\n\ning in hot water. Reef Sci 2004, 3:4-5."
+        "Mar Biol 1999, 12:1-9.\n\n2. Lee M: Coral bleach-\n\ning in hot water. "
+        "Reef Sci 2004, 3:4-5."
     )
     refs = parse_references(ocr)
     assert [r.authors[0] for r in refs] == ["Smith J", "Lee M"]
