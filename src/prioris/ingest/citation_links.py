@@ -95,23 +95,40 @@ def _work_fields(conn: Any, work_ids: Sequence[str]) -> dict[str, tuple[str, lis
     return found
 
 
+def _owner(conn: Any, ident: str) -> str | None:
+    """The work whose id or alias is ``ident``."""
+    row = conn.execute(
+        "SELECT id FROM works WHERE id = ? UNION ALL SELECT work_id FROM aliases WHERE alias = ?",
+        (ident, ident),
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
+def _arxiv_owner(conn: Any, arxiv: str) -> str | None:
+    """The work holding this arXiv id in any version (its id or an alias)."""
+    base = "arxiv:" + re.sub(r"v\d+$", "", arxiv)
+    found = _owner(conn, base)
+    if found:
+        return found
+    bounds = (base + "v", base + "w")
+    row = conn.execute(
+        "SELECT id FROM works WHERE id >= ? AND id < ? "
+        "UNION ALL SELECT work_id FROM aliases WHERE alias >= ? AND alias < ?",
+        bounds + bounds,
+    ).fetchone()
+    return str(row[0]) if row else None
+
+
 def _by_alias(conn: Any, ref: dict[str, Any]) -> tuple[str, str] | None:
-    """(work id, method) when the reference's DOI or arXiv id is a library alias."""
+    """(work id, method) when the reference's DOI or arXiv id is a library work's."""
     if ref.get("doi"):
-        row = conn.execute(
-            "SELECT work_id FROM aliases WHERE alias = ?", ("doi:" + ref["doi"],)
-        ).fetchone()
-        if row:
-            return str(row[0]), "doi"
+        found = _owner(conn, "doi:" + ref["doi"])
+        if found:
+            return found, "doi"
     if ref.get("arxiv"):
-        base = re.sub(r"v\d+$", "", ref["arxiv"])
-        row = conn.execute(
-            "SELECT work_id FROM aliases WHERE alias = ? OR (alias >= ? AND alias < ?) "
-            "ORDER BY alias DESC LIMIT 1",
-            (f"arxiv:{base}", f"arxiv:{base}v", f"arxiv:{base}w"),
-        ).fetchone()
-        if row:
-            return str(row[0]), "arxiv"
+        found = _arxiv_owner(conn, ref["arxiv"])
+        if found:
+            return found, "arxiv"
     return None
 
 
@@ -163,7 +180,7 @@ def link_references_to(conn: Any, work_id: str) -> int:
     stored): by its DOI and arXiv aliases through the indexes, then by title on the
     unlinked references of its year (within one). Returns the number linked."""
     links: list[tuple[int, str | None, str | None, float | None]] = []
-    aliases = [
+    aliases = [work_id] + [
         r[0] for r in conn.execute("SELECT alias FROM aliases WHERE work_id = ?", (work_id,))
     ]
     linked: set[int] = set()

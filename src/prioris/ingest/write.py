@@ -201,7 +201,7 @@ class Writer:
         """The work's reference list read from its text (a re-parse replaces it), linked
         to the library works it cites. An entry carrying the work's own DOI or arXiv id
         (a running footer, a cover page) is not a reference."""
-        own = set(work_store.aliases_of(self.conn, work_id))
+        own = {work_id, *work_store.aliases_of(self.conn, work_id)}
         refs = [
             r
             for r in parse_references(markdown)
