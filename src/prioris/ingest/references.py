@@ -216,6 +216,9 @@ def _author_prefix(text: str) -> bool:
         return False
     if re.search(r"[:;!?\d\"\u201c\u201d]", text):
         return False
+    pieces = re.split(r",|\s(?:and|AND|&)\s", text)
+    if any(len(piece.split()) > 5 for piece in pieces):
+        return False  # a name has at most five words ("Jan van der Berg"): this is a title
     for token in re.split(r"[\s,]+", text):
         word = token.strip(".&-'\u2019")
         if not word:
@@ -368,7 +371,8 @@ def _segments(text: str) -> list[str]:
         if before.endswith(".") and (
             len(word) <= 1
             or re.fullmatch(
-                r"(?:[A-Z]\.?-?)+|[A-Z][a-z]?|al|vol|no|pp|eds?|Proc|Jr|Sr|St|Inc|Conf|Int|J", word
+                r"(?:[A-Z]\.?-?)+|[A-Z][a-z]?|al|vol|no|pp|eds?|Proc|Jr|Sr|St|Inc|Conf|Int|J|Tech|rep|Univ|Dept",
+                word,
             )
         ):
             continue
@@ -385,7 +389,7 @@ def split_authors(text: str) -> list[str]:
     text = re.sub(r"\bet\.? al\.?", "", text)
     text = re.sub(r"^[\s,.;]+|[\s,;:]+$", "", text)
     text = re.sub(r"(?<![A-Z])\.$", "", text)  # a full stop, not an initial's
-    parts = [p.strip() for p in re.split(r",\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|;\s*", text)]
+    parts = [p.strip() for p in re.split(r"(?i:,\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*|;\s*)", text)]
     parts = [p for p in parts if p and p.lower() not in ("and", "others")]
     names: list[str] = []
     for part in parts:
@@ -407,6 +411,41 @@ def _clean_field(value: str | None) -> str | None:
     value = re.sub(r"^\s*(?:In:?|in:)\s+", "", value.strip())
     value = value.strip(" ,.;:\u201c\u201d\"'`")
     return value[:MAX_FIELD_CHARS] or None
+
+
+_INITIALS_END = re.compile(
+    r"(?<=[\s,])(?:[A-Z]{1,3}|[A-Z]\.(?:\s?-?[A-Z]\.)*)\.?\s(?=[A-Z\u00c0-\u017f\"\u201c])"
+)
+_NAME_WITH_INITIALS = re.compile(
+    r"^\s*(?:[A-Z]\.\s?-?)+\s?[A-Z\u00c0-\u017f][\w'\u2019-]+(?:\s[A-Z\u00c0-\u017f][\w'\u2019-]+)?\s*$"
+)
+
+
+def _initials_end(text: str) -> int | None:
+    """Where an author list whose last name ends with initials ends (``Smith J, Lee KA.
+    Title``, ``LAMPSON, B., AND STURGIS, H. Crash``): the last such place whose prefix is
+    still an author list, or None."""
+    best = None
+    for match in _INITIALS_END.finditer(text, 0, 600):
+        if not _author_prefix(text[: match.start() + len(match.group(0).rstrip())]):
+            break
+        if not re.match(r"[\w'\u2019-]+(?:\s[\w'\u2019-]+)?,", text[match.end() :]):
+            best = match.end()  # not "J. Smith," (a name): the list may end here
+    return best
+
+
+def _comma_names_end(text: str) -> int | None:
+    """Where a comma-separated list of ``H. Smith`` names ends and the title begins
+    (``H. Stein Shiromoto, P. Feketa, Example demonstrating ...``), or None."""
+    end = None
+    pos = 0
+    for part in text[:600].split(","):
+        if _NAME_WITH_INITIALS.match(part) or (end and re.match(r"^\s*and\s", part)):
+            pos += len(part) + 1
+            end = pos
+        else:
+            break
+    return end if end and end < len(text) else None
 
 
 def parse_entry(raw: str, ordinal: int) -> Reference:
@@ -443,6 +482,14 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
         elif sep and _author_prefix(head) and len(head) < 300:  # "Smith, J., Lee, K.: Title."
             authors = split_authors(head)
             parts = _segments(tail)
+        elif (split := _initials_end(text)) is not None:  # "Smith J, Lee K. Title. Venue"
+            authors = split_authors(text[:split])
+            parts = _segments(text[split:].lstrip(" ."))
+        elif (split := _comma_names_end(text)) is not None:  # "J. Smith, K. Lee, Title, J"
+            authors = split_authors(text[:split])
+            rest = text[split:].lstrip(" ,")
+            title_end = re.search(r",\s|\.\s", rest)
+            parts = [rest[: title_end.start()], rest[title_end.end() :]] if title_end else [rest]
         title = parts[0] if parts else None
         venue = parts[1] if len(parts) > 1 else None
     if year is None and years:
