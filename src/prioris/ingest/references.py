@@ -56,12 +56,12 @@ _TRAILING_PUNCT = ".,;:)]}>'\"\u201d\u2019"
 
 # lower-case words an author list may hold ("van", "de", "and", "et al.")
 _NAME_PARTICLES = frozenset(
-    "and et al al. van von der den de da del della di du dos la le y ter ten bin".split()
+    "and et al al. van von der den de da del della di du dos la le y ter ten bin editors eds ed".split()
 )
 _QUOTED = re.compile(
     r"[\u201c\u201d\"\u201e]\s*(.+?)\s*(?:[\u201d\u201c\"]|,''|'')|``\s*(.+?)\s*''"
 )
-_INITIALS = re.compile(r"^(?:[A-Z\u00c0-\u00de][a-z]?\.?\s?-?){1,4}$")
+_INITIALS = re.compile(r"^(?:(?:[A-Z\u00c0-\u00de]\.?|[A-Z][a-z]\.)\s?-?){1,4}$")
 
 
 _SPACED = re.compile(r"^(?:[A-Z] ){3,}[A-Z]\b")
@@ -205,13 +205,18 @@ def _sequence_splits(text: str, marker: str) -> list[int]:
 
 _BRACKET = r"\[\s*{n}\s*\]\s*(?=\S)"
 _DOTTED = r"{n}\.\s+(?=[A-Z\u00c0-\u017f\u2014\u2013\[\"\u201c])"
-_KEYED = re.compile(r"(?:^|(?<=\s))\[[A-Z][A-Za-z+.\-]{0,10}\s?\d{2,4}[a-z]?\]\s+")
+_KEYED = re.compile(r"(?:^|(?<=\s))\[[A-Za-z][A-Za-z+.\-]{0,12}\s?\d{2,4}[a-z1]?[\]1]\s+")
+_BULLET = re.compile(r"(?:^|(?<=\s))[\u00b7\u2022\u25aa\u25e6]\s+")
+# the section that may follow a list set without headings ("Vitae", "8 Appendix A: ...")
+_NEXT_SECTION = re.compile(
+    r"\s(?:\d{1,2}\s)?(?:Vitae|Biograph(?:y|ies)|About the [Aa]uthors?|Appendix [A-Z0-9]:?)\s"
+)
 
 
 def _author_prefix(text: str) -> bool:
     """Whether ``text`` (what precedes an entry's year) reads as an author list: names,
     initials, commas, ``and``/``&``/``et al.``, no other lower-case words."""
-    text = text.strip().rstrip("(").strip()
+    text = re.sub(r"\[[^\]]{0,120}\]", "", text).strip().rstrip("(").strip()  # "MPS [Mountain ...]"
     if not text or len(text) > 1500 or not text[0].isupper():
         return False
     if re.search(r"[:;!?\d\"\u201c\u201d]", text):
@@ -220,7 +225,7 @@ def _author_prefix(text: str) -> bool:
     if any(len(piece.split()) > 5 for piece in pieces):
         return False  # a name has at most five words ("Jan van der Berg"): this is a title
     for token in re.split(r"[\s,]+", text):
-        word = token.strip(".&-'\u2019")
+        word = token.strip(".&-'\u2019[]()")
         if not word:
             continue
         if word.lower() in _NAME_PARTICLES:
@@ -257,13 +262,18 @@ def _author_year_entries(paragraphs: list[str]) -> list[str]:
         if merged:
             prev = merged[-1]
             years = list(_YEAR.finditer(prev))
-            at_year = (len(years) == 1 and not prev[years[0].end() :].strip(" .)")) or bool(
+            at_year = (
+                len(years) == 1
+                and not prev[years[0].end() :].strip(" .)")
+                and _author_prefix(prev[: years[0].start()].rstrip(" .(,"))
+            ) or bool(
                 _ENDS_AT_YEAR.search(prev)
             )  # "Smith J, Lee K. 2017." and the title in the next paragraph
             unfinished = (
                 not years
                 or at_year
                 or re.search(r"(?:,|\band|-)$", prev)
+                or not re.search(r"[.?!)\]]$", prev)  # cut mid-sentence by a column break
                 or not para[:1].isupper()
                 or re.match(r"(?:DOI|doi|URL|https?:|arXiv|In[: ])", para)
                 or (not _YEAR.search(para) and not _author_prefix(para.split(". ", 1)[0]))
@@ -280,6 +290,8 @@ def _author_year_entries(paragraphs: list[str]) -> list[str]:
             year = _YEAR.search(block, start, start + 1500)
             if year is None or not _author_prefix(block[start : year.start()]):
                 continue
+            if block[start : year.start()].rstrip()[-1:] not in (".", "("):
+                continue  # "Smith J. 2019." / "Smith, J. (2019)", not "Elsevier, NL, 2001."
             if start - cuts[-1] < 40:
                 continue
             if max(_sort_keys(block[start:])) < min(_sort_keys(block[cuts[-1] :])):
@@ -297,6 +309,11 @@ def split_entries(section: str) -> list[str]:
     if not paragraphs:
         return []
     text = _join_hyphens(" ".join(paragraphs))
+    end = _NEXT_SECTION.search(text, 200)  # a list set without headings runs into "Vitae"
+    if end is not None:
+        text = text[: end.start()]
+        while paragraphs and sum(len(p) + 1 for p in paragraphs) > len(text) + 1:
+            paragraphs = paragraphs[:-1]
     entries: list[str] = []
     for marker in (_BRACKET, _DOTTED):
         starts = _sequence_splits(text, marker)
@@ -307,9 +324,17 @@ def split_entries(section: str) -> list[str]:
             break
     else:
         keyed = list(_KEYED.finditer(text))
-        if len(keyed) >= 2 and keyed[0].start() < 5:
+        bullets = list(_BULLET.finditer(text))
+        if len(bullets) >= 3 and bullets[0].start() < 5:  # "· Harvest http://..."
+            starts = sorted({m.start() for m in bullets} | {m.start() for m in keyed})
+            bounds = [*starts, len(text)]
+            entries = [
+                _KEYED.sub("", _BULLET.sub("", text[a:b], count=1).lstrip(), count=1)
+                for a, b in pairwise(bounds)
+            ]
+        elif len(keyed) >= 2 and keyed[0].start() < 5:
             bounds = [m.start() for m in keyed] + [len(text)]
-            entries = [text[a:b] for a, b in pairwise(bounds)]
+            entries = [_KEYED.sub("", text[a:b], count=1) for a, b in pairwise(bounds)]
         else:
             entries = _author_year_entries([_join_hyphens(p) for p in paragraphs])
     cleaned = [e.strip()[:MAX_RAW_CHARS].strip() for e in entries[:MAX_ENTRIES]]
@@ -409,7 +434,7 @@ def _clean_field(value: str | None) -> str | None:
     if not value:
         return None
     value = re.sub(r"^\s*(?:In:?|in:)\s+", "", value.strip())
-    value = value.strip(" ,.;:\u201c\u201d\"'`")
+    value = value.strip(" ,.;:\u201c\u201d\"'`-\u2013\u2014")
     return value[:MAX_FIELD_CHARS] or None
 
 
@@ -453,7 +478,9 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
     raw = " ".join(raw.split())[:MAX_RAW_CHARS]
     doi, arxiv, url, text = _identifiers(raw)
     text = re.sub(
-        r"\[Online\]\.?|Available(?: online)?(?: at| from)?:?|\bURL\b|\bDOI\b:?", " ", text
+        r"\[Online\]\.?|Available(?: online)?(?: at| from)?:?|\bURL:?(?=\s{2,}|\s*$)|\bDOI\b:?",
+        " ",
+        text,
     )
     text = " ".join(text.split())
     years = [m for m in _YEAR.finditer(text)]
@@ -503,8 +530,8 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
         year = int((plain or years)[-1].group(0)[:4])
     if venue:
         venue = re.split(r",?\s*(?:vol\.|pp\.|pages|\d{1,4}\s*\(|\(?(?:1[89]|20)\d\d)", venue)[0]
-    if title and _YEAR.fullmatch(title.strip(" .")):
-        title = None
+    if title and (_YEAR.fullmatch(title.strip(" .")) or re.fullmatch(r"\W*\w{1,5}\W*", title)):
+        title = None  # a year or an abbreviation ("Phys. Rev. D 53"): no title printed
     return Reference(
         ordinal=ordinal,
         raw=raw,
