@@ -56,7 +56,8 @@ _TRAILING_PUNCT = ".,;:)]}>'\"\u201d\u2019"
 
 # lower-case words an author list may hold ("van", "de", "and", "et al.")
 _NAME_PARTICLES = frozenset(
-    "and et al al. van von der den de da del della di du dos la le y ter ten bin editors eds ed".split()
+    "and et al al. van von der den de da del della di du dos la le y ter ten bin "
+    "editors eds ed".split()
 )
 _QUOTED = re.compile(
     r"[\u201c\u201d\"\u201e]\s*(.+?)\s*(?:[\u201d\u201c\"]|,''|'')|``\s*(.+?)\s*''"
