@@ -47,7 +47,9 @@ def family_name(name: str) -> str:
     if "," in name:
         return fold(name.split(",", 1)[0]).split(" ")[-1] if fold(name.split(",", 1)[0]) else ""
     words = name.split()
-    if len(words) >= 2 and re.fullmatch(r"[A-Z]{1,3}", words[-1]):  # Vancouver "Smith JA"
+    if len(words) >= 2 and re.fullmatch(
+        r"(?:[A-Z]\.?-?){1,3}", words[-1]
+    ):  # "Smith JA", "Smith J."
         return fold(" ".join(words[:-1])).split(" ")[-1] if fold(words[-2]) else ""
     folded = fold(name).split(" ")
     return folded[-1] if folded else ""

@@ -220,9 +220,9 @@ def _author_prefix(text: str) -> bool:
     text = re.sub(r"\[[^\]]{0,120}\]", "", text).strip().rstrip("(").strip()  # "MPS [Mountain ...]"
     if not text or len(text) > 1500 or not text[0].isupper():
         return False
-    if re.search(r"[:;!?\d\"\u201c\u201d]", text):
+    if re.search(r"[:!?\d\"\u201c\u201d]", text):
         return False
-    pieces = re.split(r",|\s(?:and|AND|&)\s", text)
+    pieces = re.split(r",|;|\s(?:and|AND|&)\s", text)
     if any(len(piece.split()) > 5 for piece in pieces):
         return False  # a name has at most five words ("Jan van der Berg"): this is a title
     for token in re.split(r"[\s,]+", text):
@@ -440,7 +440,7 @@ def _clean_field(value: str | None) -> str | None:
 
 
 _INITIALS_END = re.compile(
-    r"(?<=[\s,])(?:[A-Z]{1,3}|[A-Z]\.(?:\s?-?[A-Z]\.)*)\.?\s(?=[A-Z\u00c0-\u017f\"\u201c])"
+    r"(?<=[\s,])(?:[A-Z]{1,3}|[A-Z]\.(?:\s?-?[A-Z]\.)*)\.?,?\s(?=[A-Z\u00c0-\u017f\"\u201c])"
 )
 _NAME_WITH_INITIALS = re.compile(
     r"^\s*(?:[A-Z]\.\s?-?)+\s?[A-Z\u00c0-\u017f][\w'\u2019-]+(?:\s[A-Z\u00c0-\u017f][\w'\u2019-]+)?\s*$"
@@ -453,7 +453,7 @@ def _initials_end(text: str) -> int | None:
     still an author list, or None."""
     best = None
     for match in _INITIALS_END.finditer(text, 0, 600):
-        if not _author_prefix(text[: match.start() + len(match.group(0).rstrip())]):
+        if not _author_prefix(text[: match.start() + len(match.group(0).rstrip(" ,"))]):
             break
         if not re.match(r"[\w'\u2019-]+(?:\s[\w'\u2019-]+)?,", text[match.end() :]):
             best = match.end()  # not "J. Smith," (a name): the list may end here
@@ -512,7 +512,14 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
             parts = _segments(tail)
         elif (split := _initials_end(text)) is not None:  # "Smith J, Lee K. Title. Venue"
             authors = split_authors(text[:split])
-            parts = _segments(text[split:].lstrip(" ."))
+            rest = text[split:].lstrip(" .")
+            if text[:split].rstrip().endswith(","):  # "Smith J. and Lee K., Title, Venue"
+                title_end = re.search(r",\s", rest)
+                parts = (
+                    [rest[: title_end.start()], rest[title_end.end() :]] if title_end else [rest]
+                )
+            else:
+                parts = _segments(rest)
         elif (split := _comma_names_end(text)) is not None:  # "J. Smith, K. Lee, Title, J"
             authors = split_authors(text[:split])
             rest = text[split:].lstrip(" ,")
