@@ -205,3 +205,37 @@ def test_mcp_research_citations(library: Any) -> None:
     assert data(out["cited_by"])["items"][0]["id"] == "doi:10.9/citing"
     assert "not_found" in error(out["unknown"])
     assert out["bad"].is_error
+
+
+def test_reindex_references_reads_stored_works_again_and_resumes(
+    library: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prioris.ingest.reference_reindex import RESUME_KEY
+    from prioris.interfaces.cli.app import main
+    from prioris.storage.chunks import set_state
+
+    library.import_records(TARGETS)
+    library.import_records([CITING])
+    with library.lock:  # a library made before reference lists were read
+        library.conn.execute("BEGIN IMMEDIATE")
+        library.conn.execute("DELETE FROM work_references")
+        library.conn.execute("COMMIT")
+    assert library.references("doi:10.9/citing") == []
+    seen: list[tuple[int, int]] = []
+    report = library.reread_references(on_progress=lambda d, t: seen.append((d, t)))
+    assert report == {"works": 5, "references": 6, "linked": 3, "resumed": False}
+    assert seen[-1] == (5, 5) and _links(library) == EXPECTED
+    with library.lock:  # stopped after the first works: the rest only
+        library.conn.execute("BEGIN IMMEDIATE")
+        set_state(library.conn, RESUME_KEY, "doi:10.1/reef")
+        library.conn.execute("COMMIT")
+    again = library.reread_references()
+    assert again["resumed"] and again["works"] == 3  # reef2, 10.1000/deep, 10.9/citing
+    assert _links(library) == EXPECTED
+    db = library.settings.db_path if library.storage.kind == "sqlite" else library.storage.location
+    assert main(["--db", str(db), "reindex", "--references", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["references"] == {"works": 5, "references": 6, "linked": 3, "resumed": False}
+    assert main(["--db", str(db), "reindex", "--references"]) == 0
+    text = capsys.readouterr().out
+    assert "read the references of 5 works again: 6 references, 3 linked" in text

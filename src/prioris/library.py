@@ -465,6 +465,16 @@ class Library:
         (``on_progress`` counts chunks and works together)."""
         return self._reindexer().run(on_progress)
 
+    def reread_references(
+        self, *, on_progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
+        """Read every stored work's reference list again from its stored Markdown and link
+        it (``prioris reindex --references``): one transaction per work, resumable after
+        a stop. Returns ``{works, references, linked, resumed}``."""
+        from prioris.ingest.reference_reindex import reread_references
+
+        return reread_references(self.conn, self.lock, on_progress=on_progress).to_dict()
+
     def clean_stored_text(self, *, on_progress: Callable[[int, int], None] | None = None) -> Any:
         """Apply the text cleaning (:mod:`prioris.text_clean`) to every stored work: its
         Markdown, pages and passages (re-chunked and re-embedded where the text changed)

@@ -27,6 +27,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from prioris.ingest.references import parse_references
 from prioris.storage import references as reference_store
 
 TITLE_THRESHOLD = 90.0  # measured: see the module text
@@ -222,6 +223,27 @@ def link_references_to(conn: Any, work_id: str) -> int:
     return len(links)
 
 
+def store_references(conn: Any, work_id: str, markdown: str) -> int:
+    """Make the references read from ``markdown`` the work's list (replacing the old one)
+    and link them to the library; inside the caller's transaction. An entry carrying the
+    work's own DOI or arXiv id (a running footer, a cover page) is not a reference.
+    Returns how many were stored."""
+    own = {work_id} | {
+        r[0] for r in conn.execute("SELECT alias FROM aliases WHERE work_id = ?", (work_id,))
+    }
+    refs = [
+        r
+        for r in parse_references(markdown)
+        if not (r.doi and f"doi:{r.doi}" in own)
+        and not (r.arxiv and any(a.startswith(f"arxiv:{r.arxiv}") for a in own))
+    ]
+    for ordinal, ref in enumerate(refs, start=1):
+        ref.ordinal = ordinal
+    reference_store.replace_references(conn, work_id, refs)
+    link_references_of(conn, work_id)
+    return len(refs)
+
+
 __all__ = [
     "TITLE_THRESHOLD",
     "family_name",
@@ -229,5 +251,6 @@ __all__ = [
     "link_references_of",
     "link_references_to",
     "match_score",
+    "store_references",
     "title_score",
 ]

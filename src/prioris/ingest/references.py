@@ -477,7 +477,8 @@ def _comma_names_end(text: str) -> int | None:
 def parse_entry(raw: str, ordinal: int) -> Reference:
     """One entry's fields; what it cannot tell stays None (the raw text is kept)."""
     raw = " ".join(raw.split())[:MAX_RAW_CHARS]
-    doi, arxiv, url, text = _identifiers(raw)
+    # a DOI or URL broken at a line end ("10.4060/ cb2409en", "http:// www.fao.org")
+    doi, arxiv, url, text = _identifiers(re.sub(r"(\b10\.\d{4,9}/|\bhttps?://)\s+", r"\1", raw))
     text = re.sub(
         r"\[Online\]\.?|Available(?: online)?(?: at| from)?:?|\bURL:?(?=\s{2,}|\s*$)|\bDOI\b:?",
         " ",

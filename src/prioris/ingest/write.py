@@ -18,16 +18,14 @@ from dataclasses import replace
 from typing import Any
 
 from prioris.embedding.base import Embedder
-from prioris.ingest.citation_links import link_references_of, link_references_to
+from prioris.ingest.citation_links import link_references_to, store_references
 from prioris.ingest.embed import work_text
 from prioris.ingest.prepared import IngestResult, Now, Prepared
-from prioris.ingest.references import parse_references
 from prioris.models import Work
 from prioris.provenance import origin_of_source, record_of
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
 from prioris.storage import records as record_store
-from prioris.storage import references as reference_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
 from prioris.storage.merged import apply_records
@@ -194,24 +192,8 @@ class Writer:
                 years=[work.year] * len(ids),
             )
             self._store_work_vector(item, work)
-        self._store_references(work.id, item.markdown)
+        store_references(conn, work.id, item.markdown)  # its reference list, linked
         return len(ids)
-
-    def _store_references(self, work_id: str, markdown: str) -> None:
-        """The work's reference list read from its text (a re-parse replaces it), linked
-        to the library works it cites. An entry carrying the work's own DOI or arXiv id
-        (a running footer, a cover page) is not a reference."""
-        own = {work_id, *work_store.aliases_of(self.conn, work_id)}
-        refs = [
-            r
-            for r in parse_references(markdown)
-            if not (r.doi and f"doi:{r.doi}" in own)
-            and not (r.arxiv and any(a.startswith(f"arxiv:{r.arxiv}") for a in own))
-        ]
-        for ordinal, ref in enumerate(refs, start=1):
-            ref.ordinal = ordinal
-        reference_store.replace_references(self.conn, work_id, refs)
-        link_references_of(self.conn, work_id)
 
     def _keep_work_vector(self, work_id: str) -> None:
         """A work with chunks but no vector of its own (a merged title or abstract dropped
