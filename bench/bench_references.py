@@ -288,6 +288,13 @@ def linking(library: Any, names: dict[str, str], list_pairs: bool) -> None:
     ).fetchall()
     total = library.conn.execute("SELECT count(*) FROM work_references").fetchone()[0]
     print(f"the library: {total} references, linked at ingest: {dict(linked)}")
+    by_id = {v: k for k, v in names.items()}
+    for method, citing, cited, raw in library.conn.execute(
+        "SELECT link_method, work_id, cited_work_id, raw FROM work_references "
+        "WHERE link_method IN ('doi', 'arxiv') ORDER BY 1, 2"
+    ).fetchall():  # checked by hand: each is the cited work
+        print(f"  {method}: {by_id.get(citing, citing)[:40]} -> {by_id.get(cited, cited)[:40]}"
+              f" | {raw[:70]!r}")  # fmt: skip
 
 
 def main() -> int:

@@ -48,6 +48,7 @@ TOOLS = {
     "research_search_fetched",
     "research_discovery",
     "research_cite",
+    "research_citations",
     "research_edit_work",
 }
 

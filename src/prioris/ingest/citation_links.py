@@ -225,18 +225,24 @@ def link_references_to(conn: Any, work_id: str) -> int:
 
 def store_references(conn: Any, work_id: str, markdown: str) -> int:
     """Make the references read from ``markdown`` the work's list (replacing the old one)
-    and link them to the library; inside the caller's transaction. An entry carrying the
-    work's own DOI or arXiv id (a running footer, a cover page) is not a reference.
+    and link them to the library; inside the caller's transaction. The work's own DOI or
+    arXiv id in an entry is a running footer's or a cover page's: an entry without
+    authors and title that carries it is dropped, another loses it.
     Returns how many were stored."""
     own = {work_id} | {
         r[0] for r in conn.execute("SELECT alias FROM aliases WHERE work_id = ?", (work_id,))
     }
-    refs = [
-        r
-        for r in parse_references(markdown)
-        if not (r.doi and f"doi:{r.doi}" in own)
-        and not (r.arxiv and any(a.startswith(f"arxiv:{r.arxiv}") for a in own))
-    ]
+    refs = []
+    for ref in parse_references(markdown):
+        if ref.doi and f"doi:{ref.doi}" in own:
+            ref.doi = None
+        elif ref.arxiv and any(a.startswith(f"arxiv:{ref.arxiv}") for a in own):
+            ref.arxiv = None
+        else:
+            refs.append(ref)
+            continue
+        if ref.authors and ref.title:  # the footer ran into the last entry: keep the entry
+            refs.append(ref)
     for ordinal, ref in enumerate(refs, start=1):
         ref.ordinal = ordinal
     reference_store.replace_references(conn, work_id, refs)

@@ -324,7 +324,13 @@ def split_entries(section: str) -> list[str]:
             entries = [re.sub(r"^\s*" + marker.format(n=r"\d{1,4}"), "", e) for e in entries]
             break
     else:
-        keyed = list(_KEYED.finditer(text))
+        keyed = [  # a key that starts an entry, not one cited in prose ("published on [Kar15b]")
+            m
+            for m in _KEYED.finditer(text)
+            if not re.search(
+                r"\b(?:on|in|see|by|and|of|to|from|cf\.|e\.g\.)\s$", text[: m.start()][-8:]
+            )
+        ]
         bullets = list(_BULLET.finditer(text))
         if len(bullets) >= 3 and bullets[0].start() < 5:  # "· Harvest http://..."
             starts = sorted({m.start() for m in bullets} | {m.start() for m in keyed})
