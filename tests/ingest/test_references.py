@@ -202,6 +202,11 @@ def test_real_papers_lists_are_read(real_library: Any) -> None:
     assert sum(1 for r in peerj if r["doi"]) >= 18
     cmb = lib.references("arxiv:0908.0054")
     assert len(cmb) == 19 and cmb[1]["arxiv"] == "gr-qc/9810028"
+    # a JSTOR cover ("REFERENCES Linked references are available") is no list; the page
+    # footer carrying the paper's own DOI is no entry; a DOI broken at a line end is joined
+    jstor = lib.references(lib.ids["zotero_duplicatesMerge_JSTOR_1.pdf"])
+    assert len(jstor) == 7  # as printed
+    assert [r["doi"] for r in jstor if r["doi"]] == ["10.4060/cb2409en", "10.4060/cb5349en"]
 
 
 def test_real_papers_are_linked_by_title(real_library: Any) -> None:
