@@ -288,6 +288,10 @@ def linking(library: Any, names: dict[str, str], list_pairs: bool) -> None:
     ).fetchall()
     total = library.conn.execute("SELECT count(*) FROM work_references").fetchone()[0]
     print(f"the library: {total} references, linked at ingest: {dict(linked)}")
+    started = time.perf_counter()
+    again = library.reread_references()
+    print(f"every list read again and linked (reindex --references): {again['works']} works, "
+          f"{again['references']} references in {time.perf_counter() - started:.2f} s")  # fmt: skip
     by_id = {v: k for k, v in names.items()}
     for method, citing, cited, raw in library.conn.execute(
         "SELECT link_method, work_id, cited_work_id, raw FROM work_references "
@@ -297,11 +301,81 @@ def linking(library: Any, names: dict[str, str], list_pairs: bool) -> None:
               f" | {raw[:70]!r}")  # fmt: skip
 
 
+def scale(n_works: int, n_refs: int) -> None:
+    """Linking time in a larger library: ``n_works`` works (metadata rows), a work with 200
+    references linked to it (outgoing), then a new work arriving among ``n_refs`` unlinked
+    references (incoming). Synthetic titles; only the time is of interest."""
+    import json
+    import random
+
+    from prioris.ingest.citation_links import link_references_of, link_references_to
+    from prioris.models import Reference
+    from prioris.storage import references as reference_store
+    from prioris.storage.transaction import immediate
+
+    rng = random.Random(23)
+    words = "reef coral lattice protein graph neural model search ranking citation".split()
+    names = ["Smith", "Garcia", "Nakamura", "Okafor", "Berg", "Rossi", "Kowalski", "Chen"]
+
+    def title() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(5, 10))).capitalize()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        library = _open_library(Path(tmp))
+        conn = library.conn
+        try:
+            works = [
+                (f"doi:10.5555/{i}", title(), [f"Ann {rng.choice(names)}"], rng.randint(1990, 2024))
+                for i in range(n_works)
+            ]  # fmt: skip
+            with library.lock, immediate(conn):
+                conn.executemany(
+                    "INSERT INTO works(id, title, authors, year, source, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, 'import', '', '')",
+                    [(w[0], w[1], json.dumps(w[2]), w[3]) for w in works],
+                )
+                cited = rng.sample(works, 100)
+                refs = [
+                    Reference(i + 1, "x", [f"A. {w[2][0].split()[-1]}"], w[1], w[3])
+                    for i, w in enumerate(cited)
+                ] + [Reference(101 + i, "x", ["B. Nobody"], title(), 2001) for i in range(100)]
+                reference_store.replace_references(conn, works[0][0], refs)
+                started = time.perf_counter()
+                linked = link_references_of(conn, works[0][0])
+                outgoing = time.perf_counter() - started
+                others = [
+                    Reference(i + 1, "x", [f"C. {rng.choice(names)}"], title(), year)
+                    for i, year in enumerate(rng.randint(1990, 2024) for _ in range(n_refs))
+                ]
+                others[0].authors, others[0].year = ["D. Smith"], 2010  # the one that is it
+                reference_store.replace_references(conn, works[1][0], others)
+                conn.execute(
+                    "INSERT INTO works(id, title, authors, year, source, created_at, updated_at) "
+                    "VALUES ('new', ?, '[\"Dee Smith\"]', 2010, 'import', '', '')",
+                    (others[0].title,),
+                )
+                started = time.perf_counter()
+                incoming = link_references_to(conn, "new")
+                arriving = time.perf_counter() - started
+        finally:
+            library.close()
+    print(f"\n## Scale: {n_works} works")
+    print(f"a work's 200 references linked in {outgoing:.2f} s ({linked} linked, 100 expected)")
+    print(f"a new work among {n_refs} unlinked references linked in {arriving:.3f} s "
+          f"({incoming} linked, 1 expected)")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-linking", action="store_true", help="parsing figures only")
     parser.add_argument("--list-pairs", action="store_true", help="print every pair to label")
+    parser.add_argument(
+        "--scale", type=int, default=0, metavar="N", help="only time linking among N works"
+    )
     args = parser.parse_args()
+    if args.scale:
+        scale(args.scale, 50_000)
+        return 0
     if not (FIXTURES / "pdfmeta" / "pdfs").is_dir():
         print(f"SKIPPED: the fixture papers are not at {FIXTURES} (../shared)")
         return 0
