@@ -32,6 +32,7 @@ from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchRes
 from prioris.services import watching
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
+from prioris.services.citations import Citations
 from prioris.services.editing import Editor
 from prioris.services.fetching import Fetcher
 from prioris.services.reading import StoredText
@@ -180,6 +181,7 @@ class Library:
             remote=lambda: self.remote,
         )
         self.editor = Editor(conn, lock, self.catalog.resolve_work_id, embedder, self.now)
+        self.citations_service = Citations(conn, lock, self.catalog.resolve_work_id)
         self.refsync = RefSync(conn, lock, self.pipeline, self.ingester.ingest_pdf_bytes, self.now)
         self.snowballer = Snowball(
             conn, lock, embedder, self.catalog.resolve_work_id, lambda: int(self.now()[:4])
@@ -294,6 +296,12 @@ class Library:
     undo_edit = _to("editor", Editor.undo_edit)
     edit_history = _to("editor", Editor.edit_history)
     work_fields = _to("editor", Editor.work_fields)
+
+    # -- references and the local citation graph (:class:`~prioris.services.citations.Citations`)
+    references = _to("citations_service", Citations.references)
+    cites = _to("citations_service", Citations.cites)
+    cited_by = _to("citations_service", Citations.cited_by)
+    citations = _to("citations_service", Citations.citations)
 
     # -- reference managers (:class:`~prioris.services.refsync.RefSync`) ---------------
     def zotero_dir(self, given: str | Path | None = None) -> Path:
@@ -459,6 +467,16 @@ class Library:
         batches, each batch committed: resumable after a stop. Returns the chunks done
         (``on_progress`` counts chunks and works together)."""
         return self._reindexer().run(on_progress)
+
+    def reread_references(
+        self, *, on_progress: Callable[[int, int], None] | None = None
+    ) -> dict[str, Any]:
+        """Read every stored work's reference list again from its stored Markdown and link
+        it (``prioris reindex --references``): one transaction per work, resumable after
+        a stop. Returns ``{works, references, linked, resumed}``."""
+        from prioris.ingest.reference_reindex import reread_references
+
+        return reread_references(self.conn, self.lock, on_progress=on_progress).to_dict()
 
     def clean_stored_text(self, *, on_progress: Callable[[int, int], None] | None = None) -> Any:
         """Apply the text cleaning (:mod:`prioris.text_clean`) to every stored work: its

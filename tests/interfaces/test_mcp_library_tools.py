@@ -48,6 +48,7 @@ TOOLS = {
     "research_search_fetched",
     "research_discovery",
     "research_cite",
+    "research_citations",
     "research_edit_work",
     # issue 22's (their SPEC names and the reference managers') and issue 23's snowball
     "research_format_citation",

@@ -34,6 +34,7 @@ KEPT = (
     "work_vectors",
     "labels",
     "notes",
+    "references",
 )
 
 
@@ -93,6 +94,22 @@ def _fill(library: Library, tmp_path: Path) -> None:
         ],
     )
     assert report.updated == 1
+    # reference lists, one entry linked to a work copied in a later batch, one unlinked
+    from prioris.models import Reference
+    from prioris.storage import references as reference_store
+
+    library.conn.execute("BEGIN IMMEDIATE")
+    reference_store.replace_references(
+        library.conn,
+        "doi:10.1/1",
+        [
+            Reference(1, "Reef station 9. 2009. doi:10.1/9", ["A. Diver"], "Reef station 9", 2009),
+            Reference(2, "Nobody. An unknown work. 1999.", ["Nobody"], "An unknown work", 1999),
+        ],
+    )
+    ref_id = reference_store.references_of(library.conn, "doi:10.1/1")[0]["id"]
+    reference_store.set_links(library.conn, [(ref_id, "doi:10.1/9", "doi", 100.0)])
+    library.conn.execute("COMMIT")
 
 
 def _snapshot(library: Library) -> dict[str, Any]:
@@ -147,6 +164,13 @@ def _snapshot(library: Library) -> dict[str, Any]:
                 tuple(r)
                 for r in q("SELECT scope, item_key, work_id, fingerprint FROM refsync_items")
             ]
+        ),
+        "references": sorted(
+            tuple(r)
+            for r in q(
+                "SELECT work_id, ordinal, raw, authors, title, year, doi, arxiv, cited_work_id, "
+                "link_method, link_score FROM work_references"
+            )
         ),
         "search": {  # KNN over the same vectors: the same scores (tied works may swap)
             query: [round(h.score, 4) for h in hits]
@@ -227,6 +251,10 @@ def test_a_stopped_copy_resumes(
     assert report["skipped"] == 5 and report["works"] == 8
     with _open(pg_url) as copied:
         assert copied.status()["works"] == 13 and copied.status()["stale_chunks"] == 0
+        # the reference copied in the first batch links to a work of a later one
+        cites = copied.cites("doi:10.1/1")
+        assert [w["id"] for w in cites] == ["doi:10.1/9"]
+        assert copied.cited_by("doi:10.1/9")[0]["id"] == "doi:10.1/1"
 
 
 def test_a_library_with_other_works_is_not_a_target(

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from prioris.embedding.base import Embedder
+from prioris.ingest.citation_links import link_references_to, store_references
 from prioris.ingest.embed import work_text
 from prioris.ingest.prepared import IngestResult, Now, Prepared
 from prioris.models import Work
@@ -82,6 +83,8 @@ class Writer:
         try:
             result = self._write(item, self.now())
             self._keep_work_vector(result.id)  # a merged title or abstract dropped it
+            if result.status != "skipped":
+                link_references_to(conn, result.id)  # the library's references to it
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -189,6 +192,7 @@ class Writer:
                 years=[work.year] * len(ids),
             )
             self._store_work_vector(item, work)
+        store_references(conn, work.id, item.markdown)  # its reference list, linked
         return len(ids)
 
     def _keep_work_vector(self, work_id: str) -> None:

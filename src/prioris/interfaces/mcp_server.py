@@ -33,6 +33,7 @@ from prioris.interfaces.http_guard import (
 )
 from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
+from prioris.interfaces.mcp.tools_citations import register_citation_tools
 from prioris.interfaces.mcp.tools_cite import register_cite_tools
 from prioris.interfaces.mcp.tools_edit import register_edit_tools
 from prioris.interfaces.mcp.tools_library import register_library_tools
@@ -89,6 +90,7 @@ def build_server(
     register_upload_tools(server, state)
     register_library_tools(server, state)
     register_cite_tools(server, state)
+    register_citation_tools(server, state)
     register_edit_tools(server, state)
     register_refman_tools(server, state)
     register_snowball_tools(server, state)

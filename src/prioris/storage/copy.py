@@ -4,9 +4,10 @@ Works are copied in batches, each batch in one transaction of the target with
 everything that belongs to its works: aliases, blobs and documents, pages, per-source
 records, the edit history (numbered by the target, in the same order, so undo takes the
 same edit back), collections and tags, the researcher's notes, what reference-manager
-syncs saw of them, chunks (their ids kept, so nothing needs renumbering) with their
-full-text rows, and their vectors as stored (no re-embedding); then OpenAlex's cached
-answers and the day counts of its requests. A work already in the
+syncs saw of them, their reference lists (linked in a last pass, once every work
+is there), chunks (their ids kept, so nothing needs renumbering) with their full-text
+rows, and their vectors as stored (no re-embedding); then OpenAlex's cached answers and
+the day counts of its requests. A work already in the
 target is skipped, so a copy that was stopped resumes where it stopped when run again.
 The snowball candidates the user dismissed go over too. The target must be new, or a
 copy of the same source: a library holding other works is refused, since kept chunk ids
@@ -38,6 +39,7 @@ CHUNK_COLUMNS = (
 NOTE_COLUMNS = "work_id, source, note_key, kind, text, comment, color, page_label, page"
 SYNC_COLUMNS = "scope, item_key, work_id, fingerprint, files, synced_at"
 DISMISSED_COLUMNS = "key, title, dismissed_at"
+REFERENCE_COLUMNS = "work_id, ordinal, raw, authors, title, year, venue, doi, arxiv, url"
 SOURCE_KEY = "copied_from"
 
 
@@ -130,6 +132,7 @@ def _copy(
     )
     openalex_cache.copy_rows(src, dst)  # the day's OpenAlex count and its cached answers
     _copy_dismissed(src, dst)
+    _copy_reference_links(src, dst)
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")
     return report
@@ -143,6 +146,24 @@ def _copy_dismissed(src: Any, dst: Any) -> None:
         f"INSERT INTO snowball_dismissed({DISMISSED_COLUMNS}) VALUES (?, ?, ?) "
         "ON CONFLICT DO NOTHING",
         rows,
+    )
+
+
+def _copy_reference_links(src: Any, dst: Any) -> None:
+    """The citation graph, once every work is in the target: each reference is copied with
+    its work (unlinked, since the work it cites may come in a later batch), and its link
+    is set here, by (work, ordinal)."""
+    links = [
+        (r[2], r[3], r[4], r[0], r[1])
+        for r in src.execute(
+            "SELECT work_id, ordinal, cited_work_id, link_method, link_score "
+            "FROM work_references WHERE cited_work_id IS NOT NULL"
+        )
+    ]
+    dst.executemany(
+        "UPDATE work_references SET cited_work_id = ?, link_method = ?, link_score = ? "
+        "WHERE work_id = ? AND ordinal = ?",
+        links,
     )
 
 
@@ -174,6 +195,7 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
     collections = _rows(src, "SELECT work_id, source, path FROM work_collections", work_ids)
     tags = _rows(src, "SELECT work_id, source, tag FROM work_tags", work_ids)
     chunks = _rows(src, f"SELECT {CHUNK_COLUMNS} FROM chunks", work_ids)
+    references = _rows(src, f"SELECT {REFERENCE_COLUMNS} FROM work_references", work_ids)
     titles = {w[0]: w[1] for w in works}
     vectors = index_of(src).read_vectors(src, [c[0] for c in chunks])
     work_vectors = work_vector_store.read_rows(src, work_ids)
@@ -222,6 +244,10 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
             "INSERT INTO work_collections(work_id, source, path) VALUES (?, ?, ?)", collections
         )
         dst.executemany("INSERT INTO work_tags(work_id, source, tag) VALUES (?, ?, ?)", tags)
+        marks = ", ".join("?" for _ in REFERENCE_COLUMNS.split(","))
+        dst.executemany(
+            f"INSERT INTO work_references({REFERENCE_COLUMNS}) VALUES ({marks})", references
+        )
         marks = ", ".join("?" for _ in CHUNK_COLUMNS.split(","))
         dst.executemany(f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES ({marks})", chunks)
         index_of(dst).index_copied_chunks(

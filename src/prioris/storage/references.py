@@ -138,3 +138,16 @@ def count_references(conn: Any) -> tuple[int, int]:
     """(references, those linked to a library work)."""
     row = conn.execute("SELECT count(*), count(cited_work_id) FROM work_references").fetchone()
     return int(row[0]), int(row[1])
+
+
+def unlinked_in_years(
+    conn: Any, first_year: int, last_year: int, exclude_work: str
+) -> list[dict[str, Any]]:
+    """Unlinked references dated ``first_year``..``last_year`` in works other than
+    ``exclude_work``: the candidates a new work of those years may be."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM work_references WHERE cited_work_id IS NULL "
+        "AND year BETWEEN ? AND ? AND work_id <> ? ORDER BY work_id, ordinal",
+        (first_year, last_year, exclude_work),
+    ).fetchall()
+    return [_row(r) for r in rows]

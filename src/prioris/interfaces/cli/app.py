@@ -24,6 +24,7 @@ from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
 from prioris.interfaces.cli import (
+    citation_cmds,
     completion,
     discover_cmds,
     enrich_cmds,
@@ -99,6 +100,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
         ui_cmds.register,
         completion.register,
         migrate_cmds.register,
+        citation_cmds.register,
     ]
 
 

@@ -35,6 +35,12 @@ def add_reindex(sub: Any) -> None:
         help="first clean every stored work's text and fields (control characters, TeX "
         "accents, ligatures) and re-chunk what changed; no download, no re-parse",
     )
+    p.add_argument(
+        "--references",
+        action="store_true",
+        help="first read every stored work's reference list again from its stored text "
+        "and link it to the works of the library (resumable; no download, no re-parse)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
@@ -72,6 +78,15 @@ def _clean_text(library: Any, json_output: bool) -> dict[str, Any]:
         progress.close()
 
 
+def _references(library: Any, json_output: bool) -> dict[str, Any]:
+    """``reindex --references``: every work's list read again, a bar on stderr."""
+    progress = bar(library.status()["works"], "work", "references", wants_progress(json_output))
+    try:
+        return dict(library.reread_references(on_progress=Follower(progress)))
+    finally:
+        progress.close()
+
+
 def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
     library = ctx.library()
     cleaned = _clean_text(library, args.json) if args.clean_text else None
@@ -79,6 +94,14 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
         ctx.print_line(
             f"cleaned the text of {plural(cleaned['cleaned'], 'work')} of {cleaned['works']} "
             f"({plural(cleaned['chunks'], 'passage')} re-chunked and re-embedded)"
+        )
+    references = _references(library, args.json) if args.references else None
+    if references is not None and not args.json:
+        ctx.print_line(
+            f"read the references of {plural(references['works'], 'work')} again"
+            f"{' (resumed)' if references['resumed'] else ''}: "
+            f"{plural(references['references'], 'reference')}, "
+            f"{references['linked']} linked to works of your library"
         )
     status = library.status()
     total = status["stale_chunks"] + status["stale_works"]  # then the works' own vectors
@@ -95,6 +118,8 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
         out: dict[str, Any] = {"reindexed": done, "work_vectors": works, "model": model}
         if cleaned is not None:
             out["clean_text"] = cleaned
+        if references is not None:
+            out["references"] = references
         ctx.print_json(out)
     else:
         ctx.print_line(

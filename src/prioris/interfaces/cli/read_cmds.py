@@ -238,6 +238,7 @@ def note_lines(notes: list[dict[str, Any]]) -> list[str]:
 
 
 def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
+    from prioris.interfaces.cli.citation_cmds import reference_lines
     from prioris.interfaces.cli.edit_cmds import record_lines
 
     library = ctx.library()
@@ -245,9 +246,17 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
     record = library.work_fields(view["id"])  # each field with its origin
     notes = library.notes(view["id"])
     labels = library.labels(view["id"])  # its collections and tags, every source's
+    references = library.references(view["id"])  # read from its text, linked ones marked
     if args.json:
         ctx.print_json(
-            {**view, "record": record, "origins": record["origins"], **labels, "notes": notes}
+            {
+                **view,
+                "record": record,
+                "origins": record["origins"],
+                **labels,
+                "notes": notes,
+                "references": references,
+            }
         )
     else:
         if args.page is None and args.offset is None and args.limit is None:
@@ -257,6 +266,8 @@ def cmd_show(args: argparse.Namespace, ctx: CliContext) -> int:
                 if values:
                     ctx.print_line(f"{name}: {'; '.join(values)}")
             for line in note_lines(notes):
+                ctx.print_line(line)
+            for line in reference_lines(references):
                 ctx.print_line(line)
             ctx.print_line()
         ctx.print_line(view["markdown"])

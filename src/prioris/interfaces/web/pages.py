@@ -221,6 +221,10 @@ def _page_of(chunk: dict[str, Any], pages: list[dict[str, Any]]) -> int:
     return int(max(candidates, key=share)["number"])
 
 
+READ_REFERENCES = 500  # entries the Read page lists (the count says how many there are)
+READ_CITATIONS = 200  # works of the library it cites / that cite it, listed
+
+
 async def read_page(request: Request) -> Response:
     state = state_of(request)
     library = state.library
@@ -264,9 +268,18 @@ async def read_page(request: Request) -> Response:
     page_notes = [n for n in notes if not pages or note_page[id(n)] == number]
     other_note_pages = sorted({note_page[id(n)] for n in notes} - {number})
     labels = await blocking(library.labels, work.id)
+    references = await blocking(library.references, work.id)  # read from its text
+    cites = await blocking(library.cites, work.id)  # the local citation graph
+    cited_by = await blocking(library.cited_by, work.id)
     return state.render(
         request,
         "read.html",
+        references=references[:READ_REFERENCES],
+        reference_count=len(references),
+        cites=cites[:READ_CITATIONS],
+        cites_count=len(cites),
+        cited_by=cited_by[:READ_CITATIONS],
+        cited_by_count=len(cited_by),
         notes=notes,
         page_notes=page_notes,
         other_note_pages=other_note_pages,
