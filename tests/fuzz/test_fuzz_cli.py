@@ -2,7 +2,7 @@
 ``error [code]:`` line; never a traceback, and the library file intact afterwards.
 
 Arguments are drawn from each command's own argparse definition (options, choices, types,
-positionals), so a command added later is fuzzed too. Not fuzzed: ``serve`` and ``ui``
+positionals), so a command added later is fuzzed too. Not fuzzed: ``serve``, ``ui`` and ``watch``
 (servers that run until stopped) and ``demo`` (the whole main job on generated PDFs). The remote
 commands reach a closed loopback port (provider_unavailable), and the embedding model is
 the fake one: this is about argument handling, not ranking.
@@ -28,7 +28,7 @@ from prioris.interfaces.cli.app import build_parser
 
 from pdf_factory import make_text_pdf
 
-SKIPPED = {"serve", "ui", "demo"}  # servers run until stopped
+SKIPPED = {"serve", "ui", "demo", "watch"}  # servers and watchers run until stopped
 CLOSED = "http://127.0.0.1:1"  # nothing listens on port 1
 
 
