@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +88,14 @@ def with_client(
                 return await body(client)
 
     try:
-        return anyio.run(main)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: no loop in this thread
+            return anyio.run(main)
+        # pytest-playwright's session keeps an event loop running in the main thread once
+        # a browser test has run: the client then runs in a thread of its own
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(anyio.run, main).result()
     finally:
         server.prioris_state.close()
 
