@@ -20,6 +20,7 @@ import numpy as np
 from prioris.models import Chunk
 from prioris.storage import chunks as chunk_store
 from prioris.storage.backend import index_of
+from prioris.storage.batched import rows_in
 
 NOTE_SECTIONS = chunk_store.USER_SECTIONS
 NOTE_ORDINAL_BASE = 1_000_000
@@ -105,18 +106,13 @@ def _note(r: Sequence[Any]) -> dict[str, Any]:
 
 def notes_of_many(conn: Any, work_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """Notes of several works (exports), a query per 500 works: ``{work_id: [note]}``."""
-    ids = list(dict.fromkeys(work_ids))
-    found: dict[str, list[dict[str, Any]]] = {work_id: [] for work_id in ids}
-    for start in range(0, len(ids), 500):
-        group = ids[start : start + 500]
-        marks = ", ".join("?" for _ in group)
-        rows = conn.execute(
-            "SELECT work_id, source, note_key, kind, text, comment, color, page_label, page "
-            f"FROM work_notes WHERE work_id IN ({marks}) ORDER BY COALESCE(page, 0), id",
-            group,
-        ).fetchall()
-        for r in rows:
-            found[r[0]].append(_note(r[1:]))
+    found: dict[str, list[dict[str, Any]]] = {work_id: [] for work_id in work_ids}
+    sql = (
+        "SELECT work_id, source, note_key, kind, text, comment, color, page_label, page "
+        "FROM work_notes WHERE work_id IN ({marks}) ORDER BY COALESCE(page, 0), id"
+    )
+    for r in rows_in(conn, sql, work_ids):
+        found[r[0]].append(_note(r[1:]))
     return found
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from prioris.models import Reference
+from prioris.storage.batched import rows_in
 
 COLUMNS = (
     "id, work_id, ordinal, raw, authors, title, year, venue, doi, arxiv, url, "
@@ -84,18 +85,13 @@ def citing(conn: Any, work_id: str) -> list[dict[str, Any]]:
 
 def references_of_many(conn: Any, work_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """References of several works, a query per 500 works: ``{work_id: [reference]}``."""
-    ids = list(dict.fromkeys(work_ids))
-    found: dict[str, list[dict[str, Any]]] = {work_id: [] for work_id in ids}
-    for start in range(0, len(ids), 500):
-        group = ids[start : start + 500]
-        marks = ", ".join("?" for _ in group)
-        rows = conn.execute(
-            f"SELECT {COLUMNS} FROM work_references WHERE work_id IN ({marks}) "
-            "ORDER BY work_id, ordinal",
-            group,
-        ).fetchall()
-        for r in rows:
-            found[r[1]].append(_row(r))
+    found: dict[str, list[dict[str, Any]]] = {work_id: [] for work_id in work_ids}
+    sql = (
+        f"SELECT {COLUMNS} FROM work_references WHERE work_id IN ({{marks}}) "
+        "ORDER BY work_id, ordinal"
+    )
+    for r in rows_in(conn, sql, work_ids):
+        found[r[1]].append(_row(r))
     return found
 
 

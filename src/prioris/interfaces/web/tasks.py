@@ -210,17 +210,18 @@ def _sync_message(report: dict[str, Any]) -> str:
     return message
 
 
-def zotero_job(library: Library, zotero_dir: str | None) -> JobFunction:
-    """Sync a Zotero data directory (read only; incremental)."""
+def _sync_job(stage: str, sync: Callable[..., dict[str, Any]]) -> JobFunction:
+    """A job that runs ``sync(on_progress=...)`` (a Zotero sync, a reference import) and
+    says its report in one line."""
 
     def run(context: JobContext) -> str:
-        context.item(0, state="running", stage="syncing", done=0, total=0)
+        context.item(0, state="running", stage=stage, done=0, total=0)
 
         def on_progress(done: int, total: int) -> None:
             context.item(0, done=done, total=total)
             context.progress(done, total)
 
-        report = library.zotero_sync(zotero_dir, on_progress=on_progress)
+        report = sync(on_progress=on_progress)
         message = _sync_message(report)
         context.item(
             0, state="failed" if report["failed"] else "ingested", stage="", message=message
@@ -228,26 +229,16 @@ def zotero_job(library: Library, zotero_dir: str | None) -> JobFunction:
         return message
 
     return run
+
+
+def zotero_job(library: Library, zotero_dir: str | None) -> JobFunction:
+    """Sync a Zotero data directory (read only; incremental)."""
+    return _sync_job("syncing", lambda **kw: library.zotero_sync(zotero_dir, **kw))
 
 
 def references_job(library: Library, path: str) -> JobFunction:
     """Import a BibTeX or RIS file of this computer with the PDFs it links to."""
-
-    def run(context: JobContext) -> str:
-        context.item(0, state="running", stage="importing", done=0, total=0)
-
-        def on_progress(done: int, total: int) -> None:
-            context.item(0, done=done, total=total)
-            context.progress(done, total)
-
-        report = library.import_references(path, on_progress=on_progress)
-        message = _sync_message(report)
-        context.item(
-            0, state="failed" if report["failed"] else "ingested", stage="", message=message
-        )
-        return message
-
-    return run
+    return _sync_job("importing", lambda **kw: library.import_references(path, **kw))
 
 
 def reference_text_job(library: Library, path: Path, filename: str) -> JobFunction:
