@@ -53,6 +53,8 @@ STATUS_OF = {
     "provider_unavailable": 502,
     "parse_error": 422,
     "ocr_unavailable": 422,
+    "unauthorized": 401,
+    "forbidden": 403,
 }
 
 
