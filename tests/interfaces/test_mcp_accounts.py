@@ -116,6 +116,42 @@ def test_rate_limiter_is_per_account() -> None:
     assert limiter.check("a") == 60
 
 
+def test_upload_bytes_per_hour_per_account() -> None:
+    now = [0.0]
+    limiter = RateLimiter(per_minute=100, upload_bytes_per_hour=1000, clock=lambda: now[0])
+    assert limiter.check("a", 600) == 0 and limiter.check("b", 600) == 0
+    now[0] = 10.0
+    assert limiter.check("a", 600) == 3590  # until the first 600 bytes leave the hour
+    assert limiter.check("a", 400) == 0 and limiter.check("a") == 0  # a GET costs no bytes
+    assert limiter.check("c", 5000) == 3600  # one body over the whole budget
+    now[0] = 3601.0
+    assert limiter.check("a", 600) == 0
+
+
+def test_accounts_guard_counts_bodies_and_refuses_chunked_ones() -> None:
+    guard, seen = _guard(RateLimiter(per_minute=100, upload_bytes_per_hour=10))
+    auth = {"Authorization": "Bearer good.token"}
+
+    async def go() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=guard)
+        async with httpx.AsyncClient(transport=transport, base_url="http://0.0.0.0:8000") as c:
+
+            async def pieces():  # type: ignore[no-untyped-def]
+                yield b"12345"
+
+            return [
+                await c.post("/mcp", headers=auth, content=b"0123456789"),
+                await c.post("/mcp", headers=auth, content=b"x"),
+                await c.post("/mcp", headers=auth, content=pieces()),
+            ]
+
+    fits, over, chunked = anyio.run(go)
+    assert fits.status_code == 200
+    assert over.status_code == 429 and over.text.startswith("rate_limited")
+    assert chunked.status_code == 411
+    assert len(seen) == 1
+
+
 def test_banner_names_accounts_mode() -> None:
     lines = Exposure(host="0.0.0.0", remote=True, token=None, accounts=True).banner(8000, "/mcp")
     assert any("accounts mode" in line for line in lines)

@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prioris.config import Settings
 from prioris.errors import ConfigurationError
-from prioris.interfaces.permissions import RateLimiter
+from prioris.interfaces.permissions import RateLimiter, declared_length
 
 LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
 TOKEN_BYTES = 32
@@ -160,7 +160,7 @@ class HttpGuard:
             await _reply(send, 403, "forbidden: this Origin is not allowed")
             return
         if self.authenticate is not None and scope.get("method") != "OPTIONS":
-            if not await self._account(scope, send, headers.get("authorization", "")):
+            if not await self._account(scope, send, headers):
                 return
         elif self.token is not None and scope.get("method") != "OPTIONS":
             scheme, _, presented = headers.get("authorization", "").partition(" ")
@@ -177,10 +177,10 @@ class HttpGuard:
             return
         await self._bounded(scope, receive, send, headers.get("content-length"))
 
-    async def _account(self, scope: Scope, send: Send, authorization: str) -> bool:
-        """Accounts mode: the request's account into the scope, or a 401/429 sent."""
+    async def _account(self, scope: Scope, send: Send, headers: dict[str, str]) -> bool:
+        """Accounts mode: the request's account into the scope, or a 401/411/429 sent."""
         assert self.authenticate is not None
-        scheme, _, presented = authorization.partition(" ")
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
         account = None
         if scheme.lower() == "bearer" and presented.strip():
             account = await anyio.to_thread.run_sync(self.authenticate, presented.strip())
@@ -192,12 +192,17 @@ class HttpGuard:
                 [(b"www-authenticate", b'Bearer realm="prioris"')],
             )
             return False
-        wait = self.limiter.check(account.name) if self.limiter is not None else 0
+        size = declared_length(headers, scope.get("method", "GET"))
+        if size is None:
+            await _reply(send, 411, "invalid_request: send the body with a Content-Length")
+            return False
+        wait = self.limiter.check(account.name, size) if self.limiter is not None else 0
         if wait:
             await _reply(
                 send,
                 429,
-                f"rate_limited: account {account.name!r} is over its requests per minute",
+                f"rate_limited: account {account.name!r} is over its requests per minute "
+                "or its upload bytes per hour",
                 [(b"retry-after", str(wait).encode())],
             )
             return False

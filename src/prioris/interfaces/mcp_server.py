@@ -158,7 +158,7 @@ def http_app(
             extra_origins=extra,
             max_body_bytes=request_body_limit(settings.max_file_bytes),
             authenticate=authenticate,
-            limiter=(limiter or RateLimiter()) if accounts else None,
+            limiter=(limiter or account_limiter(settings)) if accounts else None,
         ),
         allow_origins=list(extra),
         allow_origin_regex=LOCALHOST_ORIGIN,
@@ -189,6 +189,11 @@ async def _serve_http(
     sys.stderr.write("".join(line + "\n" for line in exposure.banner(port, MCP_PATH)))
     sys.stderr.flush()
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def account_limiter(settings: Settings) -> RateLimiter:
+    """Each account's requests per minute and upload bytes per hour, from the settings."""
+    return RateLimiter(settings.account_requests_per_minute, settings.account_upload_bytes_per_hour)
 
 
 def with_accounts(exposure: Exposure, state: ServerState) -> Exposure:

@@ -94,24 +94,28 @@ def web_role(method: str, path: str) -> str:
 
 
 class RateLimiter:
-    """At most ``per_minute`` requests per account in any sliding minute.
+    """Per account: at most ``per_minute`` requests in any sliding minute and at most
+    ``upload_bytes_per_hour`` request-body bytes in any sliding hour.
 
-    :meth:`check` returns 0 when the request may go ahead, else the seconds to wait (the
-    ``Retry-After`` of a 429). In memory, per process: a limit for one person's client
-    running away, not an accounting system.
+    :meth:`check` returns 0 when the request may go ahead (and counts it), else the seconds
+    to wait (the ``Retry-After`` of a 429). In memory, per process: a bound on one person's
+    client running away, not an accounting system.
     """
 
     def __init__(
         self,
         per_minute: int = DEFAULT_REQUESTS_PER_MINUTE,
+        upload_bytes_per_hour: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.per_minute = per_minute
+        self.upload_bytes_per_hour = upload_bytes_per_hour
         self.clock = clock
         self._seen: dict[str, deque[float]] = {}
+        self._bytes: dict[str, deque[tuple[float, int]]] = {}
         self._lock = threading.Lock()
 
-    def check(self, account: str) -> int:
+    def check(self, account: str, body_bytes: int = 0) -> int:
         now = self.clock()
         with self._lock:
             seen = self._seen.setdefault(account, deque())
@@ -119,5 +123,27 @@ class RateLimiter:
                 seen.popleft()
             if len(seen) >= self.per_minute:
                 return max(1, math.ceil(seen[0] + 60 - now))
+            if body_bytes and self.upload_bytes_per_hour is not None:
+                sent = self._bytes.setdefault(account, deque())
+                while sent and sent[0][0] <= now - 3600:
+                    sent.popleft()
+                total = sum(size for _, size in sent)
+                if total + body_bytes > self.upload_bytes_per_hour:
+                    if not sent:  # one body over the whole budget never fits
+                        return 3600
+                    return max(1, math.ceil(sent[0][0] + 3600 - now))
+                sent.append((now, body_bytes))
             seen.append(now)
             return 0
+
+
+def declared_length(headers: dict[str, str], method: str) -> int | None:
+    """A request's body size as declared (0 for a body-less GET), or None when a body
+    comes without ``Content-Length`` (chunked): in accounts mode that is refused (411),
+    so every byte counts against the account's upload budget."""
+    value = headers.get("content-length", "").strip()
+    if value.isdigit():
+        return int(value)
+    if "transfer-encoding" in headers or method.upper() not in ("GET", "HEAD", "OPTIONS", "DELETE"):
+        return None
+    return 0

@@ -156,6 +156,24 @@ def test_per_account_request_limit(library: Any) -> None:
         app.state.web.jobs.close()
 
 
+def test_per_account_upload_budget(library: Any) -> None:
+    token = library.add_account("uploader", "writer")
+    app = build_app(
+        library,
+        csrf_token=TOKEN,
+        accounts=True,
+        limiter=RateLimiter(per_minute=100, upload_bytes_per_hour=5_000),
+    )
+    try:
+        client = _login(app, token)
+        big = client.post("/api/upload?name=a.pdf", content=b"%PDF" + b"0" * 6_000, headers=CSRF)
+        assert big.status_code == 429 and big.json()["error"]["code"] == "rate_limited"
+        assert library.status()["works"] == 0
+        assert library.audit() == []
+    finally:
+        app.state.web.jobs.close()
+
+
 def test_loopback_without_accounts_needs_no_login(library: Any) -> None:
     library.add_account("someone", "admin")  # accounts exist, but no --allow-remote
     app = build_app(library, csrf_token=TOKEN)

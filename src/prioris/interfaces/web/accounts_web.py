@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prioris.errors import InvalidRequestError, PriorisError, UnauthorizedError
 from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
-from prioris.interfaces.permissions import RateLimiter, web_role
+from prioris.interfaces.permissions import RateLimiter, declared_length, web_role
 from prioris.interfaces.web.security import SECURITY_HEADERS, read_json
 from prioris.interfaces.web.state import state_of
 from prioris.services.accounts import role_allows
@@ -141,9 +141,16 @@ class AccountsMiddleware:
             message = f"account {account.name!r} ({account.role}) may not do this: needs {needed}"
             await _send(send, _error(403, "forbidden", message))
             return
-        wait = self.limiter.check(account.name)
+        size = declared_length(headers, method)
+        if size is None:
+            await _send(send, _error(411, "invalid_request", "send a body with Content-Length"))
+            return
+        wait = self.limiter.check(account.name, size)
         if wait:
-            message = f"account {account.name!r} is over its requests per minute"
+            message = (
+                f"account {account.name!r} is over its requests per minute "
+                "or its upload bytes per hour"
+            )
             await _send(send, _error(429, "rate_limited", message, {"retry-after": str(wait)}))
             return
         scope[ACCOUNT_SCOPE_KEY] = account

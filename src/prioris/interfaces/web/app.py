@@ -251,7 +251,12 @@ def serve(
     threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
     registry = JobRegistry()
     extra_hosts = (host,) if accounts and not is_loopback(host) else ()
-    app = build_app(library, jobs=registry, accounts=accounts, allowed_hosts=extra_hosts)
+    limiter = RateLimiter(
+        settings.account_requests_per_minute, settings.account_upload_bytes_per_hour
+    )
+    app = build_app(
+        library, jobs=registry, accounts=accounts, allowed_hosts=extra_hosts, limiter=limiter
+    )
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     log_line(f"prioris: the web app is at {url} (library {settings.db_path}); Ctrl-C stops it")
