@@ -24,7 +24,6 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from interfaces.mcp_helpers import data, error
-from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY, Exposure, HttpGuard
 from prioris.interfaces.mcp.runtime import audit_target
@@ -166,9 +165,15 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def accounts_server(data_dir: Path) -> Iterator[tuple[str, dict[str, str], str]]:
-    """(URL, {role: token}, stderr) of a server on 0.0.0.0 over a library with accounts."""
-    with Library.open(load_settings(), embedder=FakeEmbedder()) as library:
+def settings(backend_settings):  # type: ignore[no-untyped-def]
+    return backend_settings
+
+
+@pytest.fixture
+def accounts_server(data_dir: Path, settings: Any) -> Iterator[tuple[str, dict[str, str], str]]:
+    """(URL, {role: token}, stderr) of a server on 0.0.0.0 over a library with accounts,
+    on each engine."""
+    with Library.open(settings, embedder=FakeEmbedder()) as library:
         tokens = {role: library.add_account(f"{role}1", role) for role in ("reader", "writer")}
         tokens["admin"] = library.add_account("admin1", "admin")
         tokens["revoked"] = library.add_account("gone", "writer")
@@ -182,6 +187,8 @@ def accounts_server(data_dir: Path) -> Iterator[tuple[str, dict[str, str], str]]
         }
     )
     env["PRIORIS_MCP_ENRICH"] = "off"
+    if settings.db_url:
+        env["PRIORIS_MCP_DB"] = settings.db_url
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "prioris", "serve", "--transport", "http"),
@@ -226,7 +233,9 @@ async def _calls(url: str, token: str, calls: list[tuple[str, dict[str, Any]]]) 
             return [await client.call_tool(name, args) for name, args in calls]
 
 
-def test_clients_with_different_tokens(accounts_server: tuple[str, dict[str, str], str]) -> None:
+def test_clients_with_different_tokens(
+    accounts_server: tuple[str, dict[str, str], str], settings: Any
+) -> None:
     url, tokens, stderr = accounts_server
     assert "generated token" not in stderr
     with httpx.Client(timeout=60) as http:
@@ -239,7 +248,7 @@ def test_clients_with_different_tokens(accounts_server: tuple[str, dict[str, str
     reader = anyio.run(_calls, url, tokens["reader"], [("research_list_fetched", {}), dismiss])
     assert data(reader[0])["total"] == 0
     assert error(reader[1]).startswith("forbidden: account 'reader1' (reader)")
-    with Library.open(load_settings(), embedder=FakeEmbedder()) as library:
+    with Library.open(settings, embedder=FakeEmbedder()) as library:
         assert library.conn.execute("SELECT COUNT(*) FROM snowball_dismissed").fetchone()[0] == 0
         assert library.audit() == []
 
@@ -247,7 +256,7 @@ def test_clients_with_different_tokens(accounts_server: tuple[str, dict[str, str
     assert not writer[0].is_error, writer[0]
     admin = anyio.run(_calls, url, tokens["admin"], [("research_list_fetched", {})])
     assert data(admin[0])["total"] == 0
-    with Library.open(load_settings(), embedder=FakeEmbedder()) as library:
+    with Library.open(settings, embedder=FakeEmbedder()) as library:
         assert library.conn.execute("SELECT COUNT(*) FROM snowball_dismissed").fetchone()[0] == 1
         entries = library.audit()
     assert len(entries) == 1  # reads are not audited
