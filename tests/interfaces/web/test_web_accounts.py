@@ -136,6 +136,14 @@ def test_revoke_and_logout_end_access(lab: dict[str, Any]) -> None:
     assert writer.get("/api/search?q=glacier").status_code == 401
 
 
+def test_login_attempts_are_bounded(lab: dict[str, Any]) -> None:
+    client = TestClient(lab["app"], base_url=BASE)
+    codes = [
+        client.post("/login", json={"token": "a.b"}, headers=CSRF).status_code for _ in range(11)
+    ]
+    assert codes == [401] * 10 + [429]
+
+
 def test_per_account_request_limit(library: Any) -> None:
     token = library.add_account("busy", "reader")
     now = [0.0]

@@ -39,6 +39,8 @@ from prioris.interfaces.web.state import state_of
 from prioris.services.accounts import role_allows
 
 COOKIE = "prioris_session"
+LOGINS_PER_MINUTE = 10
+"""Login attempts per client address and minute: each costs a scrypt, so they are bounded."""
 SESSION_SECONDS = 12 * 3600
 AUDIT_BODY_LIMIT = 64 * 1024
 
@@ -233,6 +235,10 @@ async def login_page(request: Request) -> Response:
 async def login(request: Request) -> Response:
     """A token for a session cookie: 401 (unauthorized) for a wrong or revoked token.
     Errors are JSON (the login page's script shows them), whatever the Accept header."""
+    limiter: RateLimiter = request.app.state.login_limiter
+    wait = limiter.check(request.client.host if request.client else "unknown")
+    if wait:
+        return _error(429, "rate_limited", "too many login attempts", {"retry-after": str(wait)})
     try:
         sessions = _sessions(request)
         token = (await read_json(request)).get("token")

@@ -153,6 +153,7 @@ def build_app(
     )
     app.state.web = state
     app.state.sessions = None
+    app.state.login_limiter = RateLimiter(accounts_web.LOGINS_PER_MINUTE)
     if accounts:  # added first: inside the Host/Origin/CSRF checks, which run before it
         app.state.sessions = sessions or Sessions()
         app.add_middleware(
