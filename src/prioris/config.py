@@ -73,6 +73,9 @@ class Settings:
     embedding_batch_size: int = 16
     enrich: str = "auto"
     ui_port: int = 8765
+    # per account in accounts mode (docs/security.md, "Accounts and roles")
+    account_requests_per_minute: int = 600
+    account_upload_bytes_per_hour: int = 2**31
     # limits on local input: PDFs, OCR, JSONL records, queries (docs/security.md, "Limits")
     pdf_time_limit_seconds: float = 300.0
     pdf_memory_limit_bytes: int = 805_306_368
@@ -151,6 +154,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "PRIORIS_MCP_MAX_MARKUP_BYTES": (1024, 4 << 30),
     "PRIORIS_MCP_PORT": (0, 65535),
     "PRIORIS_MCP_UI_PORT": (0, 65535),
+    "PRIORIS_MCP_ACCOUNT_REQUESTS_PER_MINUTE": (1, 1_000_000),
+    "PRIORIS_MCP_ACCOUNT_UPLOAD_BYTES_PER_HOUR": (1, 2**46),
     "PRIORIS_MCP_HYBRID_RRF_K": (1, 100_000),
     "PRIORIS_MCP_HYBRID_WEIGHTS": (0, 1000),
     "PRIORIS_MCP_RERANK_DEPTH": (1, 1000),
@@ -332,6 +337,10 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         embedding_batch_size=_integer(env, "PRIORIS_MCP_EMBEDDING_BATCH_SIZE", 16),
         enrich=_choice(env, "PRIORIS_MCP_ENRICH", ENRICH_MODES, "auto"),
         ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765),
+        account_requests_per_minute=_integer(env, "PRIORIS_MCP_ACCOUNT_REQUESTS_PER_MINUTE", 600),
+        account_upload_bytes_per_hour=_integer(
+            env, "PRIORIS_MCP_ACCOUNT_UPLOAD_BYTES_PER_HOUR", 2**31
+        ),
         **_input_limits(env),
     )
 

@@ -9,6 +9,8 @@ error. Third-party exceptions are wrapped only at the boundary (``raise ... from
     ├── NotFoundError              not_found
     ├── ConfigurationError         configuration_error
     ├── FileTooLargeError          file_too_large
+    ├── UnauthorizedError          unauthorized
+    ├── ForbiddenError             forbidden
     ├── FormatUnavailableError     format_unavailable
     ├── UnsupportedProviderError   unsupported_provider
     ├── SourceError                (a remote provider failed)
@@ -58,6 +60,18 @@ class FileTooLargeError(PriorisError):
     """A file or upload exceeds ``PRIORIS_MCP_MAX_FILE_BYTES`` or an upload bound."""
 
     code = "file_too_large"
+
+
+class UnauthorizedError(PriorisError):
+    """No account, or a token that is unknown or revoked (HTTP 401)."""
+
+    code = "unauthorized"
+
+
+class ForbiddenError(PriorisError):
+    """The account is known but its role does not allow this action (HTTP 403)."""
+
+    code = "forbidden"
 
 
 class FormatUnavailableError(PriorisError):
@@ -119,4 +133,6 @@ ERROR_CODES: tuple[str, ...] = (
     "configuration_error",
     "parse_error",
     "ocr_unavailable",
+    "unauthorized",
+    "forbidden",
 )

@@ -30,6 +30,7 @@ from prioris.search.protocols import SearchFilters
 from prioris.search.rerank import Reranker, build_reranker
 from prioris.search.service import SHORT_QUERY_FEEDBACK, FusionConfig, SearchResponse, SearchService
 from prioris.services import watching
+from prioris.services.accounts import Accounts
 from prioris.services.artefacts import Artefacts
 from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
@@ -186,6 +187,7 @@ class Library:
         self.snowballer = Snowball(
             conn, lock, embedder, self.catalog.resolve_work_id, lambda: int(self.now()[:4])
         )
+        self.accounts_service = Accounts(conn, lock, self.now)
         self._artefacts = Artefacts(
             conn,
             lock,
@@ -290,6 +292,15 @@ class Library:
     tag_counts = _to("catalog", Catalog.tag_counts)
     unmatched_labels = _to("catalog", Catalog.unmatched_labels)
     page_image = _to("catalog", Catalog.page_image)
+
+    # -- accounts, roles and the audit log (:class:`~prioris.services.accounts.Accounts`)
+    add_account = _to("accounts_service", Accounts.add)
+    accounts = _to("accounts_service", Accounts.list)
+    active_accounts = _to("accounts_service", Accounts.active_count)
+    revoke_account = _to("accounts_service", Accounts.revoke)
+    authenticate = _to("accounts_service", Accounts.authenticate)
+    record_audit = _to("accounts_service", Accounts.record)
+    audit = _to("accounts_service", Accounts.audit)
 
     # -- editing with provenance (:class:`~prioris.services.editing.Editor`) -------------
     edit_work = _to("editor", Editor.edit_work)

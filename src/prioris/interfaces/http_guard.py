@@ -14,6 +14,13 @@ else makes the library (read, add, delete) reachable from the network, so:
 * the caller prints a warning saying all this and pointing at docs/security.md.
 
 A token set on loopback is enforced there too (useful behind a local reverse proxy).
+
+Accounts mode (issue 24): when the library has accounts and the remote opt-in is given,
+the single token is replaced by each account's own: :class:`HttpGuard` is given
+``authenticate`` (token -> account or None), answers 401 to a missing, unknown or revoked
+token and 429 (with ``Retry-After``) to an account over its requests per minute, and puts
+the account in the ASGI scope under :data:`ACCOUNT_SCOPE_KEY`, where the MCP server reads
+it to check the tool's role (:mod:`prioris.interfaces.permissions`) and audit writes.
 :class:`HttpGuard` is plain ASGI middleware, so it is tested without a socket.
 """
 
@@ -23,16 +30,20 @@ import hmac
 import ipaddress
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
+import anyio.to_thread
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from prioris.config import Settings
 from prioris.errors import ConfigurationError
+from prioris.interfaces.permissions import RateLimiter, declared_length
 
 LOCALHOST_ORIGIN = r"^https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$"
 TOKEN_BYTES = 32
+ACCOUNT_SCOPE_KEY = "prioris.account"
 
 
 def is_loopback(host: str) -> bool:
@@ -54,6 +65,8 @@ class Exposure:
     remote: bool
     token: str | None
     token_generated: bool = False
+    accounts: bool = False
+    """Accounts mode: each request carries its account's own token (``prioris users``)."""
 
     def banner(self, port: int, path: str) -> list[str]:
         """Lines for stderr at start: where it listens, and for a remote bind the warning."""
@@ -65,6 +78,11 @@ class Exposure:
                 "works. Serve it through a TLS reverse proxy (see docs/security.md).",
                 "prioris: every request needs the header 'Authorization: Bearer <token>'",
             ]
+        if self.accounts:
+            lines.append(
+                "prioris: accounts mode: each request needs an account's token "
+                "(prioris users add NAME --role reader|writer|admin); roles are enforced"
+            )
         if self.token_generated:
             lines.append(
                 f"prioris: generated token (set PRIORIS_MCP_HTTP_TOKEN to choose one): {self.token}"
@@ -119,9 +137,13 @@ class HttpGuard:
         token: str | None,
         extra_origins: Iterable[str] = (),
         max_body_bytes: int | None = None,
+        authenticate: Callable[[str], Any] | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.app = app
         self.token = token
+        self.authenticate = authenticate  # accounts mode: replaces the single token
+        self.limiter = limiter
         self.extra_origins = tuple(extra_origins)
         self.max_body_bytes = max_body_bytes  # None: the app alone bounds what it reads
 
@@ -137,7 +159,10 @@ class HttpGuard:
         if origin is not None and not origin_allowed(origin, self.extra_origins):
             await _reply(send, 403, "forbidden: this Origin is not allowed")
             return
-        if self.token is not None and scope.get("method") != "OPTIONS":
+        if self.authenticate is not None and scope.get("method") != "OPTIONS":
+            if not await self._account(scope, send, headers):
+                return
+        elif self.token is not None and scope.get("method") != "OPTIONS":
             scheme, _, presented = headers.get("authorization", "").partition(" ")
             if scheme.lower() != "bearer" or not token_matches(presented.strip(), self.token):
                 await _reply(
@@ -151,6 +176,38 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         await self._bounded(scope, receive, send, headers.get("content-length"))
+
+    async def _account(self, scope: Scope, send: Send, headers: dict[str, str]) -> bool:
+        """Accounts mode: the request's account into the scope, or a 401/411/429 sent."""
+        assert self.authenticate is not None
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        account = None
+        if scheme.lower() == "bearer" and presented.strip():
+            account = await anyio.to_thread.run_sync(self.authenticate, presented.strip())
+        if account is None:
+            await _reply(
+                send,
+                401,
+                "unauthorized: send 'Authorization: Bearer <token>' with an account's token",
+                [(b"www-authenticate", b'Bearer realm="prioris"')],
+            )
+            return False
+        size = declared_length(headers, scope.get("method", "GET"))
+        if size is None:
+            await _reply(send, 411, "invalid_request: send the body with a Content-Length")
+            return False
+        wait = self.limiter.check(account.name, size) if self.limiter is not None else 0
+        if wait:
+            await _reply(
+                send,
+                429,
+                f"rate_limited: account {account.name!r} is over its requests per minute "
+                "or its upload bytes per hour",
+                [(b"retry-after", str(wait).encode())],
+            )
+            return False
+        scope[ACCOUNT_SCOPE_KEY] = account
+        return True
 
     async def _bounded(
         self, scope: Scope, receive: Receive, send: Send, declared: str | None

@@ -18,6 +18,7 @@ shutdown as the end of stdin or Ctrl-C, so no upload part is left behind.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import socket
 import sys
@@ -43,6 +44,7 @@ from prioris.interfaces.mcp.tools_refman import register_refman_tools
 from prioris.interfaces.mcp.tools_remote import register_remote_tools
 from prioris.interfaces.mcp.tools_snowball import register_snowball_tools
 from prioris.interfaces.mcp.tools_upload import register_upload_tools
+from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.serve_lifecycle import serve_stdio, sigterm_exits
 
 if TYPE_CHECKING:
@@ -104,9 +106,18 @@ def cors_allowed(origin: str, extra_origins: tuple[str, ...] = ()) -> bool:
 
 
 def http_app(
-    server: PriorisMCPServer, settings: Settings, host: str, *, token: str | None = None
+    server: PriorisMCPServer,
+    settings: Settings,
+    host: str,
+    *,
+    token: str | None = None,
+    accounts: bool = False,
+    limiter: RateLimiter | None = None,
 ) -> ASGIApp:
-    """The streamable HTTP ASGI app behind the Origin/token guard and the CORS allowlist."""
+    """The streamable HTTP ASGI app behind the Origin/token guard and the CORS allowlist.
+
+    With ``accounts``, each request needs an account's token instead of ``token``, and
+    the server enforces roles and audits writes (docs/security.md, "Accounts and roles")."""
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.middleware.cors import CORSMiddleware
 
@@ -132,12 +143,22 @@ def http_app(
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH, transport_security=security, host=host
     )
+    authenticate = None
+    if accounts:
+        state: ServerState = server.prioris_state  # type: ignore[attr-defined]
+        server.prioris_accounts = True
+
+        def authenticate(presented: str) -> Any:
+            return state.library().authenticate(presented)
+
     return CORSMiddleware(
         HttpGuard(
             app,
-            token=token,
+            token=None if accounts else token,
             extra_origins=extra,
             max_body_bytes=request_body_limit(settings.max_file_bytes),
+            authenticate=authenticate,
+            limiter=(limiter or account_limiter(settings)) if accounts else None,
         ),
         allow_origins=list(extra),
         allow_origin_regex=LOCALHOST_ORIGIN,
@@ -161,11 +182,27 @@ async def _serve_http(
 
     sock = bind_http(exposure.host, port)  # before the banner: a busy port says only that
     port = sock.getsockname()[1]
-    app = http_app(server, settings, exposure.host, token=exposure.token)
+    app = http_app(
+        server, settings, exposure.host, token=exposure.token, accounts=exposure.accounts
+    )
     config = uvicorn.Config(app, host=exposure.host, port=port, log_level="warning", lifespan="on")
     sys.stderr.write("".join(line + "\n" for line in exposure.banner(port, MCP_PATH)))
     sys.stderr.flush()
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def account_limiter(settings: Settings) -> RateLimiter:
+    """Each account's requests per minute and upload bytes per hour, from the settings."""
+    return RateLimiter(settings.account_requests_per_minute, settings.account_upload_bytes_per_hour)
+
+
+def with_accounts(exposure: Exposure, state: ServerState) -> Exposure:
+    """Accounts mode when the library has an active account: each request then needs its
+    account's token (the single token is not used). Decided at start: an account added
+    later takes effect at the next start; revoking every account refuses every request."""
+    if state.library().active_accounts() == 0:
+        return exposure
+    return dataclasses.replace(exposure, token=None, token_generated=False, accounts=True)
 
 
 def bind_http(host: str, port: int) -> socket.socket:
@@ -224,6 +261,8 @@ def serve(
         upload_directory(settings.db_path), max_total_bytes=settings.max_file_bytes
     )
     server = build_server(library_factory, uploads=uploads)
+    if exposure is not None and (allow_remote or settings.http_allow_remote or exposure.remote):
+        exposure = with_accounts(exposure, server.prioris_state)  # type: ignore[attr-defined]
     with sigterm_exits():
         try:
             if exposure is None:

@@ -24,6 +24,7 @@ from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
 from prioris.interfaces.cli import (
+    account_cmds,
     citation_cmds,
     completion,
     discover_cmds,
@@ -101,6 +102,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
         completion.register,
         migrate_cmds.register,
         citation_cmds.register,
+        account_cmds.register,
     ]
 
 

@@ -9,6 +9,10 @@
   with its code (``invalid_request: ...``); nothing else of the exception leaves.
 * :class:`PriorisMCPServer` gives argument-validation failures the same shape, and
   refuses arguments a tool does not have (a misspelt name must not be silently ignored).
+* In accounts mode (``prioris serve --transport http --allow-remote`` on a library with
+  accounts), :meth:`PriorisMCPServer.call_tool` checks the caller's role against
+  :mod:`prioris.interfaces.permissions` (a ``forbidden`` tool error, nothing run) and
+  records each successful write in the audit log.
 * :func:`one_of` takes an argument given under PriorisMCP's name or Prioris's shorter one.
 """
 
@@ -33,7 +37,10 @@ from pydantic import ValidationError
 
 from prioris.errors import InvalidRequestError, PriorisError
 from prioris.ingest.uploads import UploadSessions, upload_directory
+from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
 from prioris.interfaces.mcp.uris import fulltext_mime
+from prioris.interfaces.permissions import tool_role
+from prioris.services.accounts import role_allows
 
 if TYPE_CHECKING:
     from prioris.library import Library
@@ -130,6 +137,32 @@ def resource_error(exc: PriorisError) -> ResourceError:
     return ResourceError(error_text(exc))
 
 
+AUDIT_SKIPPED_ARGUMENTS = frozenset(("data", "chunk", "content", "content_base64", "text"))
+
+
+def audit_target(arguments: dict[str, Any] | None) -> str:
+    """What a write acted on, for the audit log: its arguments but bulky payloads, bounded."""
+    if not arguments:
+        return ""
+    parts = [
+        f"{key}={value}"
+        for key, value in sorted(arguments.items())
+        if key not in AUDIT_SKIPPED_ARGUMENTS and value is not None
+    ]
+    return " ".join(parts)[:500]
+
+
+def account_of(context: Any) -> Any:
+    """The account :class:`~prioris.interfaces.http_guard.HttpGuard` put in this request's
+    ASGI scope, or None (stdio, no HTTP request, or no account)."""
+    try:
+        request = context.request_context.request
+    except (AttributeError, ValueError):
+        return None
+    scope = getattr(request, "scope", None)
+    return scope.get(ACCOUNT_SCOPE_KEY) if isinstance(scope, dict) else None
+
+
 def _validation_message(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
@@ -146,7 +179,29 @@ class PriorisMCPServer(MCPServer):
     ``.../{format}/fulltext`` get the MIME type of their format (a template has only one).
     """
 
+    prioris_accounts: bool = False
+    """Accounts mode: every tool call needs an account whose role allows the tool."""
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if not self.prioris_accounts:
+            return await self._call_tool(name, arguments, context)
+        account = account_of(context)
+        if account is None:
+            return error_result("unauthorized", "this server needs an account's bearer token")
+        needed = tool_role(name)
+        if not role_allows(account.role, needed):
+            return error_result(
+                "forbidden",
+                f"account {account.name!r} ({account.role}) may not call {name}: "
+                f"it needs the {needed} role",
+            )
+        result = await self._call_tool(name, arguments, context)
+        if needed != "reader" and not getattr(result, "is_error", False):
+            library = self.prioris_state.library()  # type: ignore[attr-defined]
+            await blocking(library.record_audit, account.name, name, audit_target(arguments), "mcp")
+        return result
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         unknown = self.unknown_arguments(name, arguments)
         if unknown:
             return error_result("invalid_request", unknown)

@@ -4,8 +4,9 @@
 images, job progress) behind :class:`~.security.SecurityMiddleware`; what they share is
 in :mod:`.state`. Blocking Library calls run in worker threads, so the event loop keeps
 answering while an ingest, an OCR run or a re-index works in the job thread. :func:`serve`
-binds 127.0.0.1 only (there is no authentication: the machine's own user is the only one
-meant to reach it).
+binds 127.0.0.1 by default (no login: the machine's own user is the only one meant to
+reach it); ``--allow-remote`` serves a library with accounts to other machines, every
+request then behind a login (:mod:`.accounts_web`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from prioris.errors import ConfigurationError, PriorisError
-from prioris.interfaces.web import api, edit, pages, snowball_view, views
+from prioris.interfaces.http_guard import is_loopback
+from prioris.interfaces.permissions import RateLimiter
+from prioris.interfaces.web import accounts_web, api, edit, pages, snowball_view, views
+from prioris.interfaces.web.accounts_web import AccountsMiddleware, Sessions
 from prioris.interfaces.web.api import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
 from prioris.interfaces.web.markdown_view import markdown_html
@@ -53,6 +57,8 @@ STATUS_OF = {
     "provider_unavailable": 502,
     "parse_error": 422,
     "ocr_unavailable": 422,
+    "unauthorized": 401,
+    "forbidden": 403,
 }
 
 
@@ -112,9 +118,20 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 
 def build_app(
-    library: Library, *, jobs: JobRegistry | None = None, csrf_token: str | None = None
+    library: Library,
+    *,
+    jobs: JobRegistry | None = None,
+    csrf_token: str | None = None,
+    accounts: bool = False,
+    allowed_hosts: tuple[str, ...] = (),
+    limiter: RateLimiter | None = None,
+    sessions: Sessions | None = None,
 ) -> Starlette:
-    """The ASGI app over ``library`` (which the caller opens and closes)."""
+    """The ASGI app over ``library`` (which the caller opens and closes).
+
+    With ``accounts`` every request needs a session of an account (``/login``), roles are
+    enforced and writes audited (:mod:`.accounts_web`); ``allowed_hosts`` are the names
+    besides loopback it answers to (``--allow-remote``)."""
     registry = jobs or JobRegistry()
     state = WebState(library, registry, make_templates(), csrf_token or new_csrf_token())
     routes = [
@@ -122,6 +139,7 @@ def build_app(
         *api.ROUTES,
         *edit.ROUTES,
         *snowball_view.ROUTES,
+        *accounts_web.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]
@@ -134,23 +152,35 @@ def build_app(
         },
     )
     app.state.web = state
-    app.add_middleware(SecurityMiddleware, csrf_token=state.csrf_token)
+    app.state.sessions = None
+    app.state.login_limiter = RateLimiter(accounts_web.LOGINS_PER_MINUTE)
+    if accounts:  # added first: inside the Host/Origin/CSRF checks, which run before it
+        app.state.sessions = sessions or Sessions()
+        app.add_middleware(
+            AccountsMiddleware, sessions=app.state.sessions, library=library, limiter=limiter
+        )
+    app.add_middleware(SecurityMiddleware, csrf_token=state.csrf_token, allowed_hosts=allowed_hosts)
     return app
 
 
-def bind(port: int) -> socket.socket:
-    """A listening socket on 127.0.0.1:``port`` (0: any free port); a clear error if taken."""
+def bind(port: int, host: str = HOST) -> socket.socket:
+    """A listening socket on ``host``:``port`` (127.0.0.1, 0: any free port); a clear error
+    if taken."""
     # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted connections only when the
     # socket says it is TCP; without it Nagle holds each response body back by ~40 ms
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except OSError as exc:
+        raise ConfigurationError(f"cannot listen on {host}:{port} ({exc})") from None
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
-        sock.bind((HOST, port))
+        sock.bind((host.strip("[]"), port))
     except OSError as exc:
         sock.close()
         raise ConfigurationError(
-            f"cannot listen on {HOST}:{port} ({exc.strerror}); pass another --port "
+            f"cannot listen on {host}:{port} ({exc.strerror}); pass another --port "
             "or set PRIORIS_MCP_UI_PORT"
         ) from None
     sock.listen(128)
@@ -166,6 +196,28 @@ def _warm_up(library: Library) -> None:
         log.debug("warm-up search failed", exc_info=True)
 
 
+def remote_policy(host: str, allow_remote: bool) -> bool:
+    """Whether ``prioris ui`` runs in accounts mode: a host other than loopback needs
+    ``--allow-remote`` (ConfigurationError otherwise), and ``--allow-remote`` needs
+    accounts (checked once the library is open, :func:`check_accounts`)."""
+    if not is_loopback(host) and not allow_remote:
+        raise ConfigurationError(
+            f"serving the web app on {host!r} exposes the library to the network; pass "
+            "--allow-remote to confirm (it then needs accounts: prioris users add NAME "
+            "--role admin). Use 127.0.0.1 to stay local."
+        )
+    return allow_remote
+
+
+def check_accounts(library: Library) -> None:
+    """``--allow-remote`` without an active account would serve everyone: refused."""
+    if library.active_accounts() == 0:
+        raise ConfigurationError(
+            "prioris ui --allow-remote needs at least one account: create one with "
+            "prioris users add NAME --role admin (see docs/security.md)"
+        )
+
+
 def serve(
     settings: Settings,
     port: int | None = None,
@@ -173,28 +225,47 @@ def serve(
     open_browser: bool = True,
     library: Library | None = None,
     log_line: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
+    host: str = HOST,
+    allow_remote: bool = False,
 ) -> None:
-    """Serve the app on 127.0.0.1 until interrupted; open the browser once it listens."""
+    """Serve the app on ``host`` (127.0.0.1) until interrupted; open the browser once it
+    listens. ``allow_remote``: accounts mode, any host (docs/security.md)."""
     import uvicorn
 
-    sock = bind(settings.ui_port if port is None else port)
-    url = f"http://{HOST}:{sock.getsockname()[1]}/"
+    accounts = remote_policy(host, allow_remote)
+    sock = bind(settings.ui_port if port is None else port, host)
+    url = f"http://{host if ':' not in host else f'[{host}]'}:{sock.getsockname()[1]}/"
     own_library = library is None
-    if library is None:
-        from prioris.library import Library
+    try:
+        if library is None:
+            from prioris.library import Library
 
-        try:
             library = Library.open(settings)
-        except BaseException:
-            sock.close()
-            raise
+        if accounts:
+            check_accounts(library)
+    except BaseException:
+        sock.close()
+        if own_library and library is not None:
+            library.close()
+        raise
     sweep_uploads(upload_folder(settings.db_path))
     threading.Thread(target=_warm_up, args=(library,), daemon=True).start()
     registry = JobRegistry()
-    app = build_app(library, jobs=registry)
+    extra_hosts = (host,) if accounts and not is_loopback(host) else ()
+    limiter = RateLimiter(
+        settings.account_requests_per_minute, settings.account_upload_bytes_per_hour
+    )
+    app = build_app(
+        library, jobs=registry, accounts=accounts, allowed_hosts=extra_hosts, limiter=limiter
+    )
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
     log_line(f"prioris: the web app is at {url} (library {settings.db_path}); Ctrl-C stops it")
+    if accounts:
+        log_line(
+            "prioris: accounts mode: every request needs a login (/login) with an account's "
+            "token; serve it through a TLS reverse proxy (docs/security.md)"
+        )
     if library.stale_on_open:
         log_line(
             f"note: {library.stale_on_open} chunks are stale; re-index them on the Status page"

@@ -3,6 +3,7 @@
 * **Host check** (DNS rebinding): the app answers only to the loopback names it is bound
   to (``127.0.0.1``, ``localhost``, ``[::1]``, any port); a page on another site whose
   name was re-pointed at 127.0.0.1 gets 421 and can read nothing.
+  With ``prioris ui --allow-remote``, the host it was asked to serve is allowed too.
 * **Origin check**: a state-changing request (anything but GET/HEAD/OPTIONS) that names an
   origin must come from this app's own origin, and ``Sec-Fetch-Site``, when the browser
   sends it, must say ``same-origin``.
@@ -62,9 +63,12 @@ def host_name(host: str) -> str:
 class SecurityMiddleware:
     """Host, Origin and CSRF checks plus security headers (see the module docstring)."""
 
-    def __init__(self, app: ASGIApp, *, csrf_token: str) -> None:
+    def __init__(
+        self, app: ASGIApp, *, csrf_token: str, allowed_hosts: tuple[str, ...] = ()
+    ) -> None:
         self.app = app
         self.csrf_token = csrf_token
+        self.allowed_hosts = tuple(host_name(h) for h in allowed_hosts)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,12 +91,13 @@ class SecurityMiddleware:
     def refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str, str] | None:
         """``(status, code, message)`` when the request must be refused, else None."""
         host = headers.get("host", "")
-        if host_name(host) not in LOOPBACK_NAMES:
+        if host_name(host) not in LOOPBACK_NAMES + self.allowed_hosts:
             return 421, "invalid_request", "this app answers only on 127.0.0.1 or localhost"
         if method.upper() in SAFE_METHODS:
             return None
         origin = headers.get("origin")
-        if origin is not None and origin.lower() not in (f"http://{host.lower()}",):
+        own = (f"http://{host.lower()}", f"https://{host.lower()}")
+        if origin is not None and origin.lower() not in own:
             return 403, "invalid_request", "cross-site request refused"
         site = headers.get("sec-fetch-site")
         if site is not None and site not in ("same-origin", "none"):

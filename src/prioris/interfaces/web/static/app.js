@@ -111,3 +111,13 @@ const Prioris = (() => {
 
   return { post, errorOf, el, poll, renderJob, token };
 })();
+
+// A shared library (accounts mode): the header's "Log out" ends the session.
+document.addEventListener("DOMContentLoaded", () => {
+  const logout = document.getElementById("logout");
+  if (!logout) return;
+  logout.addEventListener("click", async () => {
+    await Prioris.post("/logout");
+    window.location.assign("/login");
+  });
+});

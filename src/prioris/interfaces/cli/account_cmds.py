@@ -1,0 +1,79 @@
+"""``prioris users add|list|revoke`` and ``prioris audit``: accounts of a shared library.
+
+Once a library has an account, ``prioris ui --allow-remote`` and ``prioris serve
+--transport http --allow-remote`` ask every request for one (see docs/security.md,
+"Accounts and roles"). These commands run locally, against the library file or database
+itself: whoever can run them already holds the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from prioris.interfaces.cli.context import EXIT_OK, CliContext, add_json_flag
+from prioris.storage.accounts import ROLES
+
+
+def register(sub: Any) -> None:
+    """Add ``users`` (with ``add``, ``list``, ``revoke``) and ``audit``."""
+    users = sub.add_parser("users", help="accounts and roles of a shared library")
+    actions = users.add_subparsers(dest="users_action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="create an account; prints its token once")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--role", choices=ROLES, required=True, help="reader, writer or admin")
+    add.set_defaults(func=cmd_add)
+    listing = actions.add_parser("list", help="the accounts, their roles, revoked or not")
+    add_json_flag(listing)
+    listing.set_defaults(func=cmd_list)
+    revoke = actions.add_parser("revoke", help="revoke an account: its token stops working")
+    revoke.add_argument("name", metavar="NAME")
+    revoke.set_defaults(func=cmd_revoke)
+    audit = sub.add_parser("audit", help="the audit log of writes made through accounts")
+    audit.add_argument("--limit", type=int, default=50, help="entries to show (default 50)")
+    audit.add_argument("--offset", type=int, default=0, help="entries to skip (newest first)")
+    add_json_flag(audit)
+    audit.set_defaults(func=cmd_audit)
+
+
+def cmd_add(args: argparse.Namespace, ctx: CliContext) -> int:
+    token = ctx.library().add_account(args.name, args.role)
+    ctx.print_line(token)
+    ctx.log(
+        f"account {args.name!r} ({args.role}) created. This token is shown only now: store it "
+        "(only its hash is kept). Remote requests then need an account "
+        "(see docs/security.md)."
+    )
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    accounts = [a.to_dict() for a in ctx.library().accounts()]
+    if args.json:
+        ctx.print_json({"accounts": accounts, "count": len(accounts)})
+        return EXIT_OK
+    for a in accounts:
+        state = f"revoked {a['revoked_at']}" if a["revoked_at"] else "active"
+        ctx.print_line(f"{a['name']}\t{a['role']}\tcreated {a['created_at']}\t{state}")
+    if not accounts:
+        ctx.log("no accounts: remote use is in single-token mode (see docs/security.md)")
+    return EXIT_OK
+
+
+def cmd_revoke(args: argparse.Namespace, ctx: CliContext) -> int:
+    account = ctx.library().revoke_account(args.name)
+    ctx.log(f"account {account.name!r} revoked at {account.revoked_at}")
+    return EXIT_OK
+
+
+def cmd_audit(args: argparse.Namespace, ctx: CliContext) -> int:
+    entries = ctx.library().audit(limit=args.limit, offset=args.offset)
+    if args.json:
+        ctx.print_json({"entries": entries, "count": len(entries)})
+        return EXIT_OK
+    for e in entries:
+        line = f"{e['at']}  {e['account']}  {e['action']}  {e['target']}"
+        ctx.print_line(line + (f"  {e['detail']}" if e["detail"] else ""))
+    if not entries:
+        ctx.log("the audit log is empty")
+    return EXIT_OK

@@ -1,0 +1,129 @@
+"""Accounts, roles and the audit log of a shared library (issue 24).
+
+A library with no active account is used as today (loopback without login, or the single
+``PRIORIS_MCP_HTTP_TOKEN``). Once an account exists, the remote interfaces ask every
+request for one: :meth:`Accounts.authenticate` turns a token into its :class:`Account`,
+:func:`role_allows` says whether its role may do what a route or tool needs, and each
+write is recorded with :meth:`Accounts.record`.
+
+Verifying a token costs one scrypt (tens of milliseconds, by design); a remote client sends
+its token with every request, so a verified token's SHA-256 is remembered with its account
+name (bounded, in memory). The account row is still read on every call, so a revocation
+takes effect at the next request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from prioris.errors import InvalidRequestError, NotFoundError
+from prioris.storage import accounts as store
+from prioris.storage.accounts import ROLES, Account
+from prioris.storage.transaction import immediate
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+RANK = {"reader": 0, "writer": 1, "admin": 2}
+VERIFIED_CACHE = 256
+MAX_AUDIT_FIELD = 2_000
+
+__all__ = ["ROLES", "Account", "Accounts", "role_allows"]
+
+
+def role_allows(role: str, needed: str) -> bool:
+    """Whether ``role`` covers ``needed`` (reader < writer < admin)."""
+    return RANK.get(role, -1) >= RANK[needed]
+
+
+def check_role(role: str) -> str:
+    if role not in ROLES:
+        raise InvalidRequestError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+    return role
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME.match(name):
+        raise InvalidRequestError(
+            "an account name is 1-64 characters: letters, digits, '.', '_', '-', '@', "
+            f"starting with a letter or digit (got {name!r})"
+        )
+    return name
+
+
+class Accounts:
+    """The accounts table, token verification and the audit log."""
+
+    def __init__(self, conn: Any, lock: threading.RLock, now: Callable[[], str]) -> None:
+        self.conn = conn
+        self.lock = lock
+        self.now = now
+        self._verified: OrderedDict[str, str] = OrderedDict()
+
+    def add(self, name: str, role: str) -> str:
+        """Create an account; its token is returned once and never stored in clear."""
+        check_name(name)
+        check_role(role)
+        with self.lock, immediate(self.conn):
+            if store.get_account(self.conn, name) is not None:
+                raise InvalidRequestError(f"an account named {name!r} already exists")
+            return store.insert_account(self.conn, name, role, self.now())
+
+    def list(self) -> list[Account]:
+        with self.lock:
+            return store.list_accounts(self.conn)
+
+    def active_count(self) -> int:
+        with self.lock:
+            return store.count_active(self.conn)
+
+    def revoke(self, name: str) -> Account:
+        """Revoke an account: its token stops working at the next request."""
+        check_name(name)
+        with self.lock, immediate(self.conn):
+            account = store.get_account(self.conn, name)
+            if account is None:
+                raise NotFoundError(f"no account named {name!r}")
+            store.revoke(self.conn, name, self.now())
+            revoked = store.get_account(self.conn, name)
+        assert revoked is not None
+        return revoked
+
+    def authenticate(self, token: str | None) -> Account | None:
+        """The active account holding ``token``, else None (unknown, malformed, revoked)."""
+        if not token or len(token) > 256:
+            return None
+        digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+        with self.lock:
+            name = self._verified.get(digest)
+            if name is not None:
+                account = store.get_account(self.conn, name)
+                return account if account is not None and account.active else None
+            account = store.verify(self.conn, token)
+            if account is not None:
+                self._verified[digest] = account.name
+                while len(self._verified) > VERIFIED_CACHE:
+                    self._verified.popitem(last=False)
+            return account
+
+    def record(self, account: str, action: str, target: str = "", detail: str = "") -> None:
+        """Append one entry to the audit log (who, what, on what, when)."""
+        with self.lock, immediate(self.conn):
+            store.record(
+                self.conn,
+                self.now(),
+                account,
+                action[:200],
+                target[:MAX_AUDIT_FIELD],
+                detail[:MAX_AUDIT_FIELD],
+            )
+
+    def audit(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """The audit log, newest first."""
+        if limit < 1 or limit > 10_000 or offset < 0:
+            raise InvalidRequestError("limit must be 1..10000 and offset >= 0")
+        with self.lock:
+            return store.entries(self.conn, limit, offset)
