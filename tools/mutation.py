@@ -53,6 +53,28 @@ CORE = [
     "ingest.embed",
     "ingest.write",
 ]
+# issue 25, second round: the newest modules, where planted defects went unnoticed
+SECOND = [
+    "engines.sqlite.postings",
+    "engines.sqlite.postings_rank",
+    "engines.sqlite.vector_cache",
+    "storage.work_vectors",
+    "search.scoring",
+    "ingest.header.header",
+    "ingest.header.layout",
+    "ingest.header.names",
+    "ingest.header.text",
+    "ingest.header.venue",
+    "ingest.header.embedded",
+    "ingest.header.metadata",
+    "enrichment",
+    "storage.copy",
+    "engines.postgres.search",
+    "interfaces.web.security",
+    "interfaces.mcp.runtime",
+    "ingest.reindex",
+]
+CORE += SECOND
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
 _ROW_KEY = re.compile(r"\b(r|row)\[\"")
