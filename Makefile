@@ -34,9 +34,8 @@ MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.
 	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
 	ingest.pipeline ingest.prepare ingest.embed ingest.write \
 	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.vector_cache \
-	storage.work_vectors search.scoring ingest.header.header ingest.header.layout \
-	ingest.header.names ingest.header.text ingest.header.venue ingest.header.embedded \
-	ingest.header.metadata enrichment storage.copy engines.postgres.search \
+	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
+	enrichment storage.copy engines.postgres.search \
 	interfaces.web.security interfaces.mcp.runtime ingest.reindex
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \

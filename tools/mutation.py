@@ -60,13 +60,8 @@ SECOND = [
     "engines.sqlite.vector_cache",
     "storage.work_vectors",
     "search.scoring",
-    "ingest.header.header",
-    "ingest.header.layout",
-    "ingest.header.names",
-    "ingest.header.text",
-    "ingest.header.venue",
-    "ingest.header.embedded",
-    "ingest.header.metadata",
+    "ingest.header:parser",
+    "ingest.header:pdf_metadata",
     "enrichment",
     "storage.copy",
     "engines.postgres.search",
@@ -75,6 +70,24 @@ SECOND = [
     "ingest.reindex",
 ]
 CORE += SECOND
+# a module of the issue made of several files: sampled, reported and retried as one
+GROUPS = {
+    "ingest.header:parser": [
+        "ingest.header.header",
+        "ingest.header.layout",
+        "ingest.header.names",
+        "ingest.header.text",
+        "ingest.header.venue",
+    ],
+    "ingest.header:pdf_metadata": ["ingest.header.embedded", "ingest.header.metadata"],
+}
+
+
+def members(module: str) -> list[str]:
+    """The files (as dotted module names) a module or group of :data:`GROUPS` stands for."""
+    return GROUPS.get(module, [module])
+
+
 DETECTED = {"killed", "timeout", "segfault", "suspicious"}
 GOAL = 0.85
 _ROW_KEY = re.compile(r"\b(r|row)\[\"")
@@ -156,7 +169,7 @@ def forget_survivors(modules: list[str]) -> int:
     import json
 
     cleared = 0
-    for module in modules:
+    for module in [part for m in modules for part in members(m)]:
         meta = ROOT / "mutants" / "src" / "prioris" / (module.replace(".", "/") + ".py.meta")
         if not meta.exists():
             continue
@@ -176,19 +189,21 @@ def report(modules: list[str], chosen: set[str] | None = None) -> bool:
     found = statuses()
     ok = True
     print(
-        f"{'module':20} {'mutants':>7} {'killed':>6} {'survived':>8} {'equiv.':>6} "
+        f"{'module':28} {'mutants':>7} {'killed':>6} {'survived':>8} {'equiv.':>6} "
         f"{'rate':>6} {'adjusted':>8}"
     )
     for module in modules:
-        names = [n for n in found if module_of(n) == module and (chosen is None or n in chosen)]
+        parts = members(module)
+        names = [n for n in found if module_of(n) in parts and (chosen is None or n in chosen)]
         counts = Counter(found[n] for n in names)
         checked = sum(n for status, n in counts.items() if status not in ("not checked", "skipped"))
         killed = sum(counts[s] for s in DETECTED)
-        functions = _functions(module)
+        functions = {part: _functions(part) for part in parts}
         equiv = sum(
             1
             for n in names
-            if found[n] in ("survived", "no tests") and equivalent(diff_of(n, functions))
+            if found[n] in ("survived", "no tests")
+            and equivalent(diff_of(n, functions[module_of(n)]))
         )
         rate = killed / checked if checked else 0.0
         adjusted = killed / (checked - equiv) if checked - equiv else 0.0
@@ -196,7 +211,7 @@ def report(modules: list[str], chosen: set[str] | None = None) -> bool:
         note = f"  ({pending} not checked yet)" if pending else ""
         ok &= adjusted >= GOAL and not pending
         print(
-            f"{module:20} {checked:7} {killed:6} {checked - killed:8} {equiv:6} "
+            f"{module:28} {checked:7} {killed:6} {checked - killed:8} {equiv:6} "
             f"{rate:6.1%} {adjusted:8.1%}{note}"
         )
     return ok
@@ -204,11 +219,12 @@ def report(modules: list[str], chosen: set[str] | None = None) -> bool:
 
 def survivors(module: str) -> None:
     """The diff of each surviving mutant (read from mutants/, faster than ``mutmut show``)."""
-    functions = _functions(module)
+    parts = members(module)
+    functions = {part: _functions(part) for part in parts}
     for name, status in statuses().items():
-        if module_of(name) != module or status not in ("survived", "no tests"):
+        if module_of(name) not in parts or status not in ("survived", "no tests"):
             continue
-        diff = diff_of(name, functions)
+        diff = diff_of(name, functions[module_of(name)])
         reason = equivalent(diff)
         print(f"# {name}: {status}" + (f" (equivalent: {reason})" if reason else ""))
         print("\n".join(diff))
@@ -221,7 +237,7 @@ def sample(modules: list[str], size: int) -> list[str]:
         names.setdefault(module_of(name), []).append(name)
     chosen: list[str] = []
     for module in modules:
-        pool = sorted(names.get(module, []))
+        pool = sorted(n for part in members(module) for n in names.get(part, []))
         chosen.extend(random.Random(f"prioris-{module}").sample(pool, min(size, len(pool))))
     return chosen
 
@@ -250,7 +266,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] != ["--report"]:
         for module in modules:
             print(f"mutating prioris.{module} ...", flush=True)
-            if _run(f"prioris.{module}.*"):
+            if _run(*(f"prioris.{part}.*" for part in members(module))):
                 return 1
     return 0 if report(modules) else 1
 
