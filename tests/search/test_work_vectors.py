@@ -134,6 +134,20 @@ def test_deleting_a_work_deletes_its_vector(lib: Library) -> None:
     assert [r[0] for r in rows] == ["a"]
 
 
+def test_reads_span_several_batches_of_ids(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads go by batches of ids (bounded SQL parameters): every batch is kept, not only
+    the last, in both the search read and the whole-row read of a copy."""
+    monkeypatch.setattr(work_vector_store, "BATCH", 1)
+    with lib.lock:
+        own = work_vector_store.read(lib.conn, ["a", "b", "a"])
+        rows = work_vector_store.read_rows(lib.conn, ["a", "b"])
+    assert sorted(own) == ["a", "b"]
+    assert [r[0] for r in rows] == ["a", "b"]
+    assert all(r[1] == lib.embedder.model_id for r in rows)
+    for row in rows:
+        np.testing.assert_array_equal(np.frombuffer(row[2], dtype=np.float32), own[row[0]])
+
+
 def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: Any) -> None:
     first = Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr())
     first.import_records(RECORDS)
@@ -173,6 +187,23 @@ def test_with_work_vectors_mixes_and_keeps_works_without_one() -> None:
     assert mixed[2].score == 0.5 and mixed[2].chunk_id == 3  # no vector: its chunk's score
     wrong_size = {"x": np.ones(3, dtype=np.float32)}  # another model's: ignored
     assert with_work_vectors(works, wrong_size, query, 0.3)[0].score == 0.9
+
+
+def test_with_work_vectors_compares_directions_only() -> None:
+    """Cosines: neither the query's length nor a stored vector's changes a score, and a
+    zero vector scores 0 (no NaN)."""
+    works = [ChunkScore(1, "x", 0.9), ChunkScore(2, "y", 0.8), ChunkScore(3, "z", 0.2)]
+    own = {
+        "x": np.array([0.0, 5.0], dtype=np.float32),
+        "y": np.array([0.5, 0.0], dtype=np.float32),
+        "z": np.zeros(2, dtype=np.float32),
+    }
+    mixed = with_work_vectors(works, own, np.array([3.0, 0.0], dtype=np.float32), 0.4)
+    assert [c.work_id for c in mixed] == ["y", "x", "z"]
+    assert [c.score for c in mixed] == pytest.approx([0.4 + 0.6 * 0.8, 0.6 * 0.9, 0.6 * 0.2])
+    assert [c.chunk_id for c in mixed] == [2, 1, 3]
+    zero_query = with_work_vectors(works, own, np.zeros(2, dtype=np.float32), 0.4)
+    assert [c.score for c in zero_query] == pytest.approx([0.6 * 0.9, 0.6 * 0.8, 0.6 * 0.2])
 
 
 def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir: Any) -> None:
