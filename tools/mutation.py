@@ -10,7 +10,7 @@ table of killed / total per module for docs/testing.md.
     .venv/bin/python tools/mutation.py search.fusion        # one module
     .venv/bin/python tools/mutation.py --report             # only the table of results
     .venv/bin/python tools/mutation.py --survivors search.fusion  # the diffs that survived
-    .venv/bin/python tools/mutation.py --sample 40          # a seeded sample per module
+    .venv/bin/python tools/mutation.py --sample 60          # a seeded sample per module
     .venv/bin/python tools/mutation.py --retry-survivors    # after adding tests
 
 A full run is thousands of mutants (hours on two shared cores); ``--sample N`` tests a
@@ -98,9 +98,26 @@ _SQL = re.compile(
 )
 
 
+def _postgres() -> str | None:
+    """The URL of a PostgreSQL server kept running under mutants/ for every test session
+    of the run (tests/conftest.py reads it from PRIORIS_TEST_PG_URL), or None without
+    pgserver (the PostgreSQL tests then skip)."""
+    try:
+        import pgserver
+    except ImportError:
+        return None
+    folder = ROOT / "mutants" / "pgdata"
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(pgserver.get_server(folder, cleanup_mode=None).get_uri())
+
+
 def _mutmut(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ}
     env.setdefault("PRIORIS_TEST_SHARED", str(ROOT.parent / "shared"))
+    if args[:1] == ("run",) and not env.get("PRIORIS_TEST_PG_URL"):
+        url = _postgres()
+        if url:
+            env["PRIORIS_TEST_PG_URL"] = url
     return subprocess.run(
         [MUTMUT, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
@@ -231,14 +248,26 @@ def survivors(module: str) -> None:
 
 
 def sample(modules: list[str], size: int) -> list[str]:
-    """A seeded random sample of ``size`` mutant names per module."""
+    """A seeded random sample of ``size`` mutant names per module, drawn from the mutants
+    :func:`equivalent` does not already recognise: such a mutant always survives, so it
+    would cost a run of every test reaching its function (minutes for a function every
+    search calls) to learn nothing."""
     names: dict[str, list[str]] = {}
     for name in statuses():
         names.setdefault(module_of(name), []).append(name)
     chosen: list[str] = []
     for module in modules:
-        pool = sorted(n for part in members(module) for n in names.get(part, []))
-        chosen.extend(random.Random(f"prioris-{module}").sample(pool, min(size, len(pool))))
+        functions = {part: _functions(part) for part in members(module)}
+        pool = sorted(
+            n
+            for part in members(module)
+            for n in names.get(part, [])
+            if not equivalent(diff_of(n, functions[part]))
+        )
+        # a seeded shuffle, so a smaller sample is the head of a larger one (extending a
+        # sample re-uses what was measured)
+        random.Random(f"prioris-{module}").shuffle(pool)
+        chosen.extend(pool[:size])
     return chosen
 
 
