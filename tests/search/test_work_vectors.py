@@ -238,6 +238,46 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
         assert not again.work_vectors_pending
 
 
+def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a model change: stale chunks first, then the works' own vectors, a batch of
+    one at a time (each its own transaction), progress counting both up to the total;
+    only a full pass clears the "made before work vectors" flag."""
+    from prioris.ingest import reindex
+
+    records = [*RECORDS, {"_id": "c", "title": "Third", "text": "moss lichen tundra"}]
+    with Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr()) as old:
+        old.import_records(records)
+        chunks = old.status()["chunks"]
+    monkeypatch.setattr(reindex, "BATCH", 1)
+    lib = Library.open(settings, embedder=FakeEmbedder(model_id="fake/b"), ocr=FakeOcr())
+    try:
+        runner = lib._reindexer()
+        assert runner.pending() == chunks + 3
+        with lib.lock:
+            lib.conn.execute(
+                "INSERT INTO index_state(key, value) VALUES ('work_vectors_pending', '1')"
+            )
+        assert reindex.work_vectors_pending(lib.conn)
+        # only some works, twice over: those are embedded, the flag stays
+        assert runner.works(["b", "a", "b"]) == 2
+        assert set(_own_vectors(lib, "a", "b", "c")) == {"a", "b"}
+        assert reindex.work_vectors_pending(lib.conn)
+        assert runner.works(["b"]) == 0  # already current
+        progress: list[tuple[int, int]] = []
+        total = runner.pending()
+        assert total == chunks + 1
+        assert lib.reindex(on_progress=lambda done, of: progress.append((done, of))) == chunks
+        assert progress == [(i, total) for i in range(1, total + 1)]
+        assert runner.pending() == 0
+        assert not reindex.work_vectors_pending(lib.conn)
+        assert set(_own_vectors(lib, "a", "b", "c")) == {"a", "b", "c"}
+        assert lib.status()["stale_chunks"] == 0
+    finally:
+        lib.close()
+
+
 def test_the_cli_says_an_old_library_wants_a_reindex(
     data_dir: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
