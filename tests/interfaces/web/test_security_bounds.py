@@ -158,17 +158,20 @@ def test_a_body_of_exactly_the_limit_is_read_one_byte_more_is_not() -> None:
     assert declared.value.message == (
         "the file is 6 bytes, over the limit of 5 bytes (PRIORIS_MCP_MAX_FILE_BYTES)"
     )
-    with pytest.raises(InvalidRequestError, match="invalid Content-Length"):
+    with pytest.raises(InvalidRequestError) as invalid:
         _run(read_body(_request([b"x"], declared="lots"), 5))
+    assert invalid.value.message == "invalid Content-Length"
 
 
 def test_json_bodies() -> None:
     assert _run(read_json(_request([b'{"a": ', b"1}"]))) == {"a": 1}
     assert _run(read_json(_request([]))) == {}  # no body: no fields
-    with pytest.raises(InvalidRequestError, match="not JSON"):
+    with pytest.raises(InvalidRequestError) as not_json:
         _run(read_json(_request([b"{nope"])))
-    with pytest.raises(InvalidRequestError, match="must be a JSON object"):
+    assert not_json.value.message == "the request body is not JSON"
+    with pytest.raises(InvalidRequestError) as not_object:
         _run(read_json(_request([b"[1, 2]"])))
+    assert not_object.value.message == "the request body must be a JSON object"
     with pytest.raises(FileTooLargeError, match="the request is over the limit of 4 bytes"):
         _run(read_json(_request([b'{"a": 1}']), limit=4))
 
