@@ -133,6 +133,10 @@ def _server() -> PriorisMCPServer:
     def add(a: int, b: int = 0) -> int:
         return a + b
 
+    @server.tool()
+    def total(items: list[int]) -> int:
+        return sum(items)
+
     return server
 
 
@@ -161,5 +165,7 @@ def test_calls_with_wrong_arguments_or_tools_are_invalid_requests() -> None:
     wrong_type = anyio.run(call, "add", {"a": "one"})
     assert wrong_type.is_error
     assert wrong_type.content[0].text.startswith("invalid_request: a: ")
+    nested = anyio.run(call, "total", {"items": [1, "two"]})  # where: the path into it
+    assert nested.content[0].text.startswith("invalid_request: items.1: ")
     missing = anyio.run(call, "nope", {})
     assert missing.content[0].text == "invalid_request: unknown tool 'nope'"
