@@ -246,7 +246,9 @@ def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
     only a full pass clears the "made before work vectors" flag."""
     from prioris.ingest import reindex
 
-    records = [*RECORDS, {"_id": "c", "title": "Third", "text": "moss lichen tundra"}]
+    # an id that sorts first (capital) and a title that sorts last: the batches go on
+    # from the last id (not its title), from the very first id
+    records = [*RECORDS, {"_id": "C", "title": "zebra moss", "text": "moss lichen tundra"}]
     with Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr()) as old:
         old.import_records(records)
         chunks = old.status()["chunks"]
@@ -261,18 +263,18 @@ def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
             )
         assert reindex.work_vectors_pending(lib.conn)
         # only some works, twice over: those are embedded, the flag stays
-        assert runner.works(["b", "a", "b"]) == 2
-        assert set(_own_vectors(lib, "a", "b", "c")) == {"a", "b"}
+        assert runner.works(["b", "b"]) == 1
+        assert set(_own_vectors(lib, "a", "b", "C")) == {"b"}
         assert reindex.work_vectors_pending(lib.conn)
         assert runner.works(["b"]) == 0  # already current
         progress: list[tuple[int, int]] = []
         total = runner.pending()
-        assert total == chunks + 1
+        assert total == chunks + 2
         assert lib.reindex(on_progress=lambda done, of: progress.append((done, of))) == chunks
         assert progress == [(i, total) for i in range(1, total + 1)]
         assert runner.pending() == 0
         assert not reindex.work_vectors_pending(lib.conn)
-        assert set(_own_vectors(lib, "a", "b", "c")) == {"a", "b", "c"}
+        assert set(_own_vectors(lib, "a", "b", "C")) == {"a", "b", "C"}
         assert lib.status()["stale_chunks"] == 0
     finally:
         lib.close()
