@@ -154,12 +154,14 @@ def _functions(module: str) -> dict[str, str]:
 def diff_of(name: str, functions: dict[str, str]) -> list[str]:
     """The changed lines of one mutant against its original function."""
     function = name.removeprefix(f"prioris.{module_of(name)}.")
-    original = functions.get(function.rsplit("__mutmut_", 1)[0] + "__mutmut_orig", "")
-    mutant = functions.get(function, "")
+    orig_name = function.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"
+    original = functions.get(orig_name, "")
+    # named as the original, so a changed signature (a default value) shows as a change
+    mutant = functions.get(function, "").replace(function, orig_name, 1)
     return [
         d
         for d in difflib.unified_diff(original.splitlines(), mutant.splitlines(), lineterm="")
-        if d[:1] in "+-" and d[:3] not in ("+++", "---") and "def " not in d
+        if d[:1] in "+-" and d[:3] not in ("+++", "---")
     ]
 
 
@@ -170,6 +172,8 @@ def equivalent(diff: list[str]) -> str | None:
     added = [d[1:] for d in diff if d.startswith("+")]
     if not removed or len(removed) != len(added):
         return None
+    if any(line.lstrip().startswith(("def ", "async def ")) for line in removed):
+        return None  # a signature: its words are Python's, judged by hand
     pairs = list(zip(removed, added, strict=True))
     if not all(a != b and a.lower() == b.lower() for a, b in pairs):
         return None
