@@ -184,12 +184,27 @@ def equivalent(diff: list[str]) -> str | None:
     return None
 
 
+JUDGED = ROOT / "tools" / "mutation_equivalent.json"
+
+
+def judged() -> dict[str, str]:
+    """Survivors judged equivalent by hand (docs/testing.md lists them), name -> why.
+    A name stays valid while its function's code is unchanged (mutmut numbers the
+    mutants of a function from its code)."""
+    import json
+
+    if not JUDGED.exists():
+        return {}
+    return dict(json.loads(JUDGED.read_text(encoding="utf-8")))
+
+
 def forget_survivors(modules: list[str]) -> int:
     """Clear the stored result of surviving mutants so the next run tests them again
     (mutmut keeps a result until the function's code changes, not when tests change)."""
     import json
 
     cleared = 0
+    keep = judged()  # equivalent: testing them again would learn nothing
     for module in [part for m in modules for part in members(m)]:
         meta = ROOT / "mutants" / "src" / "prioris" / (module.replace(".", "/") + ".py.meta")
         if not meta.exists():
@@ -197,7 +212,7 @@ def forget_survivors(modules: list[str]) -> int:
         data = json.loads(meta.read_text(encoding="utf-8"))
         codes = data["exit_code_by_key"]
         for name, code in codes.items():
-            if code in (0, 5, 33):  # survived, no tests: mutmut's exit codes
+            if code in (0, 5, 33) and name not in keep:  # survived, no tests
                 codes[name] = None
                 cleared += 1
         meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
@@ -206,7 +221,8 @@ def forget_survivors(modules: list[str]) -> int:
 
 def report(modules: list[str], chosen: set[str] | None = None) -> bool:
     """Print the table (of the ``chosen`` mutants only, when given); True when every
-    module's adjusted rate reaches GOAL with nothing left unchecked."""
+    module's adjusted rate reaches GOAL with nothing left unchecked. ``equiv.`` counts
+    the survivors equivalent by rule (:func:`equivalent`) or judged so (:func:`judged`)."""
     found = statuses()
     ok = True
     print(
@@ -220,11 +236,12 @@ def report(modules: list[str], chosen: set[str] | None = None) -> bool:
         checked = sum(n for status, n in counts.items() if status not in ("not checked", "skipped"))
         killed = sum(counts[s] for s in DETECTED)
         functions = {part: _functions(part) for part in parts}
+        by_hand = judged()
         equiv = sum(
             1
             for n in names
             if found[n] in ("survived", "no tests")
-            and equivalent(diff_of(n, functions[module_of(n)]))
+            and (n in by_hand or equivalent(diff_of(n, functions[module_of(n)])))
         )
         rate = killed / checked if checked else 0.0
         adjusted = killed / (checked - equiv) if checked - equiv else 0.0
@@ -246,7 +263,7 @@ def survivors(module: str) -> None:
         if module_of(name) not in parts or status not in ("survived", "no tests"):
             continue
         diff = diff_of(name, functions[module_of(name)])
-        reason = equivalent(diff)
+        reason = equivalent(diff) or judged().get(name)
         print(f"# {name}: {status}" + (f" (equivalent: {reason})" if reason else ""))
         print("\n".join(diff))
 
