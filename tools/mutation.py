@@ -9,6 +9,7 @@ table of killed / total per module for docs/testing.md.
     .venv/bin/python tools/mutation.py                      # every core module
     .venv/bin/python tools/mutation.py search.fusion        # one module
     .venv/bin/python tools/mutation.py --report             # only the table of results
+    .venv/bin/python tools/mutation.py --report --sample 60 storage.copy  # of a sample
     .venv/bin/python tools/mutation.py --survivors search.fusion  # the diffs that survived
     .venv/bin/python tools/mutation.py --sample 60          # a seeded sample per module
     .venv/bin/python tools/mutation.py --retry-survivors    # after adding tests
@@ -308,6 +309,9 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--retry-survivors"]:
         print(f"{forget_survivors(argv[1:] or CORE)} survivors will be tested again")
         return 0
+    if argv[:2] == ["--report", "--sample"]:  # the table of a sample, running nothing
+        modules = argv[3:] or CORE
+        return 0 if report(modules, set(sample(modules, int(argv[2])))) else 1
     if argv[:1] == ["--sample"]:
         modules = argv[2:] or CORE
         chosen = sample(modules, int(argv[1]))
