@@ -206,6 +206,16 @@ def test_with_work_vectors_compares_directions_only() -> None:
     assert [c.score for c in zero_query] == pytest.approx([0.6 * 0.9, 0.6 * 0.8, 0.6 * 0.2])
 
 
+def test_with_work_vectors_keeps_the_list_order_of_ties() -> None:
+    """Many equal scores (works without a vector keep their chunk's): a stable sort, so a
+    tie keeps the order the chunk ranking gave, as the docstring promises."""
+    scores = [0.5] * 40 + [0.7] * 40 + [0.5] * 40
+    works = [ChunkScore(i, f"w{i}", s) for i, s in enumerate(scores)]
+    mixed = with_work_vectors(works, {}, np.array([1.0, 0.0], dtype=np.float32), 0.3)
+    expected = [*range(40, 80), *range(40), *range(80, 120)]
+    assert [c.chunk_id for c in mixed] == expected
+
+
 def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir: Any) -> None:
     from prioris.config import load_settings
 
