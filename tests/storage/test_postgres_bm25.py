@@ -95,10 +95,10 @@ def test_a_large_changing_library_recounts_at_most_every_few_seconds(
         first = backend._stats
         assert first[0] == library.status()["chunks"] == 12
         library.import_records(_records(12, 20))
-        clock.now += pg_search.STATS_SECONDS - 1  # changed, but counted a moment ago
+        clock.now += pg_search.STATS_SECONDS  # changed, but counted just STATS_SECONDS ago
         _scores(library, "coral")
         assert backend._stats == first
-        clock.now += 2  # now past STATS_SECONDS: counted again, the lexeme counts too
+        clock.now += 1  # now past STATS_SECONDS: counted again, the lexeme counts too
         _scores(library, "coral OR reef OR bleach")
         assert backend._stats[0] == 20 and backend._stats[1] != first[1]
         assert set(backend._counts) == {"coral", "reef", "bleach"}
