@@ -439,3 +439,16 @@ def test_a_fifo_or_a_symlink_out_of_the_folder_is_not_the_sidecar(
     threading.Thread(target=search, daemon=True).start()
     assert done.wait(20), "a FIFO at the sidecar's path hung the search"
     assert ranker.answered == 0
+
+
+def test_a_build_committed_in_many_small_transactions_is_the_same(
+    library_of_words: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sidecar is written in transactions of bounded size (a million-chunk library
+    would otherwise hold its whole write in one journal): one per term here."""
+    monkeypatch.setattr(postings, "COMMIT_BYTES", 0)
+    ranker = _fresh_sidecar(library_of_words)
+    answered = ranker.answered
+    for query in ("alpha kappa", "kappa", "alpha"):
+        _same_ranking(_fts(library_of_words, query, 10), _fts5(library_of_words, query, 10))
+    assert ranker.answered == answered + 3
