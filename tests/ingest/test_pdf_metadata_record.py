@@ -4,6 +4,11 @@ from the PDF's own (page-checked) metadata."""
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
+import pytest
+
 from prioris.ingest.header.embedded import EmbeddedRecord
 from prioris.ingest.header.metadata import PdfMetadata
 
@@ -60,3 +65,19 @@ def test_venue_fields_come_from_the_printed_line_else_from_the_pdf_s_record() ->
         "publisher": "Pub House",
     }
     assert PdfMetadata().venue_fields() == {}  # nothing anywhere: no empty fields
+
+
+def test_a_header_the_heuristics_trip_over_is_empty_and_logged(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from prioris.ingest.header import metadata
+    from prioris.ingest.header.layout import Header
+
+    def trips(*args: Any) -> Header:
+        raise ZeroDivisionError("a line of zero height")
+
+    monkeypatch.setattr(metadata, "header_from_text", trips)
+    with caplog.at_level(logging.WARNING, logger=metadata.__name__):
+        assert metadata._header_of(None, "Some title\nSome Author", 10.0) == Header()
+    assert caplog.messages == ["could not read the header of page 1: a line of zero height"]
+    assert metadata._header_of(None, "", 10.0) == Header()  # no text: nothing to read
