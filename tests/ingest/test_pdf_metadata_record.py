@@ -81,3 +81,53 @@ def test_a_header_the_heuristics_trip_over_is_empty_and_logged(
         assert metadata._header_of(None, "Some title\nSome Author", 10.0) == Header()
     assert caplog.messages == ["could not read the header of page 1: a line of zero height"]
     assert metadata._header_of(None, "", 10.0) == Header()  # no text: nothing to read
+
+
+def _xmp(**tags: str) -> str:
+    inner = "".join(f"<{tag}>{value}</{tag}>" for tag, value in tags.items())
+    return f"<x:xmpmeta><rdf:RDF><rdf:Description>{inner}</rdf:Description></rdf:RDF></x:xmpmeta>"
+
+
+def test_the_embedded_candidates_of_the_xmp_packet_and_the_info_dictionary() -> None:
+    from prioris.ingest.header.embedded import read_embedded
+
+    xmp = _xmp(
+        **{
+            "dc:title": "<rdf:Alt><rdf:li>Reef &amp; recovery</rdf:li></rdf:Alt>",
+            "dc:creator": "<rdf:Seq><rdf:li>Ana Lima; Bo Chen et al.</rdf:li></rdf:Seq>",
+            "prism:doi": "10.5555/reef",
+            "prism:publicationName": "Reef Studies",
+            "prism:volume": "12",
+            "prism:number": "3",
+            "prism:startingPage": "45",
+            "prism:endingPage": "67",
+            "dc:publisher": "Pub House",
+            "prism:coverDate": "2019-05-02",
+        }
+    )
+    info = {"title": "Reef recovery (draft)", "author": "Ana Lima and Carl Diaz", "subject": "J. Reefs 2019"}
+    found = read_embedded(info, xmp)
+    assert found.titles == ["Reef & recovery", "Reef recovery (draft)"]
+    assert found.creators == [["Ana Lima", "Bo Chen"], ["Ana Lima", "Carl Diaz"]]  # "et al." dropped
+    assert (found.doi, found.venue, found.volume, found.issue) == (
+        "10.5555/reef",
+        "Reef Studies",
+        "12",
+        "3",
+    )
+    assert found.pages == "45-67" and found.publisher == "Pub House"
+    assert found.dates == ["2019-05-02", "J. Reefs 2019"]
+    one_page = read_embedded({}, _xmp(**{"prism:startingPage": "9", "prism:endingPage": "9"}))
+    assert one_page.pages == "9"
+    ranged = read_embedded({}, _xmp(**{"prism:pageRange": "3-8", "prism:startingPage": "3"}))
+    assert ranged.pages == "3-8"
+    several = read_embedded(
+        {},
+        _xmp(
+            **{
+                "dc:creator": "<rdf:Seq><rdf:li>Ana Lima</rdf:li>"
+                "<rdf:li>Bo Chen et al.</rdf:li></rdf:Seq>"
+            }
+        ),
+    )
+    assert several.creators == [["Ana Lima", "Bo Chen"]]
