@@ -105,10 +105,15 @@ def test_the_embedded_candidates_of_the_xmp_packet_and_the_info_dictionary() -> 
             "prism:coverDate": "2019-05-02",
         }
     )
-    info = {"title": "Reef recovery (draft)", "author": "Ana Lima and Carl Diaz", "subject": "J. Reefs 2019"}
+    info = {
+        "title": "Reef recovery (draft)",
+        "author": "Ana Lima and Carl Diaz",
+        "subject": "J. Reefs 2019",
+    }
     found = read_embedded(info, xmp)
     assert found.titles == ["Reef & recovery", "Reef recovery (draft)"]
-    assert found.creators == [["Ana Lima", "Bo Chen"], ["Ana Lima", "Carl Diaz"]]  # "et al." dropped
+    # "et al." dropped, one list per source
+    assert found.creators == [["Ana Lima", "Bo Chen"], ["Ana Lima", "Carl Diaz"]]
     assert (found.doi, found.venue, found.volume, found.issue) == (
         "10.5555/reef",
         "Reef Studies",
