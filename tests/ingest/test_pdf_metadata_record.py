@@ -136,3 +136,17 @@ def test_the_embedded_candidates_of_the_xmp_packet_and_the_info_dictionary() -> 
         ),
     )
     assert several.creators == [["Ana Lima", "Bo Chen"]]
+
+
+def test_without_a_header_title_the_info_title_is_taken_when_plausible() -> None:
+    from prioris.ingest.header.metadata import pdf_metadata
+
+    def parsed(info: dict[str, str]) -> PdfMetadata:
+        return pdf_metadata(
+            info=info, xmp="", header_pages=[None, None], body_size=10.0, page_texts=["", ""]
+        )
+
+    title = "Coral reef recovery after repeated heatwaves"
+    assert parsed({"title": title}).title == title
+    assert parsed({}).title is None
+    assert parsed({"title": "Microsoft Word - draft7.docx"}).title is None
