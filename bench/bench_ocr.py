@@ -21,9 +21,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SCANNED = (
-    Path(os.environ.get("PRIORIS_TEST_SHARED") or REPO.parent / "shared") / "fixtures" / "pdfs" / "scanned"
-)
+SHARED = Path(os.environ.get("PRIORIS_TEST_SHARED") or REPO.parent / "shared")
+SCANNED = SHARED / "fixtures" / "pdfs" / "scanned"
 
 
 def main() -> None:
