@@ -148,6 +148,16 @@ def test_reads_span_several_batches_of_ids(lib: Library, monkeypatch: pytest.Mon
         np.testing.assert_array_equal(np.frombuffer(row[2], dtype=np.float32), own[row[0]])
 
 
+def test_a_vector_of_another_float_type_is_stored_as_float32(lib: Library) -> None:
+    from prioris.storage.transaction import immediate
+
+    dim = len(_own_vectors(lib, "a")["a"])
+    wide = np.linspace(-1.0, 1.0, dim)  # float64
+    with lib.lock, immediate(lib.conn):
+        work_vector_store.store(lib.conn, "a", wide, lib.embedder.model_id)
+    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], wide.astype(np.float32))
+
+
 def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: Any) -> None:
     first = Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr())
     first.import_records(RECORDS)
