@@ -32,7 +32,11 @@ test: setup
 # mutation testing of the core modules (slow: run by hand, not by CI; docs/testing.md)
 MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.works \
 	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
-	ingest.pipeline ingest.prepare ingest.embed ingest.write
+	ingest.pipeline ingest.prepare ingest.embed ingest.write \
+	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.vector_cache \
+	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
+	enrichment storage.copy engines.postgres.search \
+	interfaces.web.security interfaces.mcp.runtime ingest.reindex
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \
 		$(BIN)/python tools/mutation.py $(MUTATE)

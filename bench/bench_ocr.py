@@ -13,6 +13,7 @@ docs/benchmarks.md were made).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import tempfile
@@ -20,7 +21,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SCANNED = REPO.parent / "shared" / "fixtures" / "pdfs" / "scanned"
+SHARED = Path(os.environ.get("PRIORIS_TEST_SHARED") or REPO.parent / "shared")
+SCANNED = SHARED / "fixtures" / "pdfs" / "scanned"
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "fixtures"
+SHARED = Path(os.environ.get("PRIORIS_TEST_SHARED") or REPO.parent / "shared") / "fixtures"
 FOLDERS = (SHARED / "pdfmeta" / "pdfs", SHARED / "pdfs" / "good")
 QUESTIONS = Path(__file__).resolve().parent / "passage_questions.json"
 MODES = ("fts", "vector", "hybrid")

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# PRIORIS_TEST_SHARED points elsewhere, as for the tests (a copy of the repo, e.g. the
+# mutants/ folder of a mutation run, has no ../shared beside it)
+SHARED = Path(os.environ.get("PRIORIS_TEST_SHARED") or REPO.parent / "shared")
 SCIFACT = SHARED / "eval" / "scifact"
 OUT = REPO / "bench" / "out"
 

@@ -177,7 +177,13 @@ def _postgres_unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a PostgreSQL server started in a temp folder, stopped after the session."""
+    """The URL of a PostgreSQL server started in a temp folder, stopped after the session,
+    or the running server PRIORIS_TEST_PG_URL names (a mutation run starts one for all its
+    test sessions: starting one per mutant would cost more than most mutants' tests)."""
+    given = os.environ.get("PRIORIS_TEST_PG_URL")
+    if given:
+        yield given
+        return
     try:
         import pgserver
     except ImportError:

@@ -477,3 +477,74 @@ def test_an_interrupted_enrich_is_mended_by_the_next(open_library: Any, tmp_path
     (report,) = library.enrich()
     assert report["status"] == "enriched" and report["changed"] == []
     assert library.status()["stale_works"] == 0  # mended by the next run
+
+
+# -- what enrich reports when it changes nothing, and a failed store -------------------------
+def test_an_imported_work_is_compared_by_its_stored_title(open_library: Any) -> None:
+    """No printed record (imported, not parsed from a PDF): the provider's title is compared
+    with the stored one, and another paper's record is a mismatch that changes nothing."""
+    library = open_library(Providers(openalex=OPENALEX_WORK), enrich="off")
+    doi = "doi:10.5555/reef.2019.7"
+    library.import_records([{"_id": doi, "title": "Glacier melt in the Alps", "text": "ice"}])
+    [report] = library.enrich()
+    assert report["status"] == "mismatch" and report["changed"] == []
+    assert report["provider"] == "openalex" and report["provider_id"] == "openalex:W42"
+    assert report["message"] == (
+        f"openalex has {OPENALEX_WORK['title']!r} for this identifier, not the printed title "
+        "'Glacier melt in the Alps'; left unchanged"
+    )
+    assert library.get_work(doi).title == "Glacier melt in the Alps"
+    assert "openalex" not in library.metadata_records(doi)
+
+
+def test_a_work_no_provider_knows_is_reported_with_nothing_changed(open_library: Any) -> None:
+    library = open_library(Providers(), enrich="off")
+    library.import_records([{"_id": "doi:10.5555/none", "title": "Unknown", "text": "words"}])
+    [report] = library.enrich()
+    assert report["status"] == "not_found" and report["changed"] == []
+    assert report["id"] == "doi:10.5555/none"
+
+
+def test_a_failed_store_rolls_back_and_the_library_stays_writable(
+    open_library: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prioris.storage import records as record_store
+
+    library = open_library(Providers(openalex=OPENALEX_WORK), enrich="off")
+    doi = "doi:10.5555/reef.2019.7"
+    library.import_records([{"_id": doi, "title": OPENALEX_WORK["title"], "text": "reef"}])
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(record_store, "save_records", broken)
+    with pytest.raises(RuntimeError, match="disk full"):
+        library.enrich()
+    monkeypatch.undo()
+    assert library.get_work(doi).year is None  # the provider's year was not kept
+    library.import_records([{"_id": "later", "title": "Later", "text": "words"}])  # no open
+    assert library.get_work("later") is not None  # transaction was left behind
+    assert library.enrich([doi])[0]["status"] == "enriched"
+
+
+def test_ingest_completion_without_a_printed_record_trusts_the_identifier() -> None:
+    """A prepared work with no printed title (nothing to compare): the provider's record
+    is merged, kept beside it, and the result says who enriched it."""
+    import threading
+    from types import SimpleNamespace
+
+    from prioris.enrichment import EnrichmentService
+    from prioris.sources.enrich import Lookup
+
+    found = Work(id="doi:10.1/x", title="Provider title", year=2020, aliases=["doi:10.1/x"])
+    lookup = SimpleNamespace(lookup=lambda aliases: Lookup("found", found, "openalex"))
+    service = EnrichmentService(None, threading.Lock(), lookup, lambda: "now")  # type: ignore[arg-type]
+    prepared = SimpleNamespace(
+        work=Work(id="doi:10.1/x", aliases=["doi:10.1/x"]),
+        records={},
+        result=SimpleNamespace(enriched=None),
+    )
+    service.complete(prepared)
+    assert prepared.work.title == "Provider title" and prepared.work.year == 2020
+    assert prepared.records["openalex"]["title"] == "Provider title"
+    assert prepared.result.enriched == "openalex"

@@ -503,3 +503,24 @@ def test_a_first_author_only_creator_list_never_outranks_the_printed_byline(
     record = library.metadata_records(work.id).get("pdf_metadata", {})
     assert "authors" not in record  # weighed and set aside: not a source of the list
     assert record.get("title") == work.title
+
+
+def test_a_text_header_keeps_only_affiliation_paragraphs_without_an_email() -> None:
+    from prioris.ingest.header.text import header_from_text
+
+    text = (
+        "Coral Reef Recovery After Repeated Marine Heatwaves\n\n"
+        "Ana Lima and Bo Chen\n\n"
+        "Department of Biology, University of Oslo\n\n"
+        "ana.lima@uio.no, University of Oslo\n\n"  # an email line naming the university
+        "Presented in a poster session\n\n"  # neither: not an affiliation
+        "Abstract\n\n"
+        "Reefs recover after heatwaves when the water cools again for several years."
+    )
+    header = header_from_text(text)
+    assert header.title == "Coral Reef Recovery After Repeated Marine Heatwaves"
+    assert header.authors == ["Ana Lima", "Bo Chen"]
+    assert header.affiliations == ["Department of Biology, University of Oslo"]
+    assert header.abstract == (
+        "Reefs recover after heatwaves when the water cools again for several years."
+    )

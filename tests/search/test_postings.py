@@ -302,6 +302,23 @@ def test_a_build_that_cannot_write_pauses_and_fts5_answers(
         assert _fts(library_of_words, "alpha kappa", 10) == expected
     assert ranker.answered == 0 and ranker.last_build is None
     assert "not built" in caplog.text and caplog.text.count("not built") == 1  # then paused
+    assert "not built (unable to open database file)" in caplog.text  # says why
+
+
+def test_a_query_never_waits_for_a_build_under_way(library_of_words: Library) -> None:
+    ranker = library_of_words.searcher.backend.postings
+    assert ranker._building.acquire(timeout=60)  # a build under way (or one just started)
+    try:
+        done = threading.Event()
+
+        def refresh() -> None:
+            ranker._refresh()
+            done.set()
+
+        threading.Thread(target=refresh, daemon=True).start()
+        assert done.wait(10), "a query waited for the running build"
+    finally:
+        ranker._building.release()
 
 
 def test_a_one_shot_cli_search_never_builds(
@@ -358,6 +375,16 @@ def _fresh_sidecar(library: Library) -> PostingsRanker:
         # a lengths array far larger than the library's chunks
         ("UPDATE meta SET value = zeroblob(40000000) WHERE key = 'lengths'", ()),
         ("UPDATE meta SET value = 999999 WHERE key = 'rows'", ()),
+        # a title position before the list (numpy would read it from the end: a wrong
+        # chunk's title count, silently) and title counts of another length
+        (
+            "UPDATE postings SET title_at = ?, title_tf = ? WHERE term = 'kappa'",
+            (np.array([-1], dtype="<i4").tobytes(), np.array([60000], dtype="<u2").tobytes()),
+        ),
+        (
+            "UPDATE postings SET title_at = ?, title_tf = x'' WHERE term = 'kappa'",
+            (np.array([0], dtype="<i4").tobytes(),),
+        ),
     ],
 )
 def test_a_sidecar_that_disagrees_with_the_library_is_never_trusted(
@@ -412,3 +439,16 @@ def test_a_fifo_or_a_symlink_out_of_the_folder_is_not_the_sidecar(
     threading.Thread(target=search, daemon=True).start()
     assert done.wait(20), "a FIFO at the sidecar's path hung the search"
     assert ranker.answered == 0
+
+
+def test_a_build_committed_in_many_small_transactions_is_the_same(
+    library_of_words: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sidecar is written in transactions of bounded size (a million-chunk library
+    would otherwise hold its whole write in one journal): one per term here."""
+    monkeypatch.setattr(postings, "COMMIT_BYTES", 0)
+    ranker = _fresh_sidecar(library_of_words)
+    answered = ranker.answered
+    for query in ("alpha kappa", "kappa", "alpha"):
+        _same_ranking(_fts(library_of_words, query, 10), _fts5(library_of_words, query, 10))
+    assert ranker.answered == answered + 3

@@ -99,6 +99,35 @@ def test_top_works_fetches_more_until_k_works() -> None:
     assert calls == [12, 48]
 
 
+def test_collapse_with_decay_weighs_each_further_passage_less() -> None:
+    items = [
+        ChunkScore(1, "a", 5.0),
+        ChunkScore(2, "b", 5.9),
+        ChunkScore(3, "a", 3.0),
+        ChunkScore(4, "a", 2.0),
+        ChunkScore(5, "c", 1.0),  # the floor
+    ]
+    out = collapse(items, decay=0.5)
+    # a: 5 + 0.5 x (3 - 1) + 0.25 x (2 - 1) = 6.25, above b's lone 5.9
+    assert out == [ChunkScore(1, "a", 6.25), ChunkScore(2, "b", 5.9), ChunkScore(5, "c", 1.0)]
+    assert collapse([], decay=0.5) == []
+
+
+def test_top_works_stops_at_the_backends_ceiling() -> None:
+    calls: list[int] = []
+
+    def fetch(limit: int) -> list[ChunkScore]:
+        calls.append(limit)
+        return [ChunkScore(i, "same", 100.0 - i) for i in range(limit)]  # one work only
+
+    works = top_works(fetch, 3, cap=20)
+    assert [w.work_id for w in works] == ["same"]
+    assert calls == [12, 20]  # 4 x k, then at most the ceiling, and no further fetch
+    calls.clear()
+    assert [w.chunk_id for w in top_works(fetch, 10, cap=8)] == [0]
+    assert calls == [8]  # the first fetch is already capped
+
+
 # -- pseudo-relevance feedback ------------------------------------------------------------------
 def test_rocchio_moves_the_query_toward_the_passages() -> None:
     query = np.asarray([1.0, 0.0], dtype=np.float32)

@@ -44,6 +44,7 @@ def _cache(library: Library) -> VectorCache:
         SearchFilters(from_year=2005),
         SearchFilters(to_year=1995, source="import"),
         SearchFilters(work_ids=("w3", "w4", "w50")),
+        SearchFilters(work_ids=("w7",)),  # a single chunk passes: it is the one hit
         SearchFilters(source="nowhere"),
     ],
 )
@@ -57,6 +58,7 @@ def test_cache_matches_vec0_exactly(filled: Library, filters: SearchFilters) -> 
     from_memory = cache.knn(conn, query, filters, 15)
     from_vec0 = vector_search(conn, query, filters, 15)
     assert from_memory is not None
+    assert len(from_memory) == len(from_vec0)
     assert [c.score for c in from_memory] == pytest.approx([c.score for c in from_vec0], abs=1e-5)
     if from_vec0:  # same hits, up to the order of exact ties (the fake embedder makes many)
         last = from_vec0[-1].score

@@ -134,6 +134,30 @@ def test_deleting_a_work_deletes_its_vector(lib: Library) -> None:
     assert [r[0] for r in rows] == ["a"]
 
 
+def test_reads_span_several_batches_of_ids(lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reads go by batches of ids (bounded SQL parameters): every batch is kept, not only
+    the last, in both the search read and the whole-row read of a copy."""
+    monkeypatch.setattr(work_vector_store, "BATCH", 1)
+    with lib.lock:
+        own = work_vector_store.read(lib.conn, ["a", "b", "a"])
+        rows = work_vector_store.read_rows(lib.conn, ["a", "b"])
+    assert sorted(own) == ["a", "b"]
+    assert [r[0] for r in rows] == ["a", "b"]
+    assert all(r[1] == lib.embedder.model_id for r in rows)
+    for row in rows:
+        np.testing.assert_array_equal(np.frombuffer(row[2], dtype=np.float32), own[row[0]])
+
+
+def test_a_vector_of_another_float_type_is_stored_as_float32(lib: Library) -> None:
+    from prioris.storage.transaction import immediate
+
+    dim = len(_own_vectors(lib, "a")["a"])
+    wide = np.linspace(-1.0, 1.0, dim)  # float64
+    with lib.lock, immediate(lib.conn):
+        work_vector_store.store(lib.conn, "a", wide, lib.embedder.model_id)
+    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], wide.astype(np.float32))
+
+
 def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: Any) -> None:
     first = Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr())
     first.import_records(RECORDS)
@@ -175,6 +199,33 @@ def test_with_work_vectors_mixes_and_keeps_works_without_one() -> None:
     assert with_work_vectors(works, wrong_size, query, 0.3)[0].score == 0.9
 
 
+def test_with_work_vectors_compares_directions_only() -> None:
+    """Cosines: neither the query's length nor a stored vector's changes a score, and a
+    zero vector scores 0 (no NaN)."""
+    works = [ChunkScore(1, "x", 0.9), ChunkScore(2, "y", 0.8), ChunkScore(3, "z", 0.2)]
+    own = {
+        "x": np.array([0.0, 5.0], dtype=np.float32),
+        "y": np.array([0.5, 0.0], dtype=np.float32),
+        "z": np.zeros(2, dtype=np.float32),
+    }
+    mixed = with_work_vectors(works, own, np.array([3.0, 0.0], dtype=np.float32), 0.4)
+    assert [c.work_id for c in mixed] == ["y", "x", "z"]
+    assert [c.score for c in mixed] == pytest.approx([0.4 + 0.6 * 0.8, 0.6 * 0.9, 0.6 * 0.2])
+    assert [c.chunk_id for c in mixed] == [2, 1, 3]
+    zero_query = with_work_vectors(works, own, np.zeros(2, dtype=np.float32), 0.4)
+    assert [c.score for c in zero_query] == pytest.approx([0.6 * 0.9, 0.6 * 0.8, 0.6 * 0.2])
+
+
+def test_with_work_vectors_keeps_the_list_order_of_ties() -> None:
+    """Many equal scores (works without a vector keep their chunk's): a stable sort, so a
+    tie keeps the order the chunk ranking gave, as the docstring promises."""
+    scores = [0.5] * 40 + [0.7] * 40 + [0.5] * 40
+    works = [ChunkScore(i, f"w{i}", s) for i, s in enumerate(scores)]
+    mixed = with_work_vectors(works, {}, np.array([1.0, 0.0], dtype=np.float32), 0.3)
+    expected = [*range(40, 80), *range(40), *range(80, 120)]
+    assert [c.chunk_id for c in mixed] == expected
+
+
 def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir: Any) -> None:
     from prioris.config import load_settings
 
@@ -213,6 +264,48 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
         lib.close()
     with Library.open(settings, embedder=FakeEmbedder(), ocr=FakeOcr()) as again:
         assert not again.work_vectors_pending
+
+
+def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a model change: stale chunks first, then the works' own vectors, a batch of
+    one at a time (each its own transaction), progress counting both up to the total;
+    only a full pass clears the "made before work vectors" flag."""
+    from prioris.ingest import reindex
+
+    # an id that sorts first (capital) and a title that sorts last: the batches go on
+    # from the last id (not its title), from the very first id
+    records = [*RECORDS, {"_id": "C", "title": "zebra moss", "text": "moss lichen tundra"}]
+    with Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr()) as old:
+        old.import_records(records)
+        chunks = old.status()["chunks"]
+    monkeypatch.setattr(reindex, "BATCH", 1)
+    lib = Library.open(settings, embedder=FakeEmbedder(model_id="fake/b"), ocr=FakeOcr())
+    try:
+        runner = lib._reindexer()
+        assert runner.pending() == chunks + 3
+        with lib.lock:
+            lib.conn.execute(
+                "INSERT INTO index_state(key, value) VALUES ('work_vectors_pending', '1')"
+            )
+        assert reindex.work_vectors_pending(lib.conn)
+        # only some works, twice over: those are embedded, the flag stays
+        assert runner.works(["b", "b"]) == 1
+        assert set(_own_vectors(lib, "a", "b", "C")) == {"b"}
+        assert reindex.work_vectors_pending(lib.conn)
+        assert runner.works(["b"]) == 0  # already current
+        progress: list[tuple[int, int]] = []
+        total = runner.pending()
+        assert total == chunks + 2
+        assert lib.reindex(on_progress=lambda done, of: progress.append((done, of))) == chunks
+        assert progress == [(i, total) for i in range(1, total + 1)]
+        assert runner.pending() == 0
+        assert not reindex.work_vectors_pending(lib.conn)
+        assert set(_own_vectors(lib, "a", "b", "C")) == {"a", "b", "C"}
+        assert lib.status()["stale_chunks"] == 0
+    finally:
+        lib.close()
 
 
 def test_the_cli_says_an_old_library_wants_a_reindex(

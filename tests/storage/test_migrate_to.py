@@ -294,3 +294,26 @@ def test_a_resume_into_a_target_that_gained_its_own_works_is_refused(
     settings = load_settings({}).with_library(source_file)
     with pytest.raises(ConfigurationError, match=r"gained 1 work\(s\) of its own.*'theirs'"):
         migrate_library(settings, target_file)
+
+
+def test_a_copy_reports_progress_per_batch_and_what_it_copied(tmp_path: Path) -> None:
+    """SQLite to SQLite in batches of 5 of 13 works: progress after each batch (the last
+    one short), and a report of works, chunks and vectors; copying again skips them all."""
+    source_file, target_file = tmp_path / "source.sqlite", tmp_path / "target.sqlite"
+    with _open(source_file) as source:
+        _fill(source, tmp_path)
+        chunks = source.status()["chunks"]
+    progress: list[tuple[int, int]] = []
+    report = copy_module.copy_library(
+        open_storage(source_file),
+        open_storage(target_file),
+        batch=5,
+        on_progress=lambda done, total: progress.append((done, total)),
+    )
+    assert progress == [(5, 13), (10, 13), (13, 13)]
+    assert report.to_dict() == {"works": 13, "skipped": 0, "chunks": chunks, "vectors": chunks}
+    again = copy_module.copy_library(open_storage(source_file), open_storage(target_file))
+    assert again.to_dict() == {"works": 0, "skipped": 13, "chunks": 0, "vectors": 0}
+    with _open(target_file) as copied:
+        assert copied.status()["works"] == 13 and copied.status()["chunks"] == chunks
+        assert copied.status()["stale_chunks"] == 0 and copied.status()["stale_works"] == 0

@@ -71,3 +71,59 @@ def test_postgres_bm25_follows_sqlite_as_the_library_grows(data_dir: Any, pg_url
     finally:
         sqlite.close()
         postgres.close()
+
+
+def test_a_large_changing_library_recounts_at_most_every_few_seconds(
+    data_dir: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``LARGE`` chunks a count costs a scan: statistics of a changing index are
+    refreshed at most every ``STATS_SECONDS``, and the lexeme counts remembered are
+    bounded (``COUNT_CACHE``), then recounted."""
+    from types import SimpleNamespace
+
+    from prioris.engines.postgres import search as pg_search
+
+    clock = SimpleNamespace(now=100.0)
+    monkeypatch.setattr(pg_search, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    monkeypatch.setattr(pg_search, "LARGE", 1)  # every library with a chunk is large
+    monkeypatch.setattr(pg_search, "COUNT_CACHE", 2)
+    library = Library.open(load_settings().with_library(pg_url), embedder=FakeEmbedder())
+    try:
+        backend = library.searcher.backend
+        library.import_records(_records(0, 12))
+        _scores(library, "coral")
+        first = backend._stats
+        assert first[0] == library.status()["chunks"] == 12
+        library.import_records(_records(12, 20))
+        clock.now += pg_search.STATS_SECONDS  # changed, but counted just STATS_SECONDS ago
+        _scores(library, "coral")
+        assert backend._stats == first
+        clock.now += 1  # now past STATS_SECONDS: counted again, the lexeme counts too
+        _scores(library, "coral OR reef OR bleach")
+        assert backend._stats[0] == 20 and backend._stats[1] != first[1]
+        assert set(backend._counts) == {"coral", "reef", "bleach"}
+        _scores(library, "kelp")  # more than COUNT_CACHE remembered: forgotten first
+        assert set(backend._counts) == {"kelp"}
+    finally:
+        library.close()
+
+
+def test_a_small_library_recounts_after_every_change(
+    data_dir: Any, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from prioris.engines.postgres import search as pg_search
+
+    monkeypatch.setattr(pg_search, "time", SimpleNamespace(monotonic=lambda: 100.0))
+    library = Library.open(load_settings().with_library(pg_url), embedder=FakeEmbedder())
+    try:
+        backend = library.searcher.backend
+        library.import_records(_records(0, 12))
+        _scores(library, "coral")
+        assert backend._stats[0] == 12
+        library.import_records(_records(12, 20))
+        _scores(library, "coral")  # the same instant: still counted, the index changed
+        assert backend._stats[0] == 20
+    finally:
+        library.close()
