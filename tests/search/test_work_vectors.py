@@ -248,6 +248,8 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "DROP TABLE openalex_cache",  # migration 11
             "DROP TABLE openalex_requests",
             "DROP TABLE snowball_dismissed",  # migration 12
+            "DROP TABLE accounts",  # migration 13
+            "DROP TABLE audit_log",
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)

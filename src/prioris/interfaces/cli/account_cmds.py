@@ -20,18 +20,25 @@ def register(sub: Any) -> None:
     users = sub.add_parser("users", help="accounts and roles of a shared library")
     actions = users.add_subparsers(dest="users_action", required=True, metavar="ACTION")
     add = actions.add_parser("add", help="create an account; prints its token once")
-    add.add_argument("name", metavar="NAME")
-    add.add_argument("--role", choices=ROLES, required=True, help="reader, writer or admin")
+    add.add_argument("name", metavar="NAME", help="the account's name (letters, digits, . _ -)")
+    add.add_argument(
+        "--role",
+        choices=ROLES,
+        required=True,
+        help="reader, writer or admin (no default: the role is always said)",
+    )
     add.set_defaults(func=cmd_add)
     listing = actions.add_parser("list", help="the accounts, their roles, revoked or not")
     add_json_flag(listing)
     listing.set_defaults(func=cmd_list)
     revoke = actions.add_parser("revoke", help="revoke an account: its token stops working")
-    revoke.add_argument("name", metavar="NAME")
+    revoke.add_argument("name", metavar="NAME", help="the account to revoke")
     revoke.set_defaults(func=cmd_revoke)
     audit = sub.add_parser("audit", help="the audit log of writes made through accounts")
     audit.add_argument("--limit", type=int, default=50, help="entries to show (default 50)")
-    audit.add_argument("--offset", type=int, default=0, help="entries to skip (newest first)")
+    audit.add_argument(
+        "--offset", type=int, default=0, help="entries to skip, newest first (default 0)"
+    )
     add_json_flag(audit)
     audit.set_defaults(func=cmd_audit)
 
