@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,14 @@ def _request(pieces: list[bytes], *, declared: int | str | None = None) -> Reque
 
 
 def _run(step: Awaitable[Any]) -> Any:
-    return asyncio.run(step)  # type: ignore[arg-type]
+    """``asyncio.run``, in a thread of its own when an event loop already runs in this one
+    (pytest-playwright's session keeps one running once a browser test has run)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(step)  # type: ignore[arg-type]
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, step).result()  # type: ignore[arg-type]
 
 
 def test_host_names_without_their_port() -> None:
