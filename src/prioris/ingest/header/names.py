@@ -51,8 +51,8 @@ _HONORIFICS = re.compile(
     r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
     re.IGNORECASE,
 )
-# words that never appear in a person's name but do in affiliations, captions and prose
-_NOT_NAME_WORDS = {
+# words of an organisation's name: a byline piece holding one is an affiliation
+_ORGANISATION = {
     "university",
     "universität",
     "université",
@@ -60,12 +60,6 @@ _NOT_NAME_WORDS = {
     "universidade",
     "università",
     "institute",
-    "departamento",
-    "dipartimento",
-    "centro",
-    "facultad",
-    "escuela",
-    "laboratorio",
     "institut",
     "instituto",
     "department",
@@ -74,12 +68,10 @@ _NOT_NAME_WORDS = {
     "college",
     "faculty",
     "laboratory",
-    "laboratories",
     "lab",
     "labs",
     "center",
     "centre",
-    "research",
     "hospital",
     "academy",
     "corporation",
@@ -87,6 +79,21 @@ _NOT_NAME_WORDS = {
     "ltd",
     "gmbh",
     "company",
+    "research",
+    "google",
+    "microsoft",
+    "usa",
+    "uk",
+}
+# words that never appear in a person's name but do in affiliations, captions and prose
+_NOT_NAME_WORDS = (_ORGANISATION - {"uk"}) | {
+    "departamento",
+    "dipartimento",
+    "centro",
+    "facultad",
+    "escuela",
+    "laboratorio",
+    "laboratories",
     "group",
     "division",
     "foundation",
@@ -161,8 +168,6 @@ _NOT_NAME_WORDS = {
     "open",
     "access",
     "review",
-    "google",
-    "microsoft",
     "brain",
     "street",
     "road",
@@ -186,7 +191,6 @@ _NOT_NAME_WORDS = {
     "zealand",
     "africa",
     "america",
-    "usa",
     "korea",
     "lanka",
     "rica",
@@ -354,41 +358,6 @@ def split_byline(text: str) -> list[str]:
 def _is_affiliation(piece: str) -> bool:
     words = {w.lower().strip(".,;:()") for w in piece.split()}
     return bool(words & _ORGANISATION) or _URL.match(piece.strip()) is not None
-
-
-_ORGANISATION = {
-    "university",
-    "universität",
-    "université",
-    "universidad",
-    "universidade",
-    "università",
-    "institute",
-    "institut",
-    "instituto",
-    "department",
-    "dept",
-    "school",
-    "college",
-    "faculty",
-    "laboratory",
-    "lab",
-    "labs",
-    "center",
-    "centre",
-    "hospital",
-    "academy",
-    "corporation",
-    "inc",
-    "ltd",
-    "gmbh",
-    "company",
-    "research",
-    "google",
-    "microsoft",
-    "usa",
-    "uk",
-}
 
 
 def names_in_byline(text: str) -> list[str] | None:
