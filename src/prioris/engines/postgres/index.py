@@ -18,7 +18,19 @@ from prioris.models import Chunk
 
 VECTOR_TABLE = "chunk_vectors"
 HNSW_INDEX = "chunk_vectors_hnsw"
-HNSW_BUILD_MEMORY = "256MB"  # maintenance_work_mem while a copy builds the graph
+HNSW_BUILD_MEMORY = "256MB"  # maintenance_work_mem of a small build (the floor)
+# pgvector builds fast while the whole graph fits in maintenance_work_mem and slows down
+# once it spills ("hnsw graph no longer fits into maintenance_work_mem"): a vector of 384
+# floats and its neighbour lists take about 2.5 KB, so a build asks for that per row, from
+# the floor up to a ceiling a lab server can spare once (docs/benchmarks.md section 10)
+HNSW_BYTES_PER_ROW = 2560
+HNSW_MEMORY_CEILING_MB = 4096
+
+
+def hnsw_build_memory(rows: int) -> str:
+    """``maintenance_work_mem`` for an HNSW build over ``rows`` vectors."""
+    wanted = rows * HNSW_BYTES_PER_ROW // (1 << 20) + 64
+    return f"{min(max(wanted, 256), HNSW_MEMORY_CEILING_MB)}MB"
 
 
 def vector_table_sql(dim: int) -> list[str]:
@@ -140,7 +152,11 @@ class PostgresChunkIndex:
         """New chunks get ids past the copied ones (ids were inserted explicitly); the HNSW
         index is (re)built if the copy dropped it."""
         if _has_table(conn):
-            conn.execute(f"SET LOCAL maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+            rows = conn.execute(f"SELECT count(*) FROM {VECTOR_TABLE}").fetchone()[0]
+            conn.execute(f"SET LOCAL maintenance_work_mem = '{hnsw_build_memory(rows)}'")
+            # a million vectors take longer than a query may: the build is the copy's
+            # last step, run once, so no statement time limit cuts it off at the end
+            conn.execute("SET LOCAL statement_timeout = 0")
             conn.execute(hnsw_index_sql())
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('chunks', 'id'), "
