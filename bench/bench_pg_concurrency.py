@@ -129,15 +129,26 @@ def phase(
     url: str, model: str, dim: int, queries: list[str], seconds: float, writers: int
 ) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
-    out = ctx.Queue()
-    until = time.time() + 15 + seconds  # processes start (imports, pools) within 15 s
+    out, go = ctx.Queue(), ctx.Event()
     procs = [
-        ctx.Process(target=reader, args=(url, model, dim, queries, until, out))
+        ctx.Process(target=reader, args=(url, model, dim, queries, seconds, go, out))
         for _ in range(READERS)
-    ] + [ctx.Process(target=writer, args=(url, model, dim, n, until, out)) for n in range(writers)]
+    ] + [
+        ctx.Process(target=writer, args=(url, model, dim, n, seconds, go, out))
+        for n in range(writers)
+    ]
     for p in procs:
         p.start()
-    results = [out.get(timeout=seconds + 600) for _ in procs]
+    results = []
+    ready = 0
+    while ready < len(procs):  # a process that failed to open reports instead of "ready"
+        message = out.get(timeout=600)
+        ready += 1
+        if message[0] != "ready":
+            results.append(message)
+    go.set()
+    while len(results) < len(procs):
+        results.append(out.get(timeout=seconds + 600))
     for p in procs:
         p.join(timeout=60)
     reads = [t for kind, t, _ in results if kind == "read" for t in t]
