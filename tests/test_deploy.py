@@ -43,7 +43,9 @@ from doc_blocks import ROOT, doc_shell_lines, program, split_assignments, split_
 
 DEPLOY = ROOT / "deploy"
 DOC = ROOT / "docs" / "deploy.md"
-UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
+UNITS = [DEPLOY / "systemd" / f"prioris-{name}.service" for name in ("web", "mcp")]
+BACKUP_UNITS = [DEPLOY / "systemd" / f"prioris-backup.{kind}" for kind in ("service", "timer")]
+BACKUP_COMMAND = "/usr/local/sbin/prioris-backup"  # deploy/backup.sh, installed (deploy.md)
 PG_CLIENTS = ("pg_dump", "pg_restore", "createdb", "createuser", "dropdb", "psql")
 SITE = "lab.example.org"
 
@@ -179,6 +181,18 @@ def test_units_run_real_commands_hardened(path: Path) -> None:
         assert keys[key] == [value], f"{path.name}: {key}"
 
 
+def test_the_backup_timer_runs_the_script_as_the_services_user() -> None:
+    service, timer = (unit(path) for path in BACKUP_UNITS)
+    assert service["ExecStart"] == [BACKUP_COMMAND] and service["Type"] == ["oneshot"]
+    assert service["User"] == unit(UNITS[0])["User"]
+    assert service["EnvironmentFile"] == unit(UNITS[0])["EnvironmentFile"]
+    backups = dict(e.partition("=")[::2] for e in service["Environment"])["BACKUP_DIR"]
+    assert service["ReadWritePaths"] == [backups] and service["ProtectSystem"] == ["strict"]
+    assert timer["OnCalendar"] and timer["Persistent"] == ["true"]
+    install = f"install -m 755 prioris/deploy/backup.sh {BACKUP_COMMAND}"
+    assert install in DOC.read_text(encoding="utf-8"), "the doc installs it where it runs"
+
+
 def test_systemd_analyze_verifies_the_units(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
@@ -186,11 +200,12 @@ def test_systemd_analyze_verifies_the_units(tmp_path: Path) -> None:
     prioris = Path(sys.executable).with_name("prioris")
     if not prioris.is_file():
         pytest.skip(f"no prioris script beside {sys.executable} to stand for /opt/prioris")
-    for path in UNITS:  # ExecStart must be an executable: the venv's stands for /opt's
+    for path in UNITS + BACKUP_UNITS:  # ExecStart must be an executable: stand-ins here
         text = path.read_text(encoding="utf-8").replace("/opt/prioris/bin/prioris", str(prioris))
+        text = text.replace(BACKUP_COMMAND, str(DEPLOY / "backup.sh"))
         (tmp_path / path.name).write_text(text, encoding="utf-8")
     done = subprocess.run(
-        [analyze, "verify", *(str(tmp_path / p.name) for p in UNITS)],
+        [analyze, "verify", *(str(tmp_path / p.name) for p in UNITS + BACKUP_UNITS)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -666,7 +681,8 @@ def check_line(where: str, command: str) -> None:
     elif name == "systemctl":
         assert rest[1] in SYSTEMCTL, where
         for unit_name in [w for w in rest[2:] if not w.startswith("-")]:
-            exists = (DEPLOY / "systemd" / f"{unit_name}.service").is_file()
+            file_name = unit_name if "." in unit_name else f"{unit_name}.service"
+            exists = (DEPLOY / "systemd" / file_name).is_file()
             assert exists or unit_name in SYSTEM_UNITS, f"{where}: no unit {unit_name}"
     elif name == "journalctl":
         unit_name = rest[rest.index("-u") + 1]
@@ -717,6 +733,7 @@ def test_the_line_checks_catch_a_wrong_line() -> None:
         "docker compose run --rm web prioris users add ada --role owner",
         "docker compose run --rm -e PRIORIS_MCP_NO_SUCH=1 web prioris status",
         "systemctl enable --now prioris-worker",
+        "systemctl enable --now prioris-backup.socket",
         "/opt/prioris/bin/prioris status --no-such-option",
         "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS=0 /opt/prioris/bin/prioris status",
         "install -m 644 prioris/deploy/systemd/nowhere.service /etc/systemd/system/",
