@@ -16,6 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_HERE = ("prioris", "cat", "claude", "sqlite3")  # test_doc_examples; the rest test_doc_commands
+OWN_TESTS = {"docs/deploy.md": "tests/test_deploy.py"}
+"""Docs whose shell lines a test of their own checks, every program of them (a server's
+set-up: docker, systemctl, pg_dump, ...), so :func:`shell_lines` leaves them out."""
 SHELL_LANGS = ("", "sh", "bash", "console")
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -129,17 +132,27 @@ def is_synopsis(command: str) -> bool:
 
 
 def shell_lines() -> list[tuple[str, str]]:
-    """Every shell line of every doc (synopses and URIs excluded), in document order."""
+    """Every shell line of every doc (synopses and URIs excluded), in document order;
+    the docs of :data:`OWN_TESTS` are left to their own test (:func:`doc_shell_lines`)."""
     found = []
     for path in DOCS:
-        for block in blocks(path):
-            if block.lang not in SHELL_LANGS:
+        if str(path.relative_to(ROOT)) in OWN_TESTS:
+            continue
+        found += doc_shell_lines(path)
+    return found
+
+
+def doc_shell_lines(path: Path) -> list[tuple[str, str]]:
+    """The shell lines of one doc (synopses and URIs excluded), in document order."""
+    found = []
+    for block in blocks(path):
+        if block.lang not in SHELL_LANGS:
+            continue
+        for where, command in commands(block):
+            if is_synopsis(command) or command.startswith("research://"):
                 continue
-            for where, command in commands(block):
-                if is_synopsis(command) or command.startswith("research://"):
-                    continue
-                if program(command):
-                    found.append((where, command))
+            if program(command):
+                found.append((where, command))
     return found
 
 

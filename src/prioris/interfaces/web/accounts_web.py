@@ -3,9 +3,10 @@
 * ``GET /login`` shows a form; ``POST /login`` (JSON ``{"token"}``, CSRF as every POST)
   exchanges an account's token for a session: a random id kept in memory on the server
   (:class:`Sessions`, expiring), sent as a cookie that is ``HttpOnly``, ``SameSite=Strict``
-  and ``Secure`` when the request came over https (a TLS-terminating proxy in front must
-  itself speak https to the app, or the cookie goes without ``Secure``: trusting
-  ``X-Forwarded-Proto`` is out of scope). ``POST /logout`` ends it.
+  and ``Secure`` when the request came over https, as uvicorn reports the scheme: it
+  takes ``X-Forwarded-Proto`` from the addresses in ``FORWARDED_ALLOW_IPS`` (default
+  127.0.0.1 and ::1), so a TLS proxy on the same machine suffices (docs/deploy.md).
+  ``POST /logout`` ends it.
 * :class:`AccountsMiddleware` asks every other request for a live session whose account
   is still active: an API call without one gets 401 JSON, a page a redirect to ``/login``;
   a role below what :func:`~prioris.interfaces.permissions.web_role` names gets 403 and the
