@@ -189,6 +189,33 @@ def test_a_chunked_upload_over_the_limit_is_refused_and_nothing_kept(
     assert [p for p in uploads if p.is_file()] == []  # and no part of it kept
 
 
+def test_a_pdf_larger_than_the_sdks_default_body_limit_is_ingested(http_server: str) -> None:
+    """The MCP SDK refuses request bodies past 4 MiB unless told otherwise; a 5 MB PDF (7
+    MB as base64) is well inside the file limit and must be ingested over HTTP."""
+    import pymupdf as fitz
+
+    doc = fitz.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Sphagnum peat stores carbon for millennia.")
+    doc.embfile_add("data.bin", os.urandom(5_000_000))  # incompressible bulk
+    pdf = doc.tobytes()
+    doc.close()
+    assert len(base64.b64encode(pdf)) > 4 * 1024 * 1024
+
+    async def upload() -> dict[str, Any]:
+        with anyio.fail_after(120):
+            async with Client(f"{http_server}/mcp", read_timeout_seconds=90) as client:
+                result = await client.call_tool(
+                    "research_localfile_fetch_full_text",
+                    {"content_base64": base64.b64encode(pdf).decode(), "filename": "big.pdf"},
+                )
+                assert not result.is_error, result.content
+                return data(await client.call_tool("research_list_fetched", {}))
+
+    listed = anyio.run(upload)
+    assert listed["total"] == 1
+
+
 def test_a_chunked_body_far_past_any_limit_is_refused_while_it_arrives(
     small_limit_server: str,
 ) -> None:

@@ -141,7 +141,12 @@ def http_app(
         allowed_origins=origins + list(extra),
     )
     app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=security, host=host
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        host=host,
+        # the SDK refuses bodies past 4 MiB by default: a PDF sent as base64 may be as
+        # large as the file limit allows (HttpGuard enforces the same bound first)
+        max_request_body_size=request_body_limit(settings.max_file_bytes),
     )
     authenticate = None
     if accounts:
