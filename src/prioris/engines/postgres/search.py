@@ -30,8 +30,10 @@ import numpy as np
 
 from prioris.engines.postgres.connection import PgConnection
 from prioris.engines.postgres.index import VECTOR_TABLE
+from prioris.engines.postgres.postings import PostgresPostings
 from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import InvalidRequestError
+from prioris.search import fts_plan
 from prioris.search.fts_plan import idf
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
 from prioris.storage import labels as label_store
@@ -68,9 +70,27 @@ BM25_SQL = (
 )
 
 
+def plain_words(expression: str) -> list[str] | None:
+    """The words of a plain query (``"a" OR "b"``, or one ``"word"``) when each is one
+    word character run, else None: what the postings table can rank."""
+    quoted = fts_plan.words_of(expression)
+    if quoted is None:
+        inner = expression[1:-1]
+        if len(expression) < 3 or expression[0] != '"' or expression[-1] != '"' or '"' in inner:
+            return None
+        quoted = [expression]
+    words = [w[1:-1] for w in quoted]
+    return words if all(_WORD.fullmatch(w) for w in words) else None
+
+
 class PostgresSearchBackend:
-    def __init__(self, storage: Any, *, ef_search: int = 100) -> None:
+    def __init__(
+        self, storage: Any, *, ef_search: int = 100, postings_min_rows: int = LARGE
+    ) -> None:
         self.storage = storage
+        self.postings = PostgresPostings(
+            lambda: storage.connect(migrate=False).raw, min_rows=postings_min_rows
+        )
         self.ef_search = max(1, min(int(ef_search), MAX_EF_SEARCH))
         self.widened = 0  # KNN queries asked again with a wider ef_search (bench reads it)
         self.exact = 0  # ... and answered by an exact scan
@@ -85,6 +105,7 @@ class PostgresSearchBackend:
             return work(PgConnection(raw, self.storage.location))
 
     def close(self) -> None:
+        self.postings.close()
         self.storage.close()
 
     def fts(
@@ -95,6 +116,15 @@ class PostgresSearchBackend:
         query = to_tsquery_text(expression)
         if query is None:
             return []
+        words = plain_words(expression) if title_weight > 0 else None
+        if words is not None:
+            ranked = self._run(
+                lambda conn: self.postings.rank(
+                    conn.raw, words, limit, title_weight=title_weight, accept=self._accept(filters)
+                )
+            )
+            if ranked is not None:
+                return [ChunkScore(c, w, s) for c, w, s in ranked]
         words = " ".join(w for w in _WORD.findall(expression) if w not in _OPERATORS)
         where, params = _where(filters, "w", "id")
         join = " JOIN works w ON w.id = c.work_id" if where else ""
@@ -124,6 +154,19 @@ class PostgresSearchBackend:
         except psycopg.errors.SyntaxError as exc:
             raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {exc}") from None
         return [ChunkScore(int(r[0]), str(r[1]), float(r[2])) for r in found]
+
+    @staticmethod
+    def _accept(filters: SearchFilters) -> Any:
+        """The work of each chunk id the filters keep, read on the ranking's connection."""
+        where, params = _where(filters, "w", "id")
+        join = " JOIN works w ON w.id = c.work_id" if where else ""
+        sql = f"SELECT c.id, c.work_id FROM chunks c{join} WHERE c.id = ANY(?){where}"
+
+        def accept(raw: Any, ids: list[int]) -> dict[int, str]:
+            rows = PgConnection(raw, "").execute(sql, [ids, *params]).fetchall()
+            return {int(r[0]): str(r[1]) for r in rows}
+
+        return accept
 
     def _statistics(
         self, conn: PgConnection, lexemes: list[str]
