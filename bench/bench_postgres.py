@@ -11,10 +11,15 @@ into it with ``migrate-to`` (vectors carried over, no re-embedding), then prints
 - with ``--synthetic N``: the same latency and recall on ``bench_latency.py``'s synthetic
   library of N chunks, copied in;
 - with ``--import-docs N``: import throughput of N SciFact records into each backend
-  against the embedding model alone on the same texts.
+  against the embedding model alone on the same texts;
+- with ``--postings``: instead of the figures above, the BM25 postings table of issue 24
+  (engines/postgres/postings.py): per library, p50/p95 per mode on SQLite (as served),
+  PostgreSQL's SQL path and PostgreSQL's postings, the build's time and table size, how
+  many fts lists the two PostgreSQL paths share, and (SciFact) fts nDCG@10 of both.
 
     .venv/bin/python bench/bench_postgres.py
     .venv/bin/python bench/bench_postgres.py --synthetic 100000 --import-docs 500
+    .venv/bin/python bench/bench_postgres.py --postings --synthetic 100000
 """
 
 from __future__ import annotations
@@ -115,6 +120,75 @@ def compare_latency(name: str, data_dir: Path, url: str, queries: list[str], emb
     common.print_table(["backend", "mode", "queries", "p50", "p95"], rows)
 
 
+def _postings_on(library: Any, on: bool) -> Any:
+    """The PostgreSQL backend's postings switched on (built here, not in the background)
+    or off (every query on the SQL path)."""
+    postings = library.searcher.backend.postings
+    postings.min_rows, postings._background = (1 if on else 10**12), False
+    return postings
+
+
+def postings_figures(
+    name: str, data_dir: Path, url: str, queries: list[str], embedder: Any, train: Any = None
+) -> None:
+    """SQLite as served, PostgreSQL's SQL path and its postings on one library."""
+    import os
+
+    import bench_scifact
+
+    print(f"\n{name}: load average {os.getloadavg()[0]:.2f} at start")
+    with common.open_library(data_dir, embedder=embedder) as library:
+        backend = library.searcher.backend
+        latency(library, queries)
+        for waiter in ("vector_cache", "postings"):
+            part = getattr(backend, waiter, None)
+            for method in ("wait_until_loaded", "wait_until_built"):
+                if part is not None and hasattr(part, method):
+                    getattr(part, method)(900)
+        sqlite_rows = latency(library, queries)
+    with open_pg(data_dir, url, embedder) as library:
+        postings = _postings_on(library, False)
+        sql_rows = latency(library, queries)
+        sql_lists = [
+            [(h.id, h.chunk_id) for h in library.search(q, mode="fts", k=10).hits] for q in queries
+        ]
+        sql_quality = train and bench_scifact.score(
+            library.searcher, common.load_queries(), train, "fts"
+        )
+        _postings_on(library, True)
+        result = postings.build_now()
+        with library.storage.pool().connection() as raw:
+            size = raw.execute(
+                "SELECT pg_total_relation_size('bm25_postings') + "
+                "pg_total_relation_size('bm25_meta')"
+            ).fetchone()[0]
+        print(
+            f"postings built in {result.seconds:.1f} s: {result.terms} terms, "
+            f"{result.pairs} (term, chunk) pairs, {result.rows} chunks, "
+            f"{size / 2**20:.1f} MiB"
+        )
+        post_rows = latency(library, queries)
+        post_lists = [
+            [(h.id, h.chunk_id) for h in library.search(q, mode="fts", k=10).hits] for q in queries
+        ]
+        same = sum(a == b for a, b in zip(sql_lists, post_lists, strict=True))
+        print(f"fts top-10 lists identical on both PostgreSQL paths: {same}/{len(queries)}")
+        if train:
+            post_quality = bench_scifact.score(
+                library.searcher, common.load_queries(), train, "fts"
+            )
+            print(
+                f"fts nDCG@10: SQL path {sql_quality['ndcg@10']}, postings "
+                f"{post_quality['ndcg@10']} (recall@100 {sql_quality['recall@100']} / "
+                f"{post_quality['recall@100']}); postings answered {postings.answered}"
+            )
+    rows = [("sqlite", *r) for r in sqlite_rows]
+    rows += [("pg sql", *r) for r in sql_rows] + [("pg postings", *r) for r in post_rows]
+    print(f"{name}: {len(queries)} queries, k=10, ms (query embedding included):")
+    common.print_table(["backend", "mode", "queries", "p50", "p95"], rows)
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
+
+
 def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) -> None:
     """HNSW build time, recall@10 against exact search, unfiltered and filtered."""
     from prioris.engines.postgres.index import HNSW_BUILD_MEMORY, HNSW_INDEX, hnsw_index_sql
@@ -193,6 +267,26 @@ def import_throughput(count: int, url: str) -> None:
     common.print_table(["backend", "stored", "records/s"], rows)
 
 
+def postings_only(
+    args: Any, base: str, data_dir: Path, url: str, queries: list[str], embedder: Any
+) -> int:
+    train = None if args.skip_quality else common.load_qrels("train")
+    postings_figures("SciFact", data_dir, url, queries, embedder, train)
+    if args.synthetic:
+        import bench_latency
+
+        synth_dir = common.OUT / f"synthetic-{args.synthetic // 1000}k"
+        synth = bench_latency.build_synthetic(
+            synth_dir, args.synthetic, model_id=embedder.model_id, dim=embedder.dim
+        )
+        synth_url = schema_url(base, f"synthetic_{args.synthetic}")
+        report = copy_in(synth_dir, synth_url)
+        print(f"\nsynthetic {args.synthetic} chunks copied in {report['seconds']} s")
+        words = bench_latency.synthetic_queries(synth["vocabulary"], args.queries)
+        postings_figures("synthetic", synth_dir, synth_url, words, embedder)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a PostgreSQL server to use instead of pgserver")
@@ -200,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, help="chunks of a synthetic library too")
     parser.add_argument("--import-docs", type=int, help="import throughput on N records")
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument(
+        "--postings", action="store_true", help="the BM25 postings table's figures only"
+    )
     args = parser.parse_args(argv)
     common.require_scifact()
     import bench_scifact
@@ -216,11 +313,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"SciFact ({info['chunks']} chunks) copied to PostgreSQL in "
                 f"{report['seconds']} s: {report}"
             )
-            if not args.skip_quality:
-                quality(data_dir, url)
             queries = list(common.load_queries().values())[: args.queries]
             with common.open_library(data_dir) as library:
                 embedder = bench_scifact.CachedQueries(library.embedder)
+            if args.postings:
+                return postings_only(args, base, data_dir, url, queries, embedder)
+            if not args.skip_quality:
+                quality(data_dir, url)
             compare_latency("SciFact", data_dir, url, queries, embedder)
             hnsw_figures(data_dir, url, queries, embedder)
             if args.synthetic:

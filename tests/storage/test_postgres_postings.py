@@ -39,7 +39,12 @@ def _records(start: int, stop: int, tag: str = "") -> list[dict[str, Any]]:
         words += [words[0]] * (i % 3)
         title = f"{_WORDS[(i * 11) % len(_WORDS)]} survey {tag}".strip()
         records.append(
-            {"_id": f"w{i}", "title": title, "text": " ".join(words), "year": 1990 + i % 20}
+            {
+                "_id": f"w{i}",
+                "title": title,
+                "text": " ".join([*words, tag]).strip(),
+                "year": 1990 + i % 20,
+            }
         )
     return records
 
@@ -263,5 +268,64 @@ def test_a_library_never_built_records_no_changes(pg_url: str) -> None:
         library.import_records(_records(0, 10))
         with psycopg.connect(pg_url) as conn:
             assert conn.execute("SELECT count(*) FROM bm25_changes").fetchone()[0] == 0
+    finally:
+        library.close()
+
+
+def test_a_searching_process_builds_in_the_background(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No build: the second query starts one in a thread; changes past the share start
+    another, which absorbs them."""
+    monkeypatch.setattr(pg_postings, "CHANGES_MIN", 0)
+    monkeypatch.setattr(pg_postings, "CHANGES_SHARE", 0.0)
+    library = Library.open(load_settings().with_library(pg_url), embedder=FakeEmbedder())
+    backend = library.searcher.backend
+    postings = backend.postings
+    postings.min_rows = 1
+    try:
+        library.import_records(_records(0, 30))
+        for _ in range(2):
+            backend.fts('"coral"', SearchFilters(), 10, title_weight=3.0)
+        assert postings.wait_until_built(60)
+        assert postings.last_build is not None and postings.answered == 0
+        first = postings.last_build.build_id
+        _same(library, limits=(10,))
+        library.import_records(_records(30, 45, tag="arctic"))
+        postings._next_build = 0.0  # the last build was quick: no pause to wait out
+        backend.fts('"coral"', SearchFilters(), 10, title_weight=3.0)
+        assert postings.wait_until_built(60)
+        assert postings.last_build.build_id != first
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT count(*) FROM bm25_changes").fetchone()[0] == 0
+        _same(library, limits=(10,))
+    finally:
+        library.close()
+
+
+def test_the_sql_path_takes_exact_statistics_from_the_postings(pg_url: str) -> None:
+    """A phrase or AND query stays in SQL, with the postings' statistics: the scores of
+    statistics counted now, after writes a remembered count would have missed."""
+    library = _open(pg_url)
+    backend = library.searcher.backend
+    try:
+        library.import_records(_records(0, 30))
+        backend.postings.build_now()
+        library.import_records(_records(30, 50))
+        library.delete(["w5"])
+        library.edit_work("w6", {"title": "coral coral reef"})
+        for query in ("coral reef", '"coral reef"', "coral NOT kelp"):
+            before = backend.postings.answered
+            found = backend.fts(query, SearchFilters(), 50, title_weight=3.0)
+            assert backend.postings.answered == before
+            minimum, backend.postings.min_rows = backend.postings.min_rows, 0
+            backend._stats_version = -1
+            try:
+                counted = backend.fts(query, SearchFilters(), 50, title_weight=3.0)
+            finally:
+                backend.postings.min_rows = minimum
+            assert [c.chunk_id for c in found] == [c.chunk_id for c in counted], query
+            for a, b in zip(found, counted, strict=True):
+                assert a.score == pytest.approx(b.score, rel=1e-9), query
     finally:
         library.close()

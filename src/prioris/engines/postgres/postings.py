@@ -115,6 +115,18 @@ class _Base:
     lengths: np.ndarray  # int64
 
 
+@dataclass(frozen=True)
+class _View:
+    """The library now, as the build plus the changes since: row count, average length,
+    the changed ids, their current lengths and per query lexeme their (2B + C, A)."""
+
+    rows: int
+    avgdl: float
+    changed: np.ndarray
+    lengths: dict[int, int]
+    current: dict[str, dict[int, tuple[int, int]]]
+
+
 def _text(value: Any) -> str:
     return bytes(value).decode("ascii")
 
@@ -254,30 +266,11 @@ class PostgresPostings:
         lexemes = self._lexemes(raw, words)
         if lexemes is None:
             return None  # a word of several tokens is a phrase: SQL answers
-        changed = np.array(
-            [r[0] for r in raw.execute("SELECT DISTINCT chunk_id FROM bm25_changes")],
-            dtype=np.int64,
-        )
-        changed.sort()
-        if len(changed) > max(CHANGES_MIN, CHANGES_SHARE * base.rows):
-            self._refresh()
         if not lexemes:
             return []
-        current_len: dict[int, int] = {}
-        current: dict[str, dict[int, tuple[int, int]]] = {x: {} for x in lexemes}
-        if len(changed):
-            for cid, length, lexeme, tf, a in raw.execute(
-                _CURRENT_SQL, (lexemes, changed.tolist())
-            ):
-                current_len[int(cid)] = int(length)
-                if lexeme is not None:
-                    current[lexeme][int(cid)] = (int(tf), int(a))
-        lengths = base.lengths
-        was = changed[changed < len(lengths)]
-        was = was[lengths[was] >= 0]  # changed chunks that the build counted
-        rows = base.rows - len(was) + len(current_len)
-        tokens = base.tokens - int(lengths[was].sum()) + sum(current_len.values())
-        avgdl = max(tokens / rows, 1.0) if rows > 0 else 1.0
+        view = self._view(raw, base, lexemes)
+        changed, current_len, current = view.changed, view.lengths, view.current
+        rows, avgdl = view.rows, view.avgdl
         norm, norm32 = self._norm(base, avgdl, current_len)
         lists: list[TermPostings] = []
         for lexeme in lexemes:
@@ -304,6 +297,59 @@ class PostgresPostings:
             weight = idf(df, rows) * (K1 + 1)
             lists += [TermPostings(*p, weight) for p in pieces if len(p[0])]
         return self._ranked(raw, norm32, norm, lists, limit, title_weight, accept)
+
+    def _view(self, raw: Any, base: _Base, lexemes: list[str]) -> _View:
+        """The build's statistics corrected by the changed chunks' build and current
+        versions (read in the caller's transaction)."""
+        changed = np.array(
+            [r[0] for r in raw.execute("SELECT DISTINCT chunk_id FROM bm25_changes")],
+            dtype=np.int64,
+        )
+        changed.sort()
+        if len(changed) > max(CHANGES_MIN, CHANGES_SHARE * base.rows):
+            self._refresh()
+        current_len: dict[int, int] = {}
+        current: dict[str, dict[int, tuple[int, int]]] = {x: {} for x in lexemes}
+        if len(changed):
+            for cid, length, lexeme, tf, a in raw.execute(
+                _CURRENT_SQL, (lexemes, changed.tolist())
+            ):
+                current_len[int(cid)] = int(length)
+                if lexeme is not None:
+                    current[lexeme][int(cid)] = (int(tf), int(a))
+        lengths = base.lengths
+        was = changed[changed < len(lengths)]
+        was = was[lengths[was] >= 0]  # changed chunks that the build counted
+        rows = base.rows - len(was) + len(current_len)
+        tokens = base.tokens - int(lengths[was].sum()) + sum(current_len.values())
+        avgdl = max(tokens / rows, 1.0) if rows > 0 else 1.0
+        return _View(rows, avgdl, changed, current_len, current)
+
+    def statistics(self, raw: Any, lexemes: list[str]) -> tuple[int, float, dict[str, int]] | None:
+        """Exact row count, average length and chunks per lexeme from the postings and
+        the changes since (the SQL path's statistics, no scan), or None without a build."""
+        if self.min_rows <= 0:
+            return None
+        raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            row = raw.execute("SELECT value FROM bm25_meta WHERE key = 'build'").fetchone()
+            if row is None:
+                return None
+            base = self._load(raw, bytes(row[0]))
+            view = self._view(raw, base, list(dict.fromkeys(lexemes)))
+            counts = {}
+            for lexeme in view.current:
+                stored = self._postings(raw, base, lexeme)
+                df = len(view.current[lexeme])
+                if stored is not None:
+                    keep = _not_in(stored[0], view.changed)
+                    df += len(stored[0]) if keep is None else int(keep.sum())
+                counts[lexeme] = df
+            return view.rows, view.avgdl, counts
+        except ValueError:
+            return None  # damaged: counted in SQL; the ranking path reports it
+        finally:
+            raw.execute("COMMIT")
 
     @staticmethod
     def _ranked(

@@ -8,7 +8,9 @@ from how many chunks hold it, and the length from ``chunks.tsv_length``. Postgre
 ``ts_rank_cd`` (no idf) scored 0.46 nDCG@10 on SciFact train against BM25's 0.70
 (docs/benchmarks.md), hence this. Chunk count, average length and per-lexeme counts are
 remembered until the index changes (past ``LARGE`` chunks, at most every
-``STATS_SECONDS`` while it changes: a count costs a scan).
+``STATS_SECONDS`` while it changes: a count costs a scan) -- unless the BM25 postings table
+(:mod:`prioris.engines.postgres.postings`) has a build: the statistics are then exact at
+every query, and a plain query is ranked from the postings in numpy, not in SQL.
 
 Vectors: pgvector 0.6 has no iterative index scans, so an HNSW scan returns at most
 ``hnsw.ef_search`` candidates *before* the filters: a filtered query that comes back
@@ -171,8 +173,14 @@ class PostgresSearchBackend:
     def _statistics(
         self, conn: PgConnection, lexemes: list[str]
     ) -> tuple[int, float, dict[str, int]]:
-        """Chunk count, average length and the chunk count of each lexeme (remembered)."""
+        """Chunk count, average length and the chunk count of each lexeme: exact from the
+        postings table and the changes since its build when there is one, else counted
+        and remembered (past ``LARGE`` chunks, for up to ``STATS_SECONDS``)."""
         from prioris.storage.chunks import vectors_version
+
+        exact = self.postings.statistics(conn.raw, lexemes)
+        if exact is not None:
+            return exact
 
         version = vectors_version(conn)
         with self._stats_lock:
