@@ -329,3 +329,22 @@ def test_the_sql_path_takes_exact_statistics_from_the_postings(pg_url: str) -> N
                 assert a.score == pytest.approx(b.score, rel=1e-9), query
     finally:
         library.close()
+
+
+def test_reindex_postings_rebuilds_from_the_cli(
+    pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from prioris.interfaces.cli.app import main
+
+    library = _open(pg_url)
+    try:
+        library.import_records(_records(0, 20))
+    finally:
+        library.close()
+    assert main(["--db", pg_url, "reindex", "--postings", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["postings"]["built"] and out["postings"]["rows"] > 0
+    assert main(["--db", pg_url, "reindex", "--postings"]) == 0
+    assert "rebuilt the BM25 postings of" in capsys.readouterr().out

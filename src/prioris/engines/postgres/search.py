@@ -106,6 +106,14 @@ class PostgresSearchBackend:
         with self.storage.pool().connection() as raw:
             return work(PgConnection(raw, self.storage.location))
 
+    def build_postings(self) -> dict[str, Any]:
+        """The BM25 postings table rebuilt now; what the build did (``built`` false when
+        another process was building)."""
+        result = self.postings.build_now()
+        if result is None:
+            return {"built": False}
+        return {"built": True, **{k: getattr(result, k) for k in result.__dataclass_fields__}}
+
     def close(self) -> None:
         self.postings.close()
         self.storage.close()
