@@ -57,6 +57,7 @@ ROW_CACHE_BYTES = 256 << 20  # term rows kept decoded, per process
 WORD_CACHE = 20_000  # query words whose lexeme is remembered
 FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 MAX_ID = (1 << 31) - 1  # ids are stored as int32
+BUILD_WORK_MEM = "256MB"  # the server's sort memory for a build (it spills to disk past it)
 log = logging.getLogger(__name__)
 
 _TERMS_SQL = """
@@ -152,6 +153,8 @@ def build(raw: Any, stop: threading.Event | None = None) -> BuildResult | None:
         raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")  # the snapshot: after the lock
         try:
             raw.execute("SET LOCAL statement_timeout = 0")
+            # the build's one sort of (lexeme, chunk) pairs, in the server's memory
+            raw.execute(f"SET LOCAL work_mem = '{BUILD_WORK_MEM}'")
             rows, tokens, last = raw.execute(
                 "SELECT count(*), coalesce(sum(tsv_length), 0), coalesce(max(id), -1) FROM chunks"
             ).fetchone()
@@ -242,7 +245,7 @@ class PostgresPostings:
                 self._warned = True
             with self._lock:
                 self._base, self._rows, self._rows_bytes, self._norms = None, OrderedDict(), 0, None
-            self._refresh(force=True)
+            self._refresh()  # not sooner than the last build took
             return None
         finally:
             raw.execute("COMMIT")
@@ -497,10 +500,8 @@ class PostgresPostings:
         else:
             self._next_build = time.monotonic() + 60.0  # look again in a minute
 
-    def _refresh(self, force: bool = False) -> None:
-        if (not force and time.monotonic() < self._next_build) or not self._building.acquire(
-            blocking=False
-        ):
+    def _refresh(self) -> None:
+        if time.monotonic() < self._next_build or not self._building.acquire(blocking=False):
             return
         if self._background:
             threading.Thread(target=self._build, daemon=True, name="prioris-pg-postings").start()
