@@ -81,6 +81,13 @@ FROM (
 GROUP BY lexeme
 """
 
+# one round trip: the read transaction, the build id and the changed ids, one snapshot
+_BEGIN_SQL = (
+    "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; "
+    "SELECT (SELECT value FROM bm25_meta WHERE key = 'build'), "
+    "ARRAY(SELECT DISTINCT chunk_id FROM bm25_changes ORDER BY 1)"
+)
+
 _LENGTHS_SQL = (
     "SELECT string_agg(int4send(coalesce(c.tsv_length, -1)), '' ORDER BY g.i) "
     "FROM generate_series(0, %s::bigint) g(i) LEFT JOIN chunks c ON c.id = g.i"
@@ -236,9 +243,9 @@ class PostgresPostings:
         if self.min_rows <= 0 or limit == 0:
             return None
         self._queries += 1
-        raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
-            found = self._rank(raw, words, limit, title_weight, accept)
+            build_id, changed = _begin(raw)
+            found = self._rank(raw, build_id, changed, words, limit, title_weight, accept)
         except ValueError as exc:
             if not self._warned:
                 log.warning("BM25 postings damaged (%s): SQL answers until a rebuild", exc)
@@ -256,28 +263,30 @@ class PostgresPostings:
     def _rank(
         self,
         raw: Any,
+        build_id: bytes | None,
+        changed: np.ndarray,
         words: list[str],
         limit: int,
         title_weight: float,
         accept: Callable[[Any, list[int]], dict[int, str]],
     ) -> list[tuple[int, str, float]] | None:
-        row = raw.execute("SELECT value FROM bm25_meta WHERE key = 'build'").fetchone()
-        if row is None:
+        if build_id is None:
             self._maybe_first_build(raw)
             return None
-        base = self._load(raw, bytes(row[0]))
+        base = self._load(raw, build_id)
         lexemes = self._lexemes(raw, words)
         if lexemes is None:
             return None  # a word of several tokens is a phrase: SQL answers
         if not lexemes:
             return []
-        view = self._view(raw, base, lexemes)
-        changed, current_len, current = view.changed, view.lengths, view.current
+        view = self._view(raw, base, lexemes, changed)
+        current_len, current = view.lengths, view.current
         rows, avgdl = view.rows, view.avgdl
         norm, norm32 = self._norm(base, avgdl, current_len)
         lists: list[TermPostings] = []
+        found = self._postings(raw, base, lexemes)
         for lexeme in lexemes:
-            stored = self._postings(raw, base, lexeme)
+            stored = found[lexeme]
             mine = current[lexeme]
             pieces = []
             df = len(mine)
@@ -301,14 +310,9 @@ class PostgresPostings:
             lists += [TermPostings(*p, weight) for p in pieces if len(p[0])]
         return self._ranked(raw, norm32, norm, lists, limit, title_weight, accept)
 
-    def _view(self, raw: Any, base: _Base, lexemes: list[str]) -> _View:
+    def _view(self, raw: Any, base: _Base, lexemes: list[str], changed: np.ndarray) -> _View:
         """The build's statistics corrected by the changed chunks' build and current
         versions (read in the caller's transaction)."""
-        changed = np.array(
-            [r[0] for r in raw.execute("SELECT DISTINCT chunk_id FROM bm25_changes")],
-            dtype=np.int64,
-        )
-        changed.sort()
         if len(changed) > max(CHANGES_MIN, CHANGES_SHARE * base.rows):
             self._refresh()
         current_len: dict[int, int] = {}
@@ -333,16 +337,16 @@ class PostgresPostings:
         the changes since (the SQL path's statistics, no scan), or None without a build."""
         if self.min_rows <= 0:
             return None
-        raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
-            row = raw.execute("SELECT value FROM bm25_meta WHERE key = 'build'").fetchone()
-            if row is None:
+            build_id, changed = _begin(raw)
+            if build_id is None:
                 return None
-            base = self._load(raw, bytes(row[0]))
-            view = self._view(raw, base, list(dict.fromkeys(lexemes)))
+            base = self._load(raw, build_id)
+            view = self._view(raw, base, list(dict.fromkeys(lexemes)), changed)
             counts = {}
+            found = self._postings(raw, base, list(view.current))
             for lexeme in view.current:
-                stored = self._postings(raw, base, lexeme)
+                stored = found[lexeme]
                 df = len(view.current[lexeme])
                 if stored is not None:
                     keep = _not_in(stored[0], view.changed)
@@ -423,31 +427,47 @@ class PostgresPostings:
             self._norms = (key, norm, norm32)
         return norm, norm32
 
-    def _postings(self, raw: Any, base: _Base, lexeme: str) -> tuple[np.ndarray, ...] | None:
-        """A lexeme's stored arrays (native byte order, checked), remembered per build."""
+    def _postings(
+        self, raw: Any, base: _Base, lexemes: list[str]
+    ) -> dict[str, tuple[np.ndarray, ...] | None]:
+        """The lexemes' stored arrays (native byte order, checked), remembered per build;
+        the ones not remembered read in one statement."""
+        found: dict[str, tuple[np.ndarray, ...] | None] = {}
         with self._lock:
-            if self._base is base and lexeme in self._rows:
-                self._rows.move_to_end(lexeme)
-                return self._rows[lexeme]
-        row = raw.execute(
-            "SELECT df, ids, tf, title_at, title_tf FROM bm25_postings WHERE term = %s",
-            (lexeme,),
-        ).fetchone()
-        if row is None:
-            return None
-        ids, tf, at, counts = bm25_arrays.decode(
-            lexeme,
-            bytes(row[1]),
-            bytes(row[2]),
-            bytes(row[3]),
-            bytes(row[4]),
-            size=len(base.lengths),
-            order=">",
-        )
-        ids = ids.astype(np.int64)
-        if int(row[0]) != len(ids) or bool(np.any(base.lengths[ids] < 0)):
-            raise ValueError(f"postings of {lexeme!r} disagree with the build's chunks")
-        arrays = (ids, tf.astype(np.uint16), at.astype(np.int64), counts.astype(np.uint16))
+            for lexeme in lexemes:
+                if self._base is base and lexeme in self._rows:
+                    self._rows.move_to_end(lexeme)
+                    found[lexeme] = self._rows[lexeme]
+        missing = [x for x in lexemes if x not in found]
+        if not missing:
+            return found
+        rows = raw.execute(
+            "SELECT term, df, ids, tf, title_at, title_tf FROM bm25_postings "
+            "WHERE term = ANY(%s::text[])",
+            (missing,),
+        ).fetchall()
+        for lexeme in missing:
+            found[lexeme] = None  # in no chunk of the build
+        for row in rows:
+            lexeme = str(row[0])
+            ids, tf, at, counts = bm25_arrays.decode(
+                lexeme,
+                bytes(row[2]),
+                bytes(row[3]),
+                bytes(row[4]),
+                bytes(row[5]),
+                size=len(base.lengths),
+                order=">",
+            )
+            ids = ids.astype(np.int64)
+            if int(row[1]) != len(ids) or bool(np.any(base.lengths[ids] < 0)):
+                raise ValueError(f"postings of {lexeme!r} disagree with the build's chunks")
+            arrays = (ids, tf.astype(np.uint16), at.astype(np.int64), counts.astype(np.uint16))
+            found[lexeme] = arrays
+            self._remember(base, lexeme, arrays)
+        return found
+
+    def _remember(self, base: _Base, lexeme: str, arrays: tuple[np.ndarray, ...]) -> None:
         size = sum(a.nbytes for a in arrays)
         with self._lock:
             if self._base is base and size < ROW_CACHE_BYTES:
@@ -456,7 +476,6 @@ class PostgresPostings:
                 while self._rows_bytes > ROW_CACHE_BYTES:
                     _, dropped = self._rows.popitem(last=False)
                     self._rows_bytes -= sum(a.nbytes for a in dropped)
-        return arrays
 
     def _lexemes(self, raw: Any, words: list[str]) -> list[str] | None:
         """The distinct lexemes of the words (stop words drop out, as in to_tsquery), or
@@ -548,6 +567,15 @@ class PostgresPostings:
     def close(self) -> None:
         self._stop.set()
         self.wait_until_built(timeout=60)
+
+
+def _begin(raw: Any) -> tuple[bytes | None, np.ndarray]:
+    """Open the query's REPEATABLE READ transaction; its build id and changed ids."""
+    cursor = raw.execute(_BEGIN_SQL)
+    cursor.nextset()
+    build_id, changed = cursor.fetchone()
+    ids = np.array(changed or [], dtype=np.int64)
+    return (None if build_id is None else bytes(build_id)), ids
 
 
 def _not_in(ids: np.ndarray, changed: np.ndarray) -> np.ndarray | None:
