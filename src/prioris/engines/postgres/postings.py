@@ -100,7 +100,8 @@ _CURRENT_SQL = (
     "+ cardinality(array_positions(u.weights, 'C')), 0), "
     "coalesce(cardinality(array_positions(u.weights, 'A')), 0) "
     "FROM chunks c LEFT JOIN LATERAL (SELECT * FROM unnest(c.tsv) v "
-    "WHERE v.lexeme = ANY(%s::text[])) u ON true WHERE c.id = ANY(%s::bigint[])"
+    "WHERE v.lexeme = ANY({lexemes})) u ON true "
+    "WHERE c.id IN (SELECT chunk_id FROM bm25_changes)"
 )
 
 
@@ -133,6 +134,17 @@ class _View:
     changed: np.ndarray
     lengths: dict[int, int]
     current: dict[str, dict[int, tuple[int, int]]]
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What :meth:`PostgresPostings._open` read in the query's snapshot."""
+
+    build_id: bytes | None
+    changed: np.ndarray  # sorted
+    current: list[Any]  # (id, length, lexeme, 2B + C, A) of the changed chunks now
+    rows: list[Any] | None  # the term rows of the lexemes ``asked`` (not remembered)
+    asked: list[str]
 
 
 def _text(value: Any) -> str:
@@ -243,9 +255,12 @@ class PostgresPostings:
         if self.min_rows <= 0 or limit == 0:
             return None
         self._queries += 1
+        lexemes = self._lexemes(raw, words)  # the dictionary only: before the snapshot
+        if lexemes is None:
+            return None  # a word of several tokens is a phrase: SQL answers
         try:
-            build_id, changed = _begin(raw)
-            found = self._rank(raw, build_id, changed, words, limit, title_weight, accept)
+            read = self._open(raw, lexemes)
+            found = self._rank(raw, read, lexemes, limit, title_weight, accept)
         except ValueError as exc:
             if not self._warned:
                 log.warning("BM25 postings damaged (%s): SQL answers until a rebuild", exc)
@@ -263,28 +278,25 @@ class PostgresPostings:
     def _rank(
         self,
         raw: Any,
-        build_id: bytes | None,
-        changed: np.ndarray,
-        words: list[str],
+        read: _Read,
+        lexemes: list[str],
         limit: int,
         title_weight: float,
         accept: Callable[[Any, list[int]], dict[int, str]],
     ) -> list[tuple[int, str, float]] | None:
-        if build_id is None:
+        if read.build_id is None:
             self._maybe_first_build(raw)
             return None
-        base = self._load(raw, build_id)
-        lexemes = self._lexemes(raw, words)
-        if lexemes is None:
-            return None  # a word of several tokens is a phrase: SQL answers
+        base = self._load(raw, read.build_id)
         if not lexemes:
             return []
-        view = self._view(raw, base, lexemes, changed)
+        changed = read.changed
+        view = self._view(base, lexemes, read)
         current_len, current = view.lengths, view.current
         rows, avgdl = view.rows, view.avgdl
         norm, norm32 = self._norm(base, avgdl, current_len)
         lists: list[TermPostings] = []
-        found = self._postings(raw, base, lexemes)
+        found = self._postings(raw, base, lexemes, read)
         for lexeme in lexemes:
             stored = found[lexeme]
             mine = current[lexeme]
@@ -310,20 +322,52 @@ class PostgresPostings:
             lists += [TermPostings(*p, weight) for p in pieces if len(p[0])]
         return self._ranked(raw, norm32, norm, lists, limit, title_weight, accept)
 
-    def _view(self, raw: Any, base: _Base, lexemes: list[str], changed: np.ndarray) -> _View:
+    def _open(self, raw: Any, lexemes: list[str]) -> _Read:
+        """One round trip: the REPEATABLE READ transaction begun, the build id, the
+        changed ids, their current rows and the term rows this process does not remember
+        (all of them when the build is not the one it used last)."""
+        from psycopg import sql
+
+        with self._lock:
+            base = self._base
+            missing = [x for x in lexemes if base is None or x not in self._rows]
+        array = "ARRAY[" + ", ".join(sql.Literal(x).as_string(raw) for x in lexemes) + "]::text[]"
+        parts = [_BEGIN_SQL, _CURRENT_SQL.format(lexemes=array)]
+        if missing:
+            wanted = ", ".join(sql.Literal(x).as_string(raw) for x in missing)
+            parts.append(
+                "SELECT term, df, ids, tf, title_at, title_tf FROM bm25_postings "
+                f"WHERE term = ANY(ARRAY[{wanted}]::text[])"
+            )
+        cursor = raw.execute("; ".join(parts))
+        cursor.nextset()
+        build_id, changed = cursor.fetchone()
+        cursor.nextset()
+        current = cursor.fetchall()
+        rows = None
+        if missing:
+            cursor.nextset()
+            rows = cursor.fetchall()
+        return _Read(
+            None if build_id is None else bytes(build_id),
+            np.array(changed or [], dtype=np.int64),
+            current,
+            rows,
+            missing,
+        )
+
+    def _view(self, base: _Base, lexemes: list[str], read: _Read) -> _View:
         """The build's statistics corrected by the changed chunks' build and current
         versions (read in the caller's transaction)."""
+        changed = read.changed
         if len(changed) > max(CHANGES_MIN, CHANGES_SHARE * base.rows):
             self._refresh()
         current_len: dict[int, int] = {}
         current: dict[str, dict[int, tuple[int, int]]] = {x: {} for x in lexemes}
-        if len(changed):
-            for cid, length, lexeme, tf, a in raw.execute(
-                _CURRENT_SQL, (lexemes, changed.tolist())
-            ):
-                current_len[int(cid)] = int(length)
-                if lexeme is not None:
-                    current[lexeme][int(cid)] = (int(tf), int(a))
+        for cid, length, lexeme, tf, a in read.current:
+            current_len[int(cid)] = int(length)
+            if lexeme is not None and lexeme in current:
+                current[lexeme][int(cid)] = (int(tf), int(a))
         lengths = base.lengths
         was = changed[changed < len(lengths)]
         was = was[lengths[was] >= 0]  # changed chunks that the build counted
@@ -337,14 +381,15 @@ class PostgresPostings:
         the changes since (the SQL path's statistics, no scan), or None without a build."""
         if self.min_rows <= 0:
             return None
+        lexemes = list(dict.fromkeys(lexemes))
         try:
-            build_id, changed = _begin(raw)
-            if build_id is None:
+            read = self._open(raw, lexemes)
+            if read.build_id is None:
                 return None
-            base = self._load(raw, build_id)
-            view = self._view(raw, base, list(dict.fromkeys(lexemes)), changed)
+            base = self._load(raw, read.build_id)
+            view = self._view(base, lexemes, read)
             counts = {}
-            found = self._postings(raw, base, list(view.current))
+            found = self._postings(raw, base, lexemes, read)
             for lexeme in view.current:
                 stored = found[lexeme]
                 df = len(view.current[lexeme])
@@ -428,11 +473,13 @@ class PostgresPostings:
         return norm, norm32
 
     def _postings(
-        self, raw: Any, base: _Base, lexemes: list[str]
+        self, raw: Any, base: _Base, lexemes: list[str], read: _Read
     ) -> dict[str, tuple[np.ndarray, ...] | None]:
         """The lexemes' stored arrays (native byte order, checked), remembered per build;
-        the ones not remembered read in one statement."""
+        those :meth:`_open` read (for the build it guessed) or else one more statement."""
         found: dict[str, tuple[np.ndarray, ...] | None] = {}
+        if read.rows is not None:  # read in the snapshot: rows of its build, ``base``
+            found.update(self._decode(base, read.asked, read.rows))
         with self._lock:
             for lexeme in lexemes:
                 if self._base is base and lexeme in self._rows:
@@ -446,8 +493,15 @@ class PostgresPostings:
             "WHERE term = ANY(%s::text[])",
             (missing,),
         ).fetchall()
-        for lexeme in missing:
-            found[lexeme] = None  # in no chunk of the build
+        found.update(self._decode(base, missing, rows))
+        return found
+
+    def _decode(
+        self, base: _Base, asked: list[str], rows: list[Any]
+    ) -> dict[str, tuple[np.ndarray, ...] | None]:
+        """Term rows checked and decoded (and remembered); a lexeme without a row is in
+        no chunk of the build."""
+        found: dict[str, tuple[np.ndarray, ...] | None] = dict.fromkeys(asked)
         for row in rows:
             lexeme = str(row[0])
             ids, tf, at, counts = bm25_arrays.decode(
@@ -567,15 +621,6 @@ class PostgresPostings:
     def close(self) -> None:
         self._stop.set()
         self.wait_until_built(timeout=60)
-
-
-def _begin(raw: Any) -> tuple[bytes | None, np.ndarray]:
-    """Open the query's REPEATABLE READ transaction; its build id and changed ids."""
-    cursor = raw.execute(_BEGIN_SQL)
-    cursor.nextset()
-    build_id, changed = cursor.fetchone()
-    ids = np.array(changed or [], dtype=np.int64)
-    return (None if build_id is None else bytes(build_id)), ids
 
 
 def _not_in(ids: np.ndarray, changed: np.ndarray) -> np.ndarray | None:
