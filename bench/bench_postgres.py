@@ -11,10 +11,15 @@ into it with ``migrate-to`` (vectors carried over, no re-embedding), then prints
 - with ``--synthetic N``: the same latency and recall on ``bench_latency.py``'s synthetic
   library of N chunks, copied in;
 - with ``--import-docs N``: import throughput of N SciFact records into each backend
-  against the embedding model alone on the same texts.
+  against the embedding model alone on the same texts;
+- with ``--postings``: instead of the figures above, the BM25 postings table of issue 24
+  (engines/postgres/postings.py): per library, p50/p95 per mode on SQLite (as served),
+  PostgreSQL's SQL path and PostgreSQL's postings, the build's time and table size, how
+  many fts lists the two PostgreSQL paths share, and (SciFact) fts nDCG@10 of both.
 
     .venv/bin/python bench/bench_postgres.py
     .venv/bin/python bench/bench_postgres.py --synthetic 100000 --import-docs 500
+    .venv/bin/python bench/bench_postgres.py --postings --synthetic 100000
 """
 
 from __future__ import annotations
@@ -48,9 +53,19 @@ def schema_url(base: str, schema: str) -> str:
     return f"{base}{joiner}options=-csearch_path%3D{schema},public"
 
 
+REUSE = False  # --reuse: a schema that holds chunks already is not copied again
+
+
 def copy_in(data_dir: Path, url: str) -> dict[str, Any]:
+    import psycopg
+
     from prioris.library import migrate_library
 
+    if REUSE:
+        with psycopg.connect(url, autocommit=True) as conn:
+            held = conn.execute("SELECT to_regclass('chunks') IS NOT NULL").fetchone()[0]
+            if held and conn.execute("SELECT count(*) FROM chunks").fetchone()[0]:
+                return {"seconds": 0.0, "reused": True}
     started = time.perf_counter()
     report = migrate_library(common.settings_for(data_dir), url)
     report["seconds"] = round(time.perf_counter() - started, 1)
@@ -113,6 +128,97 @@ def compare_latency(name: str, data_dir: Path, url: str, queries: list[str], emb
     rows = [("sqlite", *r) for r in sqlite_rows] + [("postgresql", *r) for r in pg_rows]
     print(f"\n{name}: {len(queries)} queries, k=10, ms (query embedding included):")
     common.print_table(["backend", "mode", "queries", "p50", "p95"], rows)
+
+
+def _postings_on(library: Any, on: bool) -> Any:
+    """The PostgreSQL backend's postings switched on (built here, not in the background)
+    or off (every query on the SQL path)."""
+    postings = library.searcher.backend.postings
+    postings.min_rows, postings._background = (1 if on else 10**12), False
+    return postings
+
+
+def postings_figures(
+    name: str, data_dir: Path, url: str, queries: list[str], embedder: Any, train: Any = None
+) -> None:
+    """SQLite as served, PostgreSQL's SQL path and its postings on one library."""
+    import os
+
+    import bench_scifact
+
+    from prioris.engines.postgres import postings as pg_postings
+
+    print(f"\n{name}: load average {os.getloadavg()[0]:.2f} at start")
+    with common.open_library(data_dir, embedder=embedder) as library:
+        backend = library.searcher.backend
+        latency(library, queries)
+        for waiter in ("vector_cache", "postings"):
+            part = getattr(backend, waiter, None)
+            for method in ("wait_until_loaded", "wait_until_built"):
+                if part is not None and hasattr(part, method):
+                    getattr(part, method)(900)
+        sqlite_rows = latency(library, queries)
+    with open_pg(data_dir, url, embedder) as library:
+        postings = _postings_on(library, False)
+        sql_rows = latency(library, queries)
+        sql_lists = [
+            [(h.id, h.chunk_id) for h in library.search(q, mode="fts", k=10).hits] for q in queries
+        ]
+        sql_quality = train and bench_scifact.score(
+            library.searcher, common.load_queries(), train, "fts"
+        )
+        _postings_on(library, True)
+        result = postings.build_now()
+        with library.storage.pool().connection() as raw:
+            size = raw.execute(
+                "SELECT pg_total_relation_size('bm25_postings') + "
+                "pg_total_relation_size('bm25_meta')"
+            ).fetchone()[0]
+        print(
+            f"postings built in {result.seconds:.1f} s: {result.terms} terms, "
+            f"{result.pairs} (term, chunk) pairs, {result.rows} chunks, "
+            f"{size / 2**20:.1f} MiB"
+        )
+        postings._base = None  # the first query reads the build's lengths again
+        started = time.perf_counter()
+        library.search(queries[0], mode="fts", k=10)
+        cold = (time.perf_counter() - started) * 1000
+        post_rows = latency(library, queries)
+        post_lists = [
+            [(h.id, h.chunk_id) for h in library.search(q, mode="fts", k=10).hits] for q in queries
+        ]
+        print(f"first query after the build (lengths read, no term cached): {cold:.1f} ms")
+        same = sum(a == b for a, b in zip(sql_lists, post_lists, strict=True))
+        print(f"fts top-10 lists identical on both PostgreSQL paths: {same}/{len(queries)}")
+        if train:
+            post_quality = bench_scifact.score(
+                library.searcher, common.load_queries(), train, "fts"
+            )
+            print(
+                f"fts nDCG@10: SQL path {sql_quality['ndcg@10']}, postings "
+                f"{post_quality['ndcg@10']} (recall@100 {sql_quality['recall@100']} / "
+                f"{post_quality['recall@100']}); postings answered {postings.answered}"
+            )
+        # writes since the build: 1% of the chunks changed (half the share that rebuilds)
+        changed = max(1, int(result.rows * pg_postings.CHANGES_SHARE / 2))
+        with library.storage.pool().connection() as raw:
+            raw.execute(
+                "UPDATE chunks SET heading = heading WHERE id IN "
+                "(SELECT id FROM chunks ORDER BY id DESC LIMIT %s)",
+                (changed,),
+            )
+        changed_rows = latency(library, queries)
+        changed_lists = [
+            [(h.id, h.chunk_id) for h in library.search(q, mode="fts", k=10).hits] for q in queries
+        ]
+        same = sum(a == b for a, b in zip(sql_lists, changed_lists, strict=True))
+        print(f"{changed} chunks changed since the build: same fts lists {same}/{len(queries)}")
+    rows = [("sqlite", *r) for r in sqlite_rows]
+    rows += [("pg sql", *r) for r in sql_rows] + [("pg postings", *r) for r in post_rows]
+    rows += [(f"pg postings +{changed} changed", *r) for r in changed_rows]
+    print(f"{name}: {len(queries)} queries, k=10, ms (query embedding included):")
+    common.print_table(["backend", "mode", "queries", "p50", "p95"], rows)
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
 
 
 def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) -> None:
@@ -193,6 +299,27 @@ def import_throughput(count: int, url: str) -> None:
     common.print_table(["backend", "stored", "records/s"], rows)
 
 
+def postings_only(
+    args: Any, base: str, data_dir: Path, url: str, queries: list[str], embedder: Any
+) -> int:
+    train = None if args.skip_quality else common.load_qrels("train")
+    if not args.skip_scifact:
+        postings_figures("SciFact", data_dir, url, queries, embedder, train)
+    if args.synthetic:
+        import bench_latency
+
+        synth_dir = common.OUT / f"synthetic-{args.synthetic // 1000}k"
+        synth = bench_latency.build_synthetic(
+            synth_dir, args.synthetic, model_id=embedder.model_id, dim=embedder.dim
+        )
+        synth_url = schema_url(base, f"synthetic_{args.synthetic}")
+        report = copy_in(synth_dir, synth_url)
+        print(f"\nsynthetic {args.synthetic} chunks copied in {report['seconds']} s")
+        words = bench_latency.synthetic_queries(synth["vocabulary"], args.queries)
+        postings_figures("synthetic", synth_dir, synth_url, words, embedder)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="a PostgreSQL server to use instead of pgserver")
@@ -200,7 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, help="chunks of a synthetic library too")
     parser.add_argument("--import-docs", type=int, help="import throughput on N records")
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument(
+        "--postings", action="store_true", help="the BM25 postings table's figures only"
+    )
+    parser.add_argument("--reuse", action="store_true", help="keep libraries copied before")
+    parser.add_argument("--skip-scifact", action="store_true", help="with --postings")
     args = parser.parse_args(argv)
+    global REUSE
+    REUSE = args.reuse
     common.require_scifact()
     import bench_scifact
 
@@ -216,11 +350,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"SciFact ({info['chunks']} chunks) copied to PostgreSQL in "
                 f"{report['seconds']} s: {report}"
             )
-            if not args.skip_quality:
-                quality(data_dir, url)
             queries = list(common.load_queries().values())[: args.queries]
             with common.open_library(data_dir) as library:
                 embedder = bench_scifact.CachedQueries(library.embedder)
+            if args.postings:
+                return postings_only(args, base, data_dir, url, queries, embedder)
+            if not args.skip_quality:
+                quality(data_dir, url)
             compare_latency("SciFact", data_dir, url, queries, embedder)
             hnsw_figures(data_dir, url, queries, embedder)
             if args.synthetic:

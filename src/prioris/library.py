@@ -479,6 +479,13 @@ class Library:
         (``on_progress`` counts chunks and works together)."""
         return self._reindexer().run(on_progress)
 
+    def build_postings(self) -> dict[str, Any] | None:
+        """PostgreSQL: rebuild the BM25 postings table now (``reindex --postings``); a
+        searching process otherwise builds it in the background. None on SQLite, whose
+        sidecar a searching process keeps built by itself."""
+        build = getattr(self.searcher.backend, "build_postings", None)
+        return None if build is None else build()
+
     def reread_references(
         self, *, on_progress: Callable[[int, int], None] | None = None
     ) -> dict[str, Any]:

@@ -8,7 +8,9 @@ from how many chunks hold it, and the length from ``chunks.tsv_length``. Postgre
 ``ts_rank_cd`` (no idf) scored 0.46 nDCG@10 on SciFact train against BM25's 0.70
 (docs/benchmarks.md), hence this. Chunk count, average length and per-lexeme counts are
 remembered until the index changes (past ``LARGE`` chunks, at most every
-``STATS_SECONDS`` while it changes: a count costs a scan).
+``STATS_SECONDS`` while it changes: a count costs a scan) -- unless the BM25 postings table
+(:mod:`prioris.engines.postgres.postings`) has a build: the statistics are then exact at
+every query, and a plain query is ranked from the postings in numpy, not in SQL.
 
 Vectors: pgvector 0.6 has no iterative index scans, so an HNSW scan returns at most
 ``hnsw.ef_search`` candidates *before* the filters: a filtered query that comes back
@@ -30,8 +32,10 @@ import numpy as np
 
 from prioris.engines.postgres.connection import PgConnection
 from prioris.engines.postgres.index import VECTOR_TABLE
+from prioris.engines.postgres.postings import PostgresPostings
 from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import InvalidRequestError
+from prioris.search import fts_plan
 from prioris.search.fts_plan import idf
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
 from prioris.storage import labels as label_store
@@ -68,9 +72,27 @@ BM25_SQL = (
 )
 
 
+def plain_words(expression: str) -> list[str] | None:
+    """The words of a plain query (``"a" OR "b"``, or one ``"word"``) when each is one
+    word character run, else None: what the postings table can rank."""
+    quoted = fts_plan.words_of(expression)
+    if quoted is None:
+        inner = expression[1:-1]
+        if len(expression) < 3 or expression[0] != '"' or expression[-1] != '"' or '"' in inner:
+            return None
+        quoted = [expression]
+    words = [w[1:-1] for w in quoted]
+    return words if all(_WORD.fullmatch(w) for w in words) else None
+
+
 class PostgresSearchBackend:
-    def __init__(self, storage: Any, *, ef_search: int = 100) -> None:
+    def __init__(
+        self, storage: Any, *, ef_search: int = 100, postings_min_rows: int = LARGE
+    ) -> None:
         self.storage = storage
+        self.postings = PostgresPostings(
+            lambda: storage.connect(migrate=False).raw, min_rows=postings_min_rows
+        )
         self.ef_search = max(1, min(int(ef_search), MAX_EF_SEARCH))
         self.widened = 0  # KNN queries asked again with a wider ef_search (bench reads it)
         self.exact = 0  # ... and answered by an exact scan
@@ -84,7 +106,16 @@ class PostgresSearchBackend:
         with self.storage.pool().connection() as raw:
             return work(PgConnection(raw, self.storage.location))
 
+    def build_postings(self) -> dict[str, Any]:
+        """The BM25 postings table rebuilt now; what the build did (``built`` false when
+        another process was building)."""
+        result = self.postings.build_now()
+        if result is None:
+            return {"built": False}
+        return {"built": True, **{k: getattr(result, k) for k in result.__dataclass_fields__}}
+
     def close(self) -> None:
+        self.postings.close()
         self.storage.close()
 
     def fts(
@@ -95,6 +126,15 @@ class PostgresSearchBackend:
         query = to_tsquery_text(expression)
         if query is None:
             return []
+        words = plain_words(expression) if title_weight > 0 else None
+        if words is not None:
+            ranked = self._run(
+                lambda conn: self.postings.rank(
+                    conn.raw, words, limit, title_weight=title_weight, accept=self._accept(filters)
+                )
+            )
+            if ranked is not None:
+                return [ChunkScore(c, w, s) for c, w, s in ranked]
         words = " ".join(w for w in _WORD.findall(expression) if w not in _OPERATORS)
         where, params = _where(filters, "w", "id")
         join = " JOIN works w ON w.id = c.work_id" if where else ""
@@ -125,11 +165,30 @@ class PostgresSearchBackend:
             raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {exc}") from None
         return [ChunkScore(int(r[0]), str(r[1]), float(r[2])) for r in found]
 
+    @staticmethod
+    def _accept(filters: SearchFilters) -> Any:
+        """The work of each chunk id the filters keep, read on the ranking's connection."""
+        where, params = _where(filters, "w", "id")
+        join = " JOIN works w ON w.id = c.work_id" if where else ""
+        sql = f"SELECT c.id, c.work_id FROM chunks c{join} WHERE c.id = ANY(?){where}"
+
+        def accept(raw: Any, ids: list[int]) -> dict[int, str]:
+            rows = PgConnection(raw, "").execute(sql, [ids, *params]).fetchall()
+            return {int(r[0]): str(r[1]) for r in rows}
+
+        return accept
+
     def _statistics(
         self, conn: PgConnection, lexemes: list[str]
     ) -> tuple[int, float, dict[str, int]]:
-        """Chunk count, average length and the chunk count of each lexeme (remembered)."""
+        """Chunk count, average length and the chunk count of each lexeme: exact from the
+        postings table and the changes since its build when there is one, else counted
+        and remembered (past ``LARGE`` chunks, for up to ``STATS_SECONDS``)."""
         from prioris.storage.chunks import vectors_version
+
+        exact = self.postings.statistics(conn.raw, lexemes)
+        if exact is not None:
+            return exact
 
         version = vectors_version(conn)
         with self._stats_lock:

@@ -52,6 +52,8 @@ class PostgresStorage:
         )
         self.pool_size = int(getattr(settings, "pg_pool_size", 4))
         self.ef_search = int(getattr(settings, "pg_ef_search", 100))
+        # plain FTS queries ranked from the BM25 postings table from this many chunks
+        self.postings_min_chunks = int(getattr(settings, "postings_min_chunks", 100_000))
         self._pool: Any = None
         self._pool_lock = threading.Lock()
 
@@ -102,7 +104,9 @@ class PostgresStorage:
     def search_backend(self) -> Any:
         from prioris.engines.postgres.search import PostgresSearchBackend
 
-        return PostgresSearchBackend(self, ef_search=self.ef_search)
+        return PostgresSearchBackend(
+            self, ef_search=self.ef_search, postings_min_rows=self.postings_min_chunks
+        )
 
     def size_bytes(self) -> int:
         """The library's tables with their indexes and TOAST (this schema only)."""

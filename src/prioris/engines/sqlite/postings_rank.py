@@ -30,13 +30,10 @@ import numpy as np
 
 from prioris.engines.sqlite import postings
 from prioris.engines.sqlite.connection import sqlite3
-from prioris.search import fts_plan
+from prioris.search import bm25_arrays, fts_plan
+from prioris.search.bm25_arrays import K1
 
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered
-# float32 first-pass scores err by ~1e-7 per term added: chunks down to this share below
-# the limit-th score are scored again in float64, so float32 never decides the list
-FLOAT32_MARGIN = 1e-4
 FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 log = logging.getLogger(__name__)
 
@@ -118,13 +115,13 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             raise ValueError("the sidecar does not describe this library")
         lengths = np.frombuffer(raw, dtype="<u4").astype(np.float64)
         avgdl = tokens / rows if rows else 1.0
-        norm = K1 * (1 - B + B * lengths / avgdl)
+        norm, norm32 = bm25_arrays.norms(lengths, avgdl)
         return _Snapshot(
             bytes(meta["key"]),
             conn,
             rows,
             norm,
-            norm.astype(np.float32),
+            norm32,
             str(meta["tokenizer"]),
             file_id,
         )
@@ -245,79 +242,30 @@ class PostingsRanker:
     def _score(
         self, snapshot: _Snapshot, terms: list[str], limit: int, title_weight: float
     ) -> list[tuple[int, float]]:
-        """Every chunk scored in float32 (half the memory traffic of float64), then the
-        head of the list, down to a margin below the cut that covers float32's rounding,
-        scored again in float64 in FTS5's order of terms: the scores FTS5 gives."""
-        scores = np.zeros(len(snapshot.norm32), dtype=np.float32)
+        """The scores FTS5 gives, from the shared numpy core (:func:`bm25_arrays.score`),
+        terms in FTS5's order."""
         lists = []
         for term in terms:  # a term twice (two words, one stem) counts twice, as in FTS5
             found = self._postings(snapshot, term)
-            if found is None:
-                continue  # in no chunk
-            lists.append(found)
-            ids, tf, at, counts, weight = found
-            freq = tf.astype(np.float32)
-            freq *= np.float32(0.5)
-            if len(at):
-                freq[at] += np.float32(title_weight) * counts
-            length = snapshot.norm32[ids]
-            length += freq
-            freq *= np.float32(weight)
-            freq /= length
-            scores[ids] += freq
-        if 0 <= limit < len(scores):
-            last = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-            matched = np.flatnonzero(scores >= last * np.float32(1 - FLOAT32_MARGIN))
-            if last == 0:
-                matched = matched[scores[matched] > 0]
-        else:
-            matched = np.flatnonzero(scores)
-        exact = np.zeros(len(matched), dtype=np.float64)
-        for ids, tf, at, counts, weight in lists:
-            where = np.minimum(np.searchsorted(ids, matched), len(ids) - 1)
-            hit = ids[where] == matched
-            where = where[hit]
-            freq = tf[where] * 0.5
-            if len(at):  # title counts of the hits: their positions among the title ones
-                spot = np.minimum(np.searchsorted(at, where), len(at) - 1)
-                titled = at[spot] == where
-                freq[titled] += title_weight * counts[spot[titled]]
-            exact[hit] += weight * freq / (freq + snapshot.norm[matched[hit]])
-        order = np.lexsort((matched, -exact))  # best first, ties by lowest chunk id
-        if limit >= 0:
-            order = order[:limit]
-        return [(int(matched[i]), float(exact[i])) for i in order]
+            if found is not None:  # else in no chunk
+                lists.append(found)
+        return bm25_arrays.score(snapshot.norm32, snapshot.norm, lists, limit, title_weight)
 
-    def _postings(self, snapshot: _Snapshot, term: str) -> tuple[Any, ...] | None:
+    def _postings(self, snapshot: _Snapshot, term: str) -> bm25_arrays.TermPostings | None:
         """A term's chunk ids, ``2 x text + heading`` counts, positions and counts of its
-        title occurrences, and ``idf x (k1 + 1)``."""
+        title occurrences, and ``idf x (k1 + 1)``, checked (:func:`bm25_arrays.decode`)."""
         with self._lock:
             row = snapshot.conn.execute(
                 "SELECT ids, tf, title_at, title_tf FROM postings WHERE term = ?", (term,)
             ).fetchone()
-        if row is None:
+        if row is None or len(row[0]) == 0:
             return None
-        ids = np.frombuffer(row[0], dtype="<i4")
-        if len(ids) == 0:
-            return None
-        width = len(row[1]) // len(ids)
-        at = np.frombuffer(row[2], dtype="<i4")
-        counts = np.frombuffer(row[3], dtype="<u2")
-        if (
-            width not in (1, 2)
-            or width * len(ids) != len(row[1])
-            or len(at) != len(counts)
-            or (len(at) and (at[0] < 0 or at[-1] >= len(ids)))
-            or ids[0] < 0
-            or ids[-1] >= len(snapshot.norm)
-            # written strictly increasing: out of order would change the ranking, and an
-            # id past the end in the middle would index out of the lengths
-            or (len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))
-            or (len(at) > 1 and bool(np.any(at[1:] <= at[:-1])))
-        ):
-            raise ValueError(f"postings of {term!r} damaged")
-        tf = np.frombuffer(row[1], dtype="<u1" if width == 1 else "<u2")
-        return ids, tf, at, counts, fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)
+        ids, tf, at, counts = bm25_arrays.decode(
+            term, row[0], row[1], row[2], row[3], size=len(snapshot.norm), order="<"
+        )
+        return bm25_arrays.TermPostings(
+            ids, tf, at, counts, fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)
+        )
 
     def _refresh(self) -> None:
         if time.monotonic() < self._next_build or not self._building.acquire(blocking=False):

@@ -41,6 +41,12 @@ def add_reindex(sub: Any) -> None:
         help="first read every stored work's reference list again from its stored text "
         "and link it to the works of the library (resumable; no download, no re-parse)",
     )
+    p.add_argument(
+        "--postings",
+        action="store_true",
+        help="PostgreSQL: first rebuild the BM25 postings table plain queries are ranked "
+        "from (a searching process otherwise builds it in the background)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
@@ -103,6 +109,17 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
             f"{plural(references['references'], 'reference')}, "
             f"{references['linked']} linked to works of your library"
         )
+    postings = library.build_postings() if getattr(args, "postings", False) else None
+    if not args.json and getattr(args, "postings", False):
+        if postings is None:
+            ctx.print_line("no postings table on SQLite: its sidecar is built by searches")
+        elif not postings["built"]:
+            ctx.print_line("postings not rebuilt: another process is building them")
+        else:
+            ctx.print_line(
+                f"rebuilt the BM25 postings of {plural(postings['rows'], 'chunk')} "
+                f"({postings['terms']} terms) in {postings['seconds']:.1f} s"
+            )
     status = library.status()
     total = status["stale_chunks"] + status["stale_works"]  # then the works' own vectors
     progress = bar(total, "vector", "reindex", wants_progress(args.json))
@@ -120,6 +137,8 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
             out["clean_text"] = cleaned
         if references is not None:
             out["references"] = references
+        if getattr(args, "postings", False):
+            out["postings"] = postings
         ctx.print_json(out)
     else:
         ctx.print_line(
