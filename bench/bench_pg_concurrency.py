@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
             copied = bench_postgres.copy_in(data_dir, url)
             print(f"copied {data_dir.name} into PostgreSQL in {copied['seconds']} s")
         model, dim = library_model(url)
+        with _library(url, model, dim) as library:  # PostgreSQL's BM25 postings, built now
+            built = library.build_postings()
+            print(f"BM25 postings built: {built}")
         rows = []
         figures = {}
         for name, writers in (("8 readers alone", 0), ("8 readers + 2 writers", WRITERS)):

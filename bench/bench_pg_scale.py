@@ -63,10 +63,13 @@ def server(folder: Path) -> tuple[Any, str]:
             restart = True
         else:
             restart = False
-    if restart:
+    if restart:  # as the user pgserver runs the server as (a system user when root)
         pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
         subprocess.run(
-            [str(pg_ctl), "-D", str(folder), "-w", "restart"], check=True, stdout=subprocess.DEVNULL
+            [str(pg_ctl), "-D", str(folder), "-w", "restart"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            user=handle.system_user,
         )
     return handle, url
 

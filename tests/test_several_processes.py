@@ -116,6 +116,7 @@ def test_a_write_in_another_process_is_searchable_at_once(
     location: str | None, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PRIORIS_MCP_POSTINGS_MIN_CHUNKS", "1")  # SQLite: postings from the start
+    monkeypatch.setenv("PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS", "1")  # PostgreSQL: its table
     monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)  # and the in-memory vector copy
     from prioris.config import load_settings
 

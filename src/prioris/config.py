@@ -96,6 +96,10 @@ class Settings:
     pg_connect_timeout_seconds: int = 10
     pg_statement_timeout_seconds: int = 300
     pg_ef_search: int = 100
+    # PostgreSQL ranks plain FTS queries from its BM25 postings table from this many chunks
+    # on: BM25 in SQL costs ~150 ms at SciFact's 9,000 passages already (docs/benchmarks.md
+    # section 10), where SQLite's FTS5 needs no help until 100,000; 0 never builds it
+    pg_postings_min_chunks: int = 1_000
     # a Zotero data directory (`prioris zotero sync`; default: Zotero's own, ~/Zotero) and
     # its base directory for linked attachments (Zotero's "Linked Attachment Base Directory")
     zotero_dir: Path | None = None
@@ -177,6 +181,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "PRIORIS_MCP_PG_CONNECT_TIMEOUT_SECONDS": (1, 3600),
     "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS": (1, 7 * DAY),
     "PRIORIS_MCP_PG_EF_SEARCH": (1, 1000),
+    "PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS": (0, 10**12),
 }
 
 
@@ -382,6 +387,9 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
             d.pg_statement_timeout_seconds,
         ),
         "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search),
+        "pg_postings_min_chunks": _integer(
+            env, "PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS", d.pg_postings_min_chunks
+        ),
     }
 
 

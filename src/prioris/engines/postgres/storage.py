@@ -53,7 +53,7 @@ class PostgresStorage:
         self.pool_size = int(getattr(settings, "pg_pool_size", 4))
         self.ef_search = int(getattr(settings, "pg_ef_search", 100))
         # plain FTS queries ranked from the BM25 postings table from this many chunks
-        self.postings_min_chunks = int(getattr(settings, "postings_min_chunks", 100_000))
+        self.postings_min_chunks = int(getattr(settings, "pg_postings_min_chunks", 1_000))
         self._pool: Any = None
         self._pool_lock = threading.Lock()
 
