@@ -89,9 +89,7 @@ def _reader(settings: Any, location: str | None) -> Library:
 def _found(library: Library, query: str) -> dict[str, set[str]]:
     """Each mode's works for the query, asking for more hits than the library holds (so a
     complete answer holds every match, and a stale copy shows as a missing one)."""
-    return {
-        mode: {h.id for h in library.search(query, mode=mode, k=100).hits} for mode in MODES
-    }
+    return {mode: {h.id for h in library.search(query, mode=mode, k=100).hits} for mode in MODES}
 
 
 def _warm(library: Library) -> None:
@@ -148,6 +146,5 @@ def test_a_write_in_another_process_is_searchable_at_once(
         _write(location, delete=["fresh", "w5"])
         for works in _found(reader, "peat quartzite tundra").values():
             assert "fresh" not in works and "w5" not in works
-        assert {mode: len(works) for mode, works in _found(reader, "peat").items()} == dict.fromkeys(
-            MODES, 39
-        )
+        counts = {mode: len(works) for mode, works in _found(reader, "peat").items()}
+        assert counts == dict.fromkeys(MODES, 39)
