@@ -345,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         else f"{common.mib(prioris_bytes):.1f} MiB"
     )
     print(
-        f"\non disk: LanceDB {common.mib(folder_bytes(lance_dir)):.1f} MiB (table + FTS and vector indexes); "
+        f"\non disk: LanceDB {common.mib(folder_bytes(lance_dir)):.1f} MiB "
+        "(table + FTS and vector indexes); "
         f"Prioris search tables {mine} (chunks, FTS5, vec0)"
         + (
             f" + BM25 postings sidecar {common.mib(sidecar.stat().st_size):.1f} MiB"
