@@ -94,8 +94,8 @@ class SearchService:
         self.config = fusion_config
         self.reranker = reranker
         # hybrid's halves in two threads (True) or one after the other in the caller's
-        # (False): threads won on two cores quiet and loaded alike, once ONNX Runtime's
-        # threads stopped spinning (docs/benchmarks.md, section 8, third round)
+        # (False): on the loaded 2-core machine threads were level or ahead at SciFact
+        # size, 100k and 1M (docs/benchmarks.md, section 8, third round)
         self.parallel_halves = True
 
     def close(self) -> None:
