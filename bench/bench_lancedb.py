@@ -19,6 +19,16 @@ on the SciFact train qrels.
 the same chunk texts and vectors, so the speed comparison holds at every size.
 
     PYTHONPATH=... .venv/bin/python bench/bench_lancedb.py --which synthetic --chunks 100000 -k 10
+
+``--index ivf_pq`` gives LanceDB the index a user with a large table would build
+(``create_index(metric="cosine", index_type="IVF_PQ", num_partitions=..., num_sub_vectors=48)``,
+queried with ``nprobes`` 20 and ``refine_factor`` 10 unless told otherwise): its build time,
+and both engines' vector recall@10 against exact float search over the same stored vectors,
+are printed beside the latencies and disk sizes. ``--library DIR`` reads a library built
+elsewhere (opened as it is; the exact top 10 is cached beside the LanceDB table):
+
+    PYTHONPATH=... .venv/bin/python bench/bench_lancedb.py --which realistic --chunks 100000 \
+        -k 10 --queries 100 --index ivf_pq
 """
 
 from __future__ import annotations
@@ -79,18 +89,79 @@ def best_works(rows: list[dict[str, Any]], k: int) -> list[str]:
     return seen[:k]
 
 
-def lance_search(table: Any, embedder: Any, query: str, mode: str, k: int) -> list[str]:
-    """One LanceDB query with its defaults (hybrid: RRF reranker), query embedded inside."""
+IVF_PQ_SUB_VECTORS = 48  # 384 dimensions / 48 = 8 per PQ code (the issue's setting)
+NPROBES = 20
+REFINE = 10
+
+
+def ivf_partitions(rows: int) -> int:
+    """IVF lists for a table: about sqrt(rows) (LanceDB's advice), 1,000 at a million (the
+    issue's run), and at least 256 training rows per list so k-means has enough."""
+    return max(1, min(round(rows**0.5), rows // 256))
+
+
+def with_index(query: Any, probes: tuple[int, int] | None) -> Any:
+    """The indexed search's settings on a LanceDB query (nothing without an index)."""
+    if probes is None:
+        return query
+    nprobes, refine = probes
+    return query.nprobes(nprobes).refine_factor(refine)
+
+
+def lance_search(
+    table: Any,
+    embedder: Any,
+    query: str,
+    mode: str,
+    k: int,
+    probes: tuple[int, int] | None = None,
+) -> list[str]:
+    """One LanceDB query with its defaults (hybrid: RRF reranker), query embedded inside;
+    ``probes`` (nprobes, refine_factor) when the vector column has an IVF_PQ index."""
     depth = k * 4  # chunks asked for, collapsed to k works (as Prioris does)
     if mode == "fts":
         rows = table.search(query, query_type="fts").limit(depth).to_list()
     elif mode == "vector":
         vector = embedder.embed_query(query)
-        rows = table.search(vector).metric("cosine").limit(depth).to_list()
+        search = with_index(table.search(vector).metric("cosine"), probes)
+        rows = search.limit(depth).to_list()
     else:
         vector = embedder.embed_query(query)
-        rows = table.search(query_type="hybrid").vector(vector).text(query).limit(depth).to_list()
+        search = table.search(query_type="hybrid").vector(vector).text(query)
+        rows = with_index(search, probes).limit(depth).to_list()
     return best_works(rows, k)
+
+
+def lance_recall(
+    table: Any, vectors: list[Any], truth: list[list[int]], probes: tuple[int, int] | None
+) -> float:
+    """LanceDB's chunk-level recall@10 against the exact top 10 (cosine)."""
+    found = 0
+    for vector, exact in zip(vectors, truth, strict=True):
+        search = with_index(table.search(vector).metric("cosine"), probes)
+        got = {row["chunk_id"] for row in search.limit(10).select(["chunk_id"]).to_list()}
+        found += len(got & set(exact))
+    return found / (10 * len(truth))
+
+
+def exact_truth(lance_dir: Path, library: Any, texts: list[str]) -> tuple[list[Any], list[Any]]:
+    """The query vectors and their exact top 10 chunks, cached beside the LanceDB table
+    (a library opened from elsewhere is only read)."""
+    import hashlib
+    import json
+
+    import vector_truth
+
+    from prioris.storage.chunks import vectors_version
+
+    vectors = [library.embedder.embed_query(text) for text in texts]
+    key = hashlib.sha256(json.dumps([vectors_version(library.conn), texts]).encode())
+    path = lance_dir / f"truth-{key.hexdigest()[:16]}.json"
+    if path.is_file():
+        return vectors, json.loads(path.read_text())
+    truth = vector_truth.exact_top(Path(library.settings.db_path), vectors)
+    path.write_text(json.dumps(truth))
+    return vectors, truth
 
 
 def folder_bytes(path: Path) -> int:
@@ -145,6 +216,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse", action="store_true", help="keep a LanceDB table built by an earlier run"
     )
+    parser.add_argument(
+        "--index", choices=("none", "ivf_pq"), default="none", help="LanceDB's vector index"
+    )
+    parser.add_argument("--partitions", type=int, help="IVF lists (default: ivf_partitions)")
+    parser.add_argument("--nprobes", type=int, default=NPROBES)
+    parser.add_argument("--refine", type=int, default=REFINE, help="refine_factor")
+    parser.add_argument("--library", type=Path, help="a library folder built elsewhere")
     args = parser.parse_args(argv)
     lancedb = _lancedb()
     common.require_scifact()
@@ -154,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels = common.load_qrels("train") or {}
         ids = sorted(q for q in qrels if q in queries)[: args.queries]
     else:
-        library_dir = common.OUT / f"{args.which}-{args.chunks // 1000}k"
+        library_dir = args.library or common.OUT / f"{args.which}-{args.chunks // 1000}k"
         queries, qrels = large_queries(args.which, library_dir, args.queries), {}
         ids = sorted(queries)
     if not (library_dir / "complete.json").is_file() and args.which != "scifact":
@@ -164,7 +242,12 @@ def main(argv: list[str] | None = None) -> int:
         print("SKIPPED: build the SciFact library first: .venv/bin/python bench/bench_scifact.py")
         return 0
     lance_dir = common.OUT / f"lancedb-{library_dir.name}"
+    if args.library is not None:
+        lance_dir = common.OUT / f"lancedb-{args.library.parent.name}-{library_dir.name}"
+    if args.index != "none":
+        lance_dir = lance_dir.with_name(f"{lance_dir.name}-{args.index}")
     built = lance_dir / "built"
+    probes = (args.nprobes, args.refine) if args.index == "ivf_pq" else None
     if not (args.reuse and built.is_file()):
         shutil.rmtree(lance_dir, ignore_errors=True)
     with common.open_library(library_dir) as library:
@@ -177,8 +260,29 @@ def main(argv: list[str] | None = None) -> int:
         else:
             table = db.create_table("chunks", data=export_chunks(Path(library.settings.db_path)))
             table.create_fts_index("text")
-            built.write_text("ok\n")
             print(f"LanceDB table and FTS index built in {time.perf_counter() - started:.0f} s")
+            if args.index == "ivf_pq":
+                partitions = args.partitions or ivf_partitions(table.count_rows())
+                started = time.perf_counter()
+                table.create_index(
+                    metric="cosine",
+                    index_type="IVF_PQ",
+                    num_partitions=partitions,
+                    num_sub_vectors=IVF_PQ_SUB_VECTORS,
+                    vector_column_name="vector",
+                )
+                seconds = time.perf_counter() - started
+                (lance_dir / "index.txt").write_text(
+                    f"IVF_PQ, {partitions} partitions, {IVF_PQ_SUB_VECTORS} sub-vectors, "
+                    f"built in {seconds:.1f} s\n"
+                )
+            built.write_text("ok\n")
+        if (lance_dir / "index.txt").is_file():
+            index_note = (lance_dir / "index.txt").read_text().strip()
+            print(
+                f"LanceDB vector index: {index_note}; nprobes {args.nprobes}, "
+                f"refine_factor {args.refine}"
+            )
         for q in list(queries.values())[:2]:  # the in-memory vector copy loads after these
             library.search(q, mode="vector", k=args.k)
         cache = getattr(library.searcher.backend, "vector_cache", None)
@@ -186,12 +290,19 @@ def main(argv: list[str] | None = None) -> int:
             cache.wait_until_loaded(900)
         for q in list(queries.values())[:5]:  # warm both
             for mode in MODES:
-                lance_search(table, embedder, q, mode, args.k)
+                lance_search(table, embedder, q, mode, args.k, probes)
                 library.search(q, mode=mode, k=args.k)
+        ranker = getattr(library.searcher.backend, "postings", None)
+        if ranker is not None:
+            ranker.wait_until_built(1800)  # the BM25 sidecar, from 100k chunks
         rows = []
+        lance_name = "LanceDB 0.40" + (" + IVF_PQ" if probes else "")
         for mode in MODES:
             for name, search in (
-                ("LanceDB 0.40", lambda q, m=mode: lance_search(table, embedder, q, m, args.k)),
+                (
+                    lance_name,
+                    lambda q, m=mode: lance_search(table, embedder, q, m, args.k, probes),
+                ),
                 (
                     "Prioris",
                     lambda q, m=mode: [h.id for h in library.search(q, mode=m, k=args.k).hits],
@@ -212,17 +323,36 @@ def main(argv: list[str] | None = None) -> int:
                         f"{quality['ndcg@10']:.4f}",
                     )
                 )
+        texts = [queries[q] for q in ids]
+        vectors, truth = exact_truth(lance_dir, library, texts)
+        recalls = {lance_name: lance_recall(table, vectors, truth, probes)}
+        import vector_truth
+
+        recalls["Prioris"] = vector_truth.recall_at_10(library, texts, truth)
         prioris_bytes = search_tables_bytes(Path(library.settings.db_path))
-    print(f"\n{library_dir.name} chunks, {len(ids)} queries, k={args.k}, query embedding included:")
+        sidecar = Path(str(library.settings.db_path) + ".bm25")
+    load = __import__("os").getloadavg()
+    print(
+        f"\n{library_dir.name} chunks, {len(ids)} queries, k={args.k}, query embedding "
+        f"included (load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}):"
+    )
     common.print_table(["mode", "engine", "p50 ms", "p95 ms", "nDCG@10"], rows)
+    for name, recall in recalls.items():
+        print(f"vector recall@10 against exact float search, {name}: {recall:.3f}")
     mine = (
         "n/a (no sqlite3 shell)"
         if prioris_bytes is None
         else f"{common.mib(prioris_bytes):.1f} MiB"
     )
     print(
-        f"\non disk: LanceDB {common.mib(folder_bytes(lance_dir)):.1f} MiB (table + FTS index); "
+        f"\non disk: LanceDB {common.mib(folder_bytes(lance_dir)):.1f} MiB "
+        "(table + FTS and vector indexes); "
         f"Prioris search tables {mine} (chunks, FTS5, vec0)"
+        + (
+            f" + BM25 postings sidecar {common.mib(sidecar.stat().st_size):.1f} MiB"
+            if sidecar.is_file()
+            else ""
+        )
     )
     return 0
 

@@ -31,6 +31,11 @@ _session_options_lock = threading.Lock()
 # 736 MiB without (docs/benchmarks.md, section 3 (d)). The arena (on) still recycles
 # buffers; bulk embedding measured 11-13% more CPU without the planner under heavy load.
 SESSION_OPTIONS = {"enable_mem_pattern": False}
+# ONNX Runtime's intra-op threads spin after each parallel step, waiting for the next one.
+# On two cores that spin takes the core hybrid search's FTS half (and any other job) needs:
+# with the machine loaded, a query embedding took 71 ms p50 spinning and 35 without, hybrid
+# search 310 against 218 ms (issue 26, docs/benchmarks.md section 8, third round).
+SESSION_CONFIG = {"session.intra_op.allow_spinning": "0"}
 
 
 @contextmanager
@@ -49,6 +54,8 @@ def _session_options(options: dict[str, Any]) -> Iterator[None]:
             super().__init__()
             for name, value in options.items():
                 setattr(self, name, value)
+            for key, entry in SESSION_CONFIG.items():
+                self.add_session_config_entry(key, entry)
 
     with _session_options_lock:
         onnxruntime.SessionOptions = _Configured

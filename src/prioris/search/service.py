@@ -73,7 +73,8 @@ class SearchService:
 
     Hybrid mode embeds the query and runs the KNN in a worker thread while the backend's
     FTS ranks in the caller's thread (SQLite, numpy and ONNX Runtime release the GIL, so
-    the halves overlap on two cores). Hits are built only for the k results returned.
+    the halves overlap on two cores; ``parallel_halves = False`` runs them in turn, as
+    vector mode always does). Hits are built only for the k results returned.
     An optional cross-encoder (``reranker``) re-orders the head of the list.
     """
 
@@ -92,6 +93,10 @@ class SearchService:
         self.embedder = embedder
         self.config = fusion_config
         self.reranker = reranker
+        # hybrid's halves in two threads (True) or one after the other in the caller's
+        # (False): on the loaded 2-core machine threads were level or ahead at SciFact
+        # size, 100k and 1M (docs/benchmarks.md, section 8, third round)
+        self.parallel_halves = True
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -144,13 +149,17 @@ class SearchService:
         fts_seen: list[ChunkScore] = []  # every chunk the lists were built from
         vec_seen: list[ChunkScore] = []
         pending = None
-        if mode in ("vector", "hybrid"):
+        vector = None
+        # vector mode (and hybrid without FTS words) embeds and ranks in this thread: a
+        # hand-off to the worker would only add a wake-up
+        if mode == "hybrid" and expression and self.parallel_halves:
             pending = self._pool.submit(self._vector, query, filters, depth, chunks, vec_seen)
         if mode in ("fts", "hybrid") and expression:
             fts_list = self._fts(expression, filters, depth, chunks, fts_seen)
-        vector = None
         if pending is not None:
             vector, vec_list = pending.result()
+        elif mode in ("vector", "hybrid"):
+            vector, vec_list = self._vector(query, filters, depth, chunks, vec_seen)
 
         ordered = self._order(mode, fts_list, vec_list, listed, chunks)
         if self.config.prf_docs > 0 and ordered and self._feedback_wanted(query, mode):
