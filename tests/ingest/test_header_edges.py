@@ -1,0 +1,51 @@
+"""Header edges the seeded mutation samples found untested (issue 25): where a title may
+stand on page 1, and a PDF whose first page was OCR'd to nothing while its second page
+has a text layer. Built from lines made here (no PDF)."""
+
+from __future__ import annotations
+
+from prioris.ingest.header.header import parse_header
+from prioris.ingest.header.layout import HeaderLine, HeaderPage, Span
+from prioris.ingest.header.metadata import pdf_metadata
+
+
+def _line(text: str, y: float, size: float = 10.0, *, block: int = 1) -> HeaderLine:
+    width = 5.0 * len(text)
+    span = Span(text, size, False, False, 100.0, 100.0 + width)
+    return HeaderLine((span,), 100.0, y, 100.0 + width, y + size, True, block)
+
+
+def _page(*lines: HeaderLine) -> HeaderPage:
+    return HeaderPage(list(lines), width=612, height=792)
+
+
+def test_a_large_line_in_the_lower_half_of_page_one_is_no_title() -> None:
+    """A pull quote set larger than the title, below the middle of the page (and above
+    where the search for a title ends without an abstract heading, three quarters down),
+    is not taken for the title: a title stands in the upper 55% of the page."""
+    page = _page(
+        _line("Coral Reef Recovery After Heatwaves", 90, 18, block=0),
+        _line("Ana Lima and Bo Chen", 130, 11, block=1),
+        _line("Reefs Remember Every Summer", 0.6 * 792, 24, block=2),
+    )
+    assert parse_header(page, 10.0).title == "Coral Reef Recovery After Heatwaves"
+    alone = _page(_line("Reefs Remember Every Summer", 0.6 * 792, 24))
+    assert parse_header(alone, 10.0).title is None
+
+
+def test_a_first_page_ocrd_to_nothing_before_a_page_with_a_text_layer() -> None:
+    """Page 1 was OCR'd (no layout) and gave no text, page 2 has a text layer: the record
+    is still read, from page 2's text, without touching page 1's missing layout."""
+    page_two = _page(
+        _line("Coral reef recovery after heatwaves", 80, 18),
+        _line("Ana Lima and Bo Chen", 120, 11),
+    )
+    text_two = (
+        "# Coral reef recovery after heatwaves\n\nAna Lima and Bo Chen\n\n"
+        "https://doi.org/10.5555/reef.2019\n"
+    )
+    meta = pdf_metadata(
+        info={}, xmp="", header_pages=[None, page_two], body_size=10.0, page_texts=["", text_two]
+    )
+    assert meta.identifiers == ["doi:10.5555/reef.2019"]
+    assert meta.title is None  # page 1's header is the one read: it has none
