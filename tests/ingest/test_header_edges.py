@@ -49,3 +49,13 @@ def test_a_first_page_ocrd_to_nothing_before_a_page_with_a_text_layer() -> None:
     )
     assert meta.identifiers == ["doi:10.5555/reef.2019"]
     assert meta.title is None  # page 1's header is the one read: it has none
+
+
+def test_xmp_creators_written_family_first_are_turned_only_when_whole() -> None:
+    """``Lima, Ana`` reads ``Ana Lima``; a suffix after the comma (``Chen, Jr.``) or a
+    name missing its given part (``Diaz,``) is kept as written."""
+    from prioris.ingest.header.embedded import read_embedded
+
+    items = "".join(f"<rdf:li>{n}</rdf:li>" for n in ("Lima, Ana", "Chen, Jr.", "Diaz,"))
+    xmp = f"<dc:creator><rdf:Seq>{items}</rdf:Seq></dc:creator>"
+    assert read_embedded({}, xmp).creators == [["Ana Lima", "Chen, Jr.", "Diaz,"]]
