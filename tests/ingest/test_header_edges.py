@@ -59,3 +59,18 @@ def test_xmp_creators_written_family_first_are_turned_only_when_whole() -> None:
     items = "".join(f"<rdf:li>{n}</rdf:li>" for n in ("Lima, Ana", "Chen, Jr.", "Diaz,"))
     xmp = f"<dc:creator><rdf:Seq>{items}</rdf:Seq></dc:creator>"
     assert read_embedded({}, xmp).creators == [["Ana Lima", "Chen, Jr.", "Diaz,"]]
+
+
+def test_sizes_within_the_tolerance_are_one_size_up_to_its_edge() -> None:
+    """Sizes within 4% of the larger (at least 0.35 pt) are one size, the edge included:
+    a title's second line set at 12 pt under a 12.5 pt first line is the same title."""
+    from prioris.ingest.header.header import _same_size
+
+    assert _same_size(12.5, 12.0)  # exactly 4% of 12.5
+    assert _same_size(8.0, 8.25)
+    assert not _same_size(12.6, 12.0)
+    page = _page(
+        _line("Coral Reef Recovery After", 90, 12.5, block=0),
+        _line("Repeated Heatwaves", 106, 12.0, block=0),
+    )
+    assert parse_header(page, 10.0).title == "Coral Reef Recovery After Repeated Heatwaves"
