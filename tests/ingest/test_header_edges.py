@@ -74,3 +74,14 @@ def test_sizes_within_the_tolerance_are_one_size_up_to_its_edge() -> None:
         _line("Repeated Heatwaves", 106, 12.0, block=0),
     )
     assert parse_header(page, 10.0).title == "Coral Reef Recovery After Repeated Heatwaves"
+
+
+def test_lower_case_elided_particles_start_a_name_word() -> None:
+    """``d'`` and ``o'`` (straight or curly apostrophe) may begin a name word in lower
+    case; another lower-case word may not."""
+    from prioris.ingest.header.names import looks_like_name
+
+    for name in ("Ana o'Brien", "Ana o’Brien", "Ana d'Souza", "Ana d’Souza"):
+        assert looks_like_name(name), name
+    assert not looks_like_name("Ana xBrien")
+    assert not looks_like_name("Ana o'")  # the particle alone is no word
