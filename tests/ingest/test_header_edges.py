@@ -85,3 +85,12 @@ def test_lower_case_elided_particles_start_a_name_word() -> None:
         assert looks_like_name(name), name
     assert not looks_like_name("Ana xBrien")
     assert not looks_like_name("Ana o'")  # the particle alone is no word
+
+
+def test_a_page_without_a_header_still_gives_its_small_print_as_notes() -> None:
+    """No title, no byline: the header zone is empty, and the small lines at the foot of
+    the page (where a paper prints Received/Published) are still its date notes."""
+    page = _page(_line("Received 3 May 2019; published 4 June 2019", 720, 8, block=2))
+    header = parse_header(page, 10.0)
+    assert header.title is None
+    assert header.notes == ["Received 3 May 2019; published 4 June 2019"]
