@@ -94,3 +94,16 @@ def test_a_page_without_a_header_still_gives_its_small_print_as_notes() -> None:
     header = parse_header(page, 10.0)
     assert header.title is None
     assert header.notes == ["Received 3 May 2019; published 4 June 2019"]
+
+
+def test_body_text_low_on_the_page_is_no_note() -> None:
+    """Only small print (at most 95% of the body size) at the top or foot of the page is
+    a note: a body-size sentence low on the page that mentions a year is not."""
+    page = _page(
+        _line("Coral Reef Recovery After Heatwaves", 90, 18, block=0),
+        _line("Ana Lima and Bo Chen", 130, 11, block=1),
+        _line("In 2016 the reefs bleached again.", 600, 10, block=5),
+        _line("Received 3 May 2019", 740, 9.5, block=6),
+    )
+    assert parse_header(page, 10.0).notes[-1:] == ["Received 3 May 2019"]
+    assert "In 2016 the reefs bleached again." not in parse_header(page, 10.0).notes
