@@ -107,3 +107,30 @@ def test_body_text_low_on_the_page_is_no_note() -> None:
     )
     assert parse_header(page, 10.0).notes[-1:] == ["Received 3 May 2019"]
     assert "In 2016 the reefs bleached again." not in parse_header(page, 10.0).notes
+
+
+def test_small_print_in_the_middle_of_the_page_is_no_note() -> None:
+    """Small print counts as a note at the top 12% or the lower 45% of the page (running
+    heads, footnotes), not between: a figure's small label mid-page is none."""
+    page = _page(
+        _line("Coral Reef Recovery After Heatwaves", 90, 18, block=0),
+        _line("Ana Lima and Bo Chen", 130, 11, block=1),
+        _line("Abstract", 200, 10, block=2),  # the header ends here
+        _line("Figure 1. Sites surveyed in 2016", 350, 8, block=4),
+        _line("Received 3 May 2019", 740, 8, block=6),
+    )
+    assert parse_header(page, 10.0).notes == ["Received 3 May 2019"]
+
+
+def test_a_left_column_header_keeps_a_byline_ending_at_the_column_s_edge() -> None:
+    """A title in the left column bounds its header to that column (half the page, one
+    point of slack): a byline ending exactly there is still in it."""
+    byline = "Ana Lima and Bo Chen and Carla Diaz Ferre"  # 41 characters: ends at x = 307
+    page = _page(
+        _line("Coral Reef Recovery", 90, 18, block=0),
+        HeaderLine(
+            (Span(byline, 11, False, False, 102.0, 307.0),), 102.0, 130, 307.0, 141, True, 1
+        ),
+    )
+    assert 612 * 0.5 + 1 == 307.0
+    assert parse_header(page, 10.0).authors == ["Ana Lima", "Bo Chen", "Carla Diaz Ferre"]
