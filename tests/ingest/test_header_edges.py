@@ -9,10 +9,12 @@ from prioris.ingest.header.layout import HeaderLine, HeaderPage, Span
 from prioris.ingest.header.metadata import pdf_metadata
 
 
-def _line(text: str, y: float, size: float = 10.0, *, block: int = 1) -> HeaderLine:
+def _line(
+    text: str, y: float, size: float = 10.0, *, block: int = 1, x: float = 100.0
+) -> HeaderLine:
     width = 5.0 * len(text)
-    span = Span(text, size, False, False, 100.0, 100.0 + width)
-    return HeaderLine((span,), 100.0, y, 100.0 + width, y + size, True, block)
+    span = Span(text, size, False, False, x, x + width)
+    return HeaderLine((span,), x, y, x + width, y + size, True, block)
 
 
 def _page(*lines: HeaderLine) -> HeaderPage:
@@ -134,3 +136,19 @@ def test_a_left_column_header_keeps_a_byline_ending_at_the_column_s_edge() -> No
     )
     assert 612 * 0.5 + 1 == 307.0
     assert parse_header(page, 10.0).authors == ["Ana Lima", "Bo Chen", "Carla Diaz Ferre"]
+
+
+def test_a_two_word_title_is_a_title() -> None:
+    page = _page(_line("Reef Recovery", 90, 18, block=0), _line("Ana Lima and Bo Chen", 130, 11))
+    assert parse_header(page, 10.0).title == "Reef Recovery"
+
+
+def test_a_right_column_header_leaves_the_left_column_out() -> None:
+    """A title in the right half bounds its header to that half: a name-like line in the
+    left column beside the byline is no author."""
+    page = _page(
+        _line("Coral Reef Recovery", 90, 18, x=320, block=0),
+        _line("Carla Diaz", 130, 11, x=50, block=1),
+        _line("Ana Lima and Bo Chen", 130, 11, x=320, block=2),
+    )
+    assert parse_header(page, 10.0).authors == ["Ana Lima", "Bo Chen"]
