@@ -152,3 +152,10 @@ def test_a_right_column_header_leaves_the_left_column_out() -> None:
         _line("Ana Lima and Bo Chen", 130, 11, x=320, block=2),
     )
     assert parse_header(page, 10.0).authors == ["Ana Lima", "Bo Chen"]
+
+
+def test_each_prism_date_of_the_xmp_packet_is_a_date_candidate() -> None:
+    from prioris.ingest.header.embedded import read_embedded
+
+    for tag in ("prism:coverDate", "prism:coverDisplayDate", "prism:publicationDate"):
+        assert read_embedded({}, f"<{tag}>2019-05-03</{tag}>").dates == ["2019-05-03"], tag
