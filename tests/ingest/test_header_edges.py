@@ -159,3 +159,29 @@ def test_each_prism_date_of_the_xmp_packet_is_a_date_candidate() -> None:
 
     for tag in ("prism:coverDate", "prism:coverDisplayDate", "prism:publicationDate"):
         assert read_embedded({}, f"<{tag}>2019-05-03</{tag}>").dates == ["2019-05-03"], tag
+
+
+def test_an_embedded_title_must_fit_in_a_run_of_at_most_run_lines_lines() -> None:
+    """Without a layout the page's text lines are tried in runs of up to ``_RUN_LINES``:
+    a title only found across one more line is not on the page."""
+    from prioris.ingest.header.embedded import _RUN_LINES, title_on_page
+
+    long = ["Thermotolerantsymbiontcommunities", "Recolonisationafterrepeatedbleaching"]
+    words = [long[0], *[f"Reef{chr(ord('a') + i)}" for i in range(_RUN_LINES - 1)], long[1]]
+    text = "\n".join([*words, "Ana Lima and Bo Chen"])
+    assert title_on_page(" ".join(words[:_RUN_LINES]), None, text)
+    assert not title_on_page(" ".join(words), None, text)
+
+
+def test_a_cover_page_without_an_author_line_gives_no_authors() -> None:
+    """A JSTOR-like cover page before the paper, naming no ``Author(s):``, and a paper
+    page whose header has no byline: no authors, and no error."""
+    cover = "Stable URL: https://www.jstor.org/stable/1\n\nThis content downloaded from 1.2.3.4"
+    meta = pdf_metadata(
+        info={},
+        xmp="",
+        header_pages=[None, None],
+        body_size=10.0,
+        page_texts=[cover, "we measured the reefs again"],
+    )
+    assert meta.authors == []
