@@ -185,3 +185,17 @@ def test_a_cover_page_without_an_author_line_gives_no_authors() -> None:
         page_texts=[cover, "we measured the reefs again"],
     )
     assert meta.authors == []
+
+
+def test_a_running_foot_in_the_bottom_band_gives_the_venue() -> None:
+    """A venue line printed at body size in the page's bottom band (a running foot, not
+    small print, so no date note) is read from the margins."""
+    page = _page(
+        _line("Coral Reef Recovery After Heatwaves", 90, 18, block=1),
+        _line("Ana Lima and Bo Chen", 130, 11, block=2),
+        _line("Journal of Reef Studies 12 (2019) 45-67", 740, 10, block=9),
+    )
+    meta = pdf_metadata(
+        info={}, xmp="", header_pages=[page, None], body_size=10.0, page_texts=["", ""]
+    )
+    assert (meta.venue, meta.volume, meta.pages) == ("Journal of Reef Studies", "12", "45-67")
