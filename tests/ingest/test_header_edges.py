@@ -199,3 +199,18 @@ def test_a_running_foot_in_the_bottom_band_gives_the_venue() -> None:
         info={}, xmp="", header_pages=[page, None], body_size=10.0, page_texts=["", ""]
     )
     assert (meta.venue, meta.volume, meta.pages) == ("Journal of Reef Studies", "12", "45-67")
+
+
+def test_a_cover_page_s_author_line_names_the_authors() -> None:
+    cover = (
+        "Coral Reef Recovery\nAuthor(s): Ana Lima and Bo Chen\n"
+        "Stable URL: https://www.jstor.org/stable/1\n\nThis content downloaded from 1.2.3.4"
+    )
+    meta = pdf_metadata(
+        info={},
+        xmp="",
+        header_pages=[None, None],
+        body_size=10.0,
+        page_texts=[cover, "we measured the reefs again"],
+    )
+    assert meta.authors == ["Ana Lima", "Bo Chen"]
