@@ -214,3 +214,11 @@ def test_a_cover_page_s_author_line_names_the_authors() -> None:
         page_texts=[cover, "we measured the reefs again"],
     )
     assert meta.authors == ["Ana Lima", "Bo Chen"]
+
+
+def test_xmp_fields_written_as_attributes_are_read() -> None:
+    from prioris.ingest.header.embedded import read_embedded
+
+    xmp = '<rdf:Description prism:doi="10.5555/reef" prism:volume="12"/>'
+    found = read_embedded({}, xmp)
+    assert (found.doi, found.volume) == ("10.5555/reef", "12")
