@@ -222,3 +222,16 @@ def test_xmp_fields_written_as_attributes_are_read() -> None:
     xmp = '<rdf:Description prism:doi="10.5555/reef" prism:volume="12"/>'
     found = read_embedded({}, xmp)
     assert (found.doi, found.volume) == ("10.5555/reef", "12")
+
+
+def test_info_authors_lose_their_et_al() -> None:
+    from prioris.ingest.header.embedded import read_embedded
+
+    assert read_embedded({"author": "Ana Lima et al."}, "").creators == [["Ana Lima"]]
+
+
+def test_an_embedded_title_printed_with_a_typo_is_still_on_the_page() -> None:
+    from prioris.ingest.header.embedded import title_on_page
+
+    text = "Coral reef recovery after repeated heatwaves\nAna Lima and Bo Chen"
+    assert title_on_page("Coral reef recovery after repeated heatwave", None, text)
