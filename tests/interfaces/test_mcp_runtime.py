@@ -230,3 +230,12 @@ def test_accounts_mode_needs_an_account_whose_role_allows_the_tool() -> None:
     assert not allowed.is_error
     assert allowed.structured_content == {"result": 3}
     assert audits == [("bo", "total", "items=[1, 2]", "mcp")]  # a change, so audited
+
+
+def test_upload_sessions_given_to_the_state_are_the_ones_it_uses(tmp_path: Path) -> None:
+    from prioris.ingest.uploads import UploadSessions
+
+    given = UploadSessions(tmp_path / "uploads", max_total_bytes=10)
+    state = ServerState(lambda: _Library(tmp_path), given)  # type: ignore[arg-type,return-value]
+    assert state.uploads() is given
+    state.close()
