@@ -28,6 +28,7 @@ from prioris.interfaces.mcp.runtime import (
     prioris_tool,
     resource_error,
 )
+from prioris.interfaces.mcp.uris import fulltext_mime
 
 
 def test_one_of_takes_either_name_and_refuses_two_different_values() -> None:
@@ -239,3 +240,38 @@ def test_upload_sessions_given_to_the_state_are_the_ones_it_uses(tmp_path: Path)
     state = ServerState(lambda: _Library(tmp_path), given)  # type: ignore[arg-type,return-value]
     assert state.uploads() is given
     state.close()
+
+
+def test_a_reader_may_call_a_reader_tool() -> None:
+    server = PriorisMCPServer("test")
+    server.prioris_accounts = True
+
+    @server.tool()
+    def research_arxiv_search(query: str) -> str:
+        return query.upper()
+
+    async def call() -> Any:
+        reader = SimpleNamespace(name="ana", role="reader")
+        return await server.call_tool(
+            "research_arxiv_search", {"query": "reefs"}, _account_context(reader)
+        )
+
+    result = anyio.run(call)
+    assert not result.is_error
+    assert result.structured_content == {"result": "REEFS"}
+
+
+def test_a_fulltext_resource_is_read_with_the_mime_type_of_its_format() -> None:
+    server = PriorisMCPServer("test")
+
+    @server.resource("prioris://works/{work}/{format}/fulltext")
+    def fulltext(work: str, format: str) -> str:
+        return f"{work} as {format}"
+
+    async def read(uri: str) -> Any:
+        return await server.read_resource(uri)
+
+    [item] = anyio.run(read, "prioris://works/w1/html/fulltext")
+    assert item.content == "w1 as html"
+    assert item.mime_type == fulltext_mime("prioris://works/w1/html/fulltext")
+    assert item.mime_type == "text/html"
