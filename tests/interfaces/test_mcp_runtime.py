@@ -232,6 +232,12 @@ def test_accounts_mode_needs_an_account_whose_role_allows_the_tool() -> None:
     assert allowed.structured_content == {"result": 3}
     assert audits == [("bo", "total", "items=[1, 2]", "mcp")]  # a change, so audited
 
+    async def failing(context: Any) -> Any:
+        return await server.call_tool("total", {"items": ["two"]}, context)
+
+    assert anyio.run(failing, _account_context(admin)).is_error
+    assert len(audits) == 1  # a call that failed changed nothing: not audited
+
 
 def test_upload_sessions_given_to_the_state_are_the_ones_it_uses(tmp_path: Path) -> None:
     from prioris.ingest.uploads import UploadSessions
