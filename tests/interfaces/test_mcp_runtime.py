@@ -28,6 +28,7 @@ from prioris.interfaces.mcp.runtime import (
     prioris_tool,
     resource_error,
 )
+from prioris.interfaces.mcp.uris import fulltext_mime
 
 
 def test_one_of_takes_either_name_and_refuses_two_different_values() -> None:
@@ -169,3 +170,114 @@ def test_calls_with_wrong_arguments_or_tools_are_invalid_requests() -> None:
     assert nested.content[0].text.startswith("invalid_request: items.1: ")
     missing = anyio.run(call, "nope", {})
     assert missing.content[0].text == "invalid_request: unknown tool 'nope'"
+
+
+def test_a_wrong_argument_is_explained_with_pydantic_s_own_words() -> None:
+    """The message names the argument and says what pydantic said about it (not a
+    generic "invalid")."""
+    from pydantic import TypeAdapter, ValidationError
+
+    server = _server()
+    with pytest.raises(ValidationError) as expected:
+        TypeAdapter(int).validate_python("one")
+    said = expected.value.errors()[0]["msg"]
+
+    async def call() -> Any:
+        return await server.call_tool("add", {"a": "one"})
+
+    result = anyio.run(call)
+    assert result.content[0].text == f"invalid_request: a: {said}"
+    assert said != "invalid"
+
+
+def _account_context(account: Any) -> Any:
+    """A tool call's context as the MCP SDK passes it over HTTP: the request's ASGI scope
+    holds the account :class:`HttpGuard` found for the bearer token."""
+    from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
+
+    request = SimpleNamespace(scope={"type": "http", ACCOUNT_SCOPE_KEY: account})
+    return SimpleNamespace(request_context=SimpleNamespace(request=request))
+
+
+def test_accounts_mode_needs_an_account_whose_role_allows_the_tool() -> None:
+    from prioris.interfaces.mcp.runtime import account_of
+
+    server = _server()
+    server.prioris_accounts = True
+    reader = SimpleNamespace(name="ana", role="reader")
+    admin = SimpleNamespace(name="bo", role="admin")
+    assert account_of(_account_context(reader)) is reader
+    assert account_of(SimpleNamespace(request_context=SimpleNamespace(request=None))) is None
+    assert account_of(None) is None
+
+    async def call(context: Any) -> Any:
+        return await server.call_tool("total", {"items": [1, 2]}, context)
+
+    anonymous = anyio.run(call, None)
+    assert anonymous.is_error
+    assert anonymous.model_dump(by_alias=True)["_meta"]["prioris/error"] == {
+        "code": "unauthorized",
+        "message": "this server needs an account's bearer token",
+    }
+    refused = anyio.run(call, _account_context(reader))  # a tool no table knows: admin
+    assert refused.model_dump(by_alias=True)["_meta"]["prioris/error"]["code"] == "forbidden"
+    assert refused.content[0].text == (
+        "forbidden: account 'ana' (reader) may not call total: it needs the admin role"
+    )
+    audits: list[tuple[Any, ...]] = []
+    library = SimpleNamespace(record_audit=lambda *args: audits.append(args))
+    server.prioris_state = SimpleNamespace(library=lambda: library)  # type: ignore[attr-defined]
+    allowed = anyio.run(call, _account_context(admin))
+    assert not allowed.is_error
+    assert allowed.structured_content == {"result": 3}
+    assert audits == [("bo", "total", "items=[1, 2]", "mcp")]  # a change, so audited
+
+    async def failing(context: Any) -> Any:
+        return await server.call_tool("total", {"items": ["two"]}, context)
+
+    assert anyio.run(failing, _account_context(admin)).is_error
+    assert len(audits) == 1  # a call that failed changed nothing: not audited
+
+
+def test_upload_sessions_given_to_the_state_are_the_ones_it_uses(tmp_path: Path) -> None:
+    from prioris.ingest.uploads import UploadSessions
+
+    given = UploadSessions(tmp_path / "uploads", max_total_bytes=10)
+    state = ServerState(lambda: _Library(tmp_path), given)  # type: ignore[arg-type,return-value]
+    assert state.uploads() is given
+    state.close()
+
+
+def test_a_reader_may_call_a_reader_tool() -> None:
+    server = PriorisMCPServer("test")
+    server.prioris_accounts = True
+
+    @server.tool()
+    def research_arxiv_search(query: str) -> str:
+        return query.upper()
+
+    async def call() -> Any:
+        reader = SimpleNamespace(name="ana", role="reader")
+        return await server.call_tool(
+            "research_arxiv_search", {"query": "reefs"}, _account_context(reader)
+        )
+
+    result = anyio.run(call)
+    assert not result.is_error
+    assert result.structured_content == {"result": "REEFS"}
+
+
+def test_a_fulltext_resource_is_read_with_the_mime_type_of_its_format() -> None:
+    server = PriorisMCPServer("test")
+
+    @server.resource("prioris://works/{work}/{format}/fulltext")
+    def fulltext(work: str, format: str) -> str:
+        return f"{work} as {format}"
+
+    async def read(uri: str) -> Any:
+        return await server.read_resource(uri)
+
+    [item] = anyio.run(read, "prioris://works/w1/html/fulltext")
+    assert item.content == "w1 as html"
+    assert item.mime_type == fulltext_mime("prioris://works/w1/html/fulltext")
+    assert item.mime_type == "text/html"
