@@ -262,6 +262,8 @@ class PostgresPostings:
         lexemes = self._lexemes(raw, words)  # the dictionary only: before the snapshot
         if lexemes is None:
             return None  # a word of several tokens is a phrase: SQL answers
+        if not lexemes:
+            return []  # stop words only ("not", "the"): nothing is indexed under them
         try:
             read = self._open(raw, lexemes)
             found = self._rank(raw, read, lexemes, limit, title_weight, accept)
