@@ -239,7 +239,12 @@ def stage_query(data_dir: Path, url: str, count: int, recall_queries: int) -> No
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--server-dir", type=Path, required=True, help="kept pgserver folder")
+    parser.add_argument(
+        "--server-dir",
+        type=Path,
+        default=common.OUT / "pg-server",
+        help="the kept pgserver folder (default: bench/out/pg-server)",
+    )
     parser.add_argument("--chunks", type=int, default=1_000_000)
     parser.add_argument("--stage", choices=("copy", "hnsw", "query"), action="append")
     parser.add_argument("--stop-after", type=int, help="stop the copy after N units")
