@@ -299,6 +299,23 @@ def import_throughput(count: int, url: str) -> None:
     common.print_table(["backend", "stored", "records/s"], rows)
 
 
+def synthetic_copy(
+    base: str, chunks: int, count: int, embedder: Any
+) -> tuple[Path, str, list[str]]:
+    """bench_latency's synthetic library of ``chunks`` (built once), copied into a schema
+    of its own on ``base``; its folder, URL and ``count`` queries of its vocabulary."""
+    import bench_latency
+
+    synth_dir = common.OUT / f"synthetic-{chunks // 1000}k"
+    synth = bench_latency.build_synthetic(
+        synth_dir, chunks, model_id=embedder.model_id, dim=embedder.dim
+    )
+    synth_url = schema_url(base, f"synthetic_{chunks}")
+    report = copy_in(synth_dir, synth_url)
+    print(f"\nsynthetic {chunks} chunks copied in {report['seconds']} s")
+    return synth_dir, synth_url, bench_latency.synthetic_queries(synth["vocabulary"], count)
+
+
 def postings_only(
     args: Any, base: str, data_dir: Path, url: str, queries: list[str], embedder: Any
 ) -> int:
@@ -306,16 +323,7 @@ def postings_only(
     if not args.skip_scifact:
         postings_figures("SciFact", data_dir, url, queries, embedder, train)
     if args.synthetic:
-        import bench_latency
-
-        synth_dir = common.OUT / f"synthetic-{args.synthetic // 1000}k"
-        synth = bench_latency.build_synthetic(
-            synth_dir, args.synthetic, model_id=embedder.model_id, dim=embedder.dim
-        )
-        synth_url = schema_url(base, f"synthetic_{args.synthetic}")
-        report = copy_in(synth_dir, synth_url)
-        print(f"\nsynthetic {args.synthetic} chunks copied in {report['seconds']} s")
-        words = bench_latency.synthetic_queries(synth["vocabulary"], args.queries)
+        synth_dir, synth_url, words = synthetic_copy(base, args.synthetic, args.queries, embedder)
         postings_figures("synthetic", synth_dir, synth_url, words, embedder)
     return 0
 
@@ -360,16 +368,9 @@ def main(argv: list[str] | None = None) -> int:
             compare_latency("SciFact", data_dir, url, queries, embedder)
             hnsw_figures(data_dir, url, queries, embedder)
             if args.synthetic:
-                import bench_latency
-
-                synth_dir = common.OUT / f"synthetic-{args.synthetic // 1000}k"
-                synth = bench_latency.build_synthetic(
-                    synth_dir, args.synthetic, model_id=embedder.model_id, dim=embedder.dim
+                synth_dir, synth_url, words = synthetic_copy(
+                    base, args.synthetic, args.queries, embedder
                 )
-                synth_url = schema_url(base, f"synthetic_{args.synthetic}")
-                report = copy_in(synth_dir, synth_url)
-                print(f"\nsynthetic {args.synthetic} chunks copied in {report['seconds']} s")
-                words = bench_latency.synthetic_queries(synth["vocabulary"], args.queries)
                 compare_latency("synthetic", synth_dir, synth_url, words, embedder)
                 hnsw_figures(synth_dir, synth_url, words, embedder)
             if args.import_docs:
