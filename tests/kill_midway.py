@@ -30,7 +30,7 @@ def kill_after(process: subprocess.Popen, db: Path, works: int, *, timeout: floa
     """Wait until ``works`` are stored (or ``timeout``), then SIGKILL the still-running child."""
     deadline = time.monotonic() + timeout
     while stored_works(db) < works and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
+        time.sleep(0.01)
     assert process.poll() is None, "the child finished before it could be killed"
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)

@@ -13,7 +13,7 @@ from prioris.engines.sqlite.connection import connect
 from kill_midway import kill_after
 from pdf_factory import make_text_pdf
 
-N_FILES = 24
+N_FILES = 72  # about 1.5 s of commits on this machine: room to be killed midway under load
 
 
 def _ingest(folder: Path, data_dir: Path) -> subprocess.Popen[bytes]:
