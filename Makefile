@@ -36,7 +36,8 @@ MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.
 	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.vector_cache \
 	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
 	enrichment storage.copy engines.postgres.search \
-	interfaces.web.security interfaces.mcp.runtime ingest.reindex
+	interfaces.web.security interfaces.mcp.runtime ingest.reindex \
+	engines.postgres.postings search.bm25_arrays
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \
 		$(BIN)/python tools/mutation.py $(MUTATE)

@@ -69,6 +69,8 @@ SECOND = [
     "interfaces.web.security",
     "interfaces.mcp.runtime",
     "ingest.reindex",
+    "engines.postgres.postings",
+    "search.bm25_arrays",
 ]
 CORE += SECOND
 # a module of the issue made of several files: sampled, reported and retried as one
