@@ -121,3 +121,29 @@ def test_ui_port_setting_is_validated(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_settings({"PRIORIS_MCP_UI_PORT": "9001"}).ui_port == 9001
     with pytest.raises(ConfigurationError, match="PRIORIS_MCP_UI_PORT"):
         load_settings({"PRIORIS_MCP_UI_PORT": "web"})
+
+
+def test_ui_on_postgresql_names_the_database_without_its_password(
+    data_dir: Path, pg_url: str
+) -> None:
+    """The banner names the library being served: on PostgreSQL its URL (the password
+    masked), not the SQLite file the data directory would hold."""
+    port = _free_port()
+    secret_url = pg_url.replace("postgresql://postgres:@", "postgresql://postgres:s3cret-pw@", 1)
+    assert secret_url != pg_url  # the server trusts its socket: the password is not checked
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prioris", "ui", "--no-browser", "--port", str(port)],
+        env=_env(data_dir, PRIORIS_MCP_DB=secret_url),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for(port, proc)
+        assert httpx.get(f"http://127.0.0.1:{port}/status", timeout=30).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    banner = next(line for line in stderr.splitlines() if "the web app is at" in line)
+    assert "postgresql://" in banner and "library.sqlite" not in banner
+    assert "s3cret-pw" not in stderr and "Traceback" not in stderr

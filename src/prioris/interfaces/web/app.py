@@ -260,7 +260,8 @@ def serve(
     )
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
-    log_line(f"prioris: the web app is at {url} (library {settings.db_path}); Ctrl-C stops it")
+    where = library.storage.display()  # a PostgreSQL URL without its password
+    log_line(f"prioris: the web app is at {url} (library {where}); Ctrl-C stops it")
     if accounts:
         log_line(
             "prioris: accounts mode: every request needs a login (/login) with an account's "
