@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from prioris.engines.sqlite import vector_cache
@@ -287,3 +288,122 @@ def test_undated_works_kept_or_counted_the_same_in_memory_and_in_vec0(filled: Li
         assert scores == sorted(scores, reverse=True)  # two KNNs merged in order
     only = vector_search(conn, query, SearchFilters(undated_only=True), 200)
     assert {c.work_id for c in only} == {"undated1", "undated2"}
+
+
+def _loaded(library: Library) -> VectorCache:
+    cache = _cache(library)
+    conn = library.searcher.backend.conn
+    query = library.embedder.embed_query("anything")
+    cache.knn(conn, query, SearchFilters(), 1)
+    cache.knn(conn, query, SearchFilters(), 1)  # the second query loads the copy
+    assert cache._snapshot is not None
+    return cache
+
+
+def _table_owners(library: Library) -> dict[int, str]:
+    conn = library.searcher.backend.conn
+    return {int(r[0]): r[1] for r in conn.execute("SELECT id, work_id FROM chunks")}
+
+
+def test_the_copy_names_each_chunks_work_as_the_table_does(filled: Library) -> None:
+    cache = _loaded(filled)
+    conn = filled.searcher.backend.conn
+    table = _table_owners(filled)
+    ids = [*sorted(table, reverse=True)[:50], 0, -3, max(table) + 10**6]  # + never stored
+    owners = cache.owners(conn, ids)
+    assert owners == {c: table[c] for c in ids if c in table}
+    assert cache.owners(conn, []) == {}
+
+
+def test_a_copy_in_another_order_than_the_ids_still_finds_each_chunk(filled: Library) -> None:
+    import dataclasses
+
+    cache = _loaded(filled)
+    snap = cache._snapshot
+    assert snap is not None
+    turned = np.arange(len(snap.chunk_ids))[::-1]  # rows as vec0 might hand them out
+    shuffled = vector_cache.Snapshot(
+        **{
+            **{f.name: getattr(snap, f.name) for f in dataclasses.fields(snap)},
+            "chunk_ids": snap.chunk_ids[turned],
+            "work_codes": snap.work_codes[turned],
+            "sorted_ids": snap.chunk_ids,
+            "sorted_rows": turned,
+        }
+    )
+    table = _table_owners(filled)
+    assert shuffled.owners(list(table)) == table
+
+
+def test_load_sorts_ids_it_reads_out_of_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vec0 hands rows out in its own order: a copy read out of order keeps a sorted view."""
+    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 1)
+
+    class Conn:
+        def __init__(self) -> None:
+            self.rows = [(9, b"\0" * 8, "w9", "s", 2001), (4, b"\0" * 8, "w4", "s", 2002)]
+
+        def execute(self, sql: str, params: Any = None) -> Any:
+            class Cursor:
+                def __init__(self, rows: list[Any]) -> None:
+                    self._rows = rows
+
+                def fetchone(self) -> Any:
+                    return self._rows[0]
+
+                def fetchall(self) -> list[Any]:
+                    return self._rows
+
+                def fetchmany(self, n: int) -> list[Any]:
+                    out, self._rows = self._rows[:n], self._rows[n:]
+                    return out
+
+            if "count(*)" in sql:
+                return Cursor([(2,)])
+            if "embedding_dim" in sql:
+                return Cursor([("2",)])
+            if params and "vectors_version" in params:
+                return Cursor([("5",)])
+            if sql.startswith("SELECT chunk_id"):
+                return Cursor(list(self.rows))
+            return Cursor([])
+
+    snap = vector_cache.load_snapshot(Conn())
+    assert snap is not None
+    assert snap.owners([4, 9, 5]) == {4: "w4", 9: "w9"}
+    assert list(snap.sorted_ids) == [4, 9] and list(snap.sorted_rows) == [1, 0]
+
+
+def test_a_stale_copy_names_no_work(filled: Library) -> None:
+    cache = _loaded(filled)
+    conn = filled.searcher.backend.conn
+    some = list(_table_owners(filled))[:5]
+    filled.import_records([{"_id": "later", "title": "Later", "text": "a later work"}])
+    assert cache.owners(conn, some) == {}  # stale: the caller reads the table
+
+
+def test_fts_hits_are_the_same_with_the_copy_naming_their_works(
+    filled: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prioris.engines.sqlite import search as sqlite_search
+
+    read: list[int] = []  # chunk ids whose works were read from the table
+    batches = sqlite_search._batches
+    monkeypatch.setattr(
+        sqlite_search, "_batches", lambda items: read.extend(items) or batches(items)
+    )
+    backend = filled.searcher.backend
+    expression = '"topic" OR "item" OR "theme"'
+    from_table = backend._with_works([(c, 1.0) for c in sorted(_table_owners(filled))])
+    assert backend.vector_cache.owners(backend.conn, [1, 2, 3]) == {}
+    backend.vector_cache._background = False
+    query = filled.embedder.embed_query("topic 1")
+    for _ in range(2):
+        backend.vector_cache.knn(backend.conn, query, SearchFilters(), 1)
+    assert backend.vector_cache.owners(backend.conn, [from_table[0].chunk_id])
+    read.clear()
+    from_copy = backend._with_works([(c, 1.0) for c in sorted(_table_owners(filled))])
+    assert from_copy == from_table and read == []  # every work named by the copy
+    from_both = backend._with_works([(c, 1.0) for c in [*sorted(_table_owners(filled)), 10**9]])
+    assert from_both == from_table and read == [10**9]  # the one it lacks: the table
+    assert backend.fts(expression, SearchFilters(), 10, title_weight=0.0)

@@ -118,9 +118,11 @@ class SqliteSearchBackend:
         )
 
     def _with_works(self, ranked: list[tuple[int, float]]) -> list[ChunkScore]:
-        """The postings' (chunk id, score) list with each chunk's work."""
-        owners: dict[int, str] = {}
-        for batch in _batches([chunk_id for chunk_id, _ in ranked]):
+        """The postings' (chunk id, score) list with each chunk's work: from the vector
+        copy where it holds the chunk, from the library for the others."""
+        owners = self.vector_cache.owners(self.conn, [chunk_id for chunk_id, _ in ranked])
+        missing = [chunk_id for chunk_id, _ in ranked if chunk_id not in owners]
+        for batch in _batches(missing):
             marks = ", ".join("?" for _ in batch)
             owners.update(
                 self.conn.execute(

@@ -23,7 +23,7 @@ ranking, so a filtered search still returns k hits when k exist.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cache
@@ -77,6 +77,27 @@ class Snapshot:
     source_codes: np.ndarray
     source_index: dict[str, int]
     years: np.ndarray
+    # chunk ids in ascending order, and the row of each (None: the rows already are)
+    sorted_ids: np.ndarray | None = None
+    sorted_rows: np.ndarray | None = None
+
+    def owners(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """The work of each given chunk this copy holds, without reading the library.
+
+        At a million chunks the full-text half of a search names a few hundred chunks
+        whose rows sit on as many random pages of the chunks table (text and all): reading
+        their works back cost 110-230 ms cold. Chunks never change work, and a copy is
+        used only while no vector (so no chunk with one) was added or deleted since it
+        was loaded, so what it says of a chunk it holds is what the table says."""
+        ids = self.chunk_ids if self.sorted_ids is None else self.sorted_ids
+        if len(ids) == 0 or not chunk_ids:
+            return {}
+        wanted = np.asarray(chunk_ids, dtype=np.int64)
+        at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+        held = ids[at] == wanted
+        rows = at[held] if self.sorted_rows is None else self.sorted_rows[at[held]]
+        names, codes = self.work_names, self.work_codes
+        return {int(c): names[codes[r]] for c, r in zip(wanted[held], rows, strict=True)}
 
     def mask(self, filters: SearchFilters) -> np.ndarray | None:
         keep: np.ndarray | None = None
@@ -216,9 +237,14 @@ def load_snapshot(conn: Any) -> Snapshot | None:
     finally:
         conn.execute("COMMIT")
     names = works.names()
+    chunk_ids = chunk_ids[:done]
+    sorted_ids = sorted_rows = None
+    if done > 1 and not bool(np.all(chunk_ids[1:] > chunk_ids[:-1])):
+        sorted_rows = np.argsort(chunk_ids, kind="stable")
+        sorted_ids = chunk_ids[sorted_rows]
     return Snapshot(
         version=version,
-        chunk_ids=chunk_ids[:done],
+        chunk_ids=chunk_ids,
         matrix=None if matrix is None else matrix[:done],
         quantized=quantized,
         work_codes=work_codes[:done],
@@ -227,6 +253,8 @@ def load_snapshot(conn: Any) -> Snapshot | None:
         source_codes=source_codes[:done],
         source_index=sources.index,
         years=years[:done],
+        sorted_ids=sorted_ids,
+        sorted_rows=sorted_rows,
     )
 
 
@@ -297,6 +325,14 @@ class VectorCache:
             )
             for i, score in zip(picked, scores, strict=True)
         ]
+
+    def owners(self, conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """The works of those chunks the current copy holds ({} without a current copy):
+        the rest are read from the library by the caller."""
+        snapshot = self._snapshot
+        if snapshot is None or snapshot.version != vectors_version(conn):
+            return {}
+        return snapshot.owners(chunk_ids)
 
     def close(self) -> None:
         """Start no more loads and wait for a running one, so nothing reads the library
