@@ -9,11 +9,14 @@ each stage can be run on its own:
     .venv/bin/python bench/bench_pg_scale.py --server-dir /work/bench1m/pg --stage copy
     .venv/bin/python bench/bench_pg_scale.py --server-dir /work/bench1m/pg --stage hnsw \\
         --hnsw-memory 2GB
+    .venv/bin/python bench/bench_pg_scale.py --server-dir /work/bench1m/pg --stage postings
     .venv/bin/python bench/bench_pg_scale.py --server-dir /work/bench1m/pg --stage query
 
 Printed: the copy's time, chunks per second and the peak RSS of this process sampled
 through the copy (memory must stay flat: the copy streams in batches); the HNSW build's
-time and ``maintenance_work_mem`` with the server's peak RSS while it builds; and per mode
+time and ``maintenance_work_mem`` with the server's peak RSS while it builds (the copy builds
+the graph as its last step; ``--stage hnsw`` drops and builds it again with another memory
+setting); the BM25 postings table's build time; and per mode
 p50/p95 (``Library.search``, k=10, query embedding included) with HNSW recall@10 against
 an exact scan. A copy interrupted (Ctrl-C, a crash) resumes where it stopped when run
 again; ``--stage copy --stop-after N`` stops one on purpose after N chunks to show it.
@@ -99,7 +102,11 @@ def server_rss(url: str) -> int:
         pid = conn.execute("SELECT pid FROM pg_stat_activity WHERE pid = pg_backend_pid()")
         backend = psutil.Process(int(pid.fetchone()[0]))
     root = backend.parent()
-    return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
+    total = 0
+    for process in [root, *root.children(recursive=True)]:
+        with suppress(psutil.NoSuchProcess):  # a backend that ended meanwhile (this one)
+            total += process.memory_info().rss
+    return total
 
 
 def stage_copy(data_dir: Path, url: str, stop_after: int | None) -> None:
@@ -192,6 +199,37 @@ def stage_hnsw(url: str, memory: str) -> None:
     )
 
 
+def stage_postings(data_dir: Path, url: str) -> None:
+    """The BM25 postings table built now (``prioris reindex --postings``), timed, with the
+    server's peak memory: without it the first searches would rank in SQL (minutes a
+    query at a million chunks) while a background build ran."""
+    from prioris.library import Library
+
+    settings = common.settings_for(data_dir).with_library(url)
+    peak = [server_rss(url)]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(1):
+            with suppress(Exception):  # a sample missed is not a failure
+                peak[0] = max(peak[0], server_rss(url))
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    sampler = common.RssSampler(interval=0.5)
+    started = time.perf_counter()
+    with sampler, Library.open(settings) as library:
+        report = library.build_postings()
+    seconds = time.perf_counter() - started
+    done.set()
+    thread.join()
+    print(
+        f"\nBM25 postings table: {seconds:.0f} s; server peak RSS {common.mib(peak[0]):.0f} "
+        f"MiB, this process {common.mib(sampler.peak_private):.0f} MiB private "
+        f"(load average {os.getloadavg()[0]:.1f})\n  report: {report}"
+    )
+
+
 def stage_query(data_dir: Path, url: str, count: int, recall_queries: int) -> None:
     from prioris.embedding import build_embedder
     from prioris.library import Library
@@ -246,20 +284,22 @@ def main(argv: list[str] | None = None) -> int:
         help="the kept pgserver folder (default: bench/out/pg-server)",
     )
     parser.add_argument("--chunks", type=int, default=1_000_000)
-    parser.add_argument("--stage", choices=("copy", "hnsw", "query"), action="append")
+    parser.add_argument("--stage", choices=("copy", "hnsw", "postings", "query"), action="append")
     parser.add_argument("--stop-after", type=int, help="stop the copy after N units")
     parser.add_argument("--hnsw-memory", default="2GB", help="maintenance_work_mem of --stage hnsw")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-queries", type=int, default=50)
     args = parser.parse_args(argv)
     common.require_scifact()
-    stages = args.stage or ["copy", "hnsw", "query"]
+    stages = args.stage or ["copy", "postings", "query"]  # the copy builds the HNSW graph
     data_dir = ensure_source(args.chunks)
     _handle, url = server(args.server_dir)
     if "copy" in stages:
         stage_copy(data_dir, url, args.stop_after)
     if "hnsw" in stages:
         stage_hnsw(url, args.hnsw_memory)
+    if "postings" in stages:
+        stage_postings(data_dir, url)
     if "query" in stages:
         stage_query(data_dir, url, args.queries, args.recall_queries)
     return 0
