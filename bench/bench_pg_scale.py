@@ -230,7 +230,9 @@ def stage_postings(data_dir: Path, url: str) -> None:
     )
 
 
-def stage_query(data_dir: Path, url: str, count: int, recall_queries: int) -> None:
+def stage_query(
+    data_dir: Path, url: str, count: int, recall_queries: int, ef_sweep: list[int]
+) -> None:
     from prioris.embedding import build_embedder
     from prioris.library import Library
     from prioris.search.protocols import SearchFilters
@@ -258,11 +260,32 @@ def stage_query(data_dir: Path, url: str, count: int, recall_queries: int) -> No
             )
         backend = library.searcher.backend
         hits = 0
+        truth = []
         for query in queries[:recall_queries]:
             vector = embedder.embed_query(query)
             approx = {c.chunk_id for c in backend.knn(vector, SearchFilters(), 10)}
             exact = backend._run(lambda c, v=vector: backend._exact(c, v, "", [], 10))
-            hits += len(approx & {c.chunk_id for c in exact})
+            truth.append((vector, {c.chunk_id for c in exact}))
+            hits += len(approx & truth[-1][1])
+        sweep = []
+        default_ef = backend.ef_search
+        for ef in ef_sweep:  # HNSW alone: recall against its KNN time at each ef_search
+            backend.ef_search = ef
+            found, knn_times = 0, []
+            for vector, exact_ids in truth:
+                started = time.perf_counter()
+                got = backend.knn(vector, SearchFilters(), 10)
+                knn_times.append((time.perf_counter() - started) * 1000)
+                found += len({c.chunk_id for c in got} & exact_ids)
+            sweep.append(
+                (
+                    ef,
+                    f"{found / (10 * len(truth)):.3f}",
+                    f"{common.percentile(knn_times, 50):.1f}",
+                    f"{common.percentile(knn_times, 95):.1f}",
+                )
+            )
+        backend.ef_search = default_ef
     load = os.getloadavg()[0]
     print(
         f"\nPostgreSQL, {len(queries)} queries, k=10, ms, query embedding included "
@@ -273,6 +296,8 @@ def stage_query(data_dir: Path, url: str, count: int, recall_queries: int) -> No
         f"HNSW recall@10 against an exact scan: {hits / (10 * recall_queries):.4f} "
         f"over {recall_queries} queries (ef_search {backend.ef_search})"
     )
+    if sweep:
+        common.print_table(["ef_search", "recall@10", "KNN p50 ms", "KNN p95 ms"], sweep)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hnsw-memory", default="2GB", help="maintenance_work_mem of --stage hnsw")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-queries", type=int, default=50)
+    parser.add_argument(
+        "--ef-sweep",
+        default="",
+        help="ef_search values to time HNSW alone at, with its recall (e.g. 100,200,400,800)",
+    )
     args = parser.parse_args(argv)
     common.require_scifact()
     stages = args.stage or ["copy", "postings", "query"]  # the copy builds the HNSW graph
@@ -301,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     if "postings" in stages:
         stage_postings(data_dir, url)
     if "query" in stages:
-        stage_query(data_dir, url, args.queries, args.recall_queries)
+        sweep = [int(x) for x in args.ef_sweep.split(",") if x.strip()]
+        stage_query(data_dir, url, args.queries, args.recall_queries, sweep)
     return 0
 
 
