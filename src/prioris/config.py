@@ -95,7 +95,9 @@ class Settings:
     pg_pool_size: int = 4
     pg_connect_timeout_seconds: int = 10
     pg_statement_timeout_seconds: int = 300
-    pg_ef_search: int = 100
+    # recall@10 0.71 against 0.51 at 100 on the realistic 1M corpus, for +4 ms a query
+    # (docs/benchmarks.md section 10)
+    pg_ef_search: int = 400
     # PostgreSQL ranks plain FTS queries from its BM25 postings table from this many chunks
     # on: BM25 in SQL costs ~150 ms at SciFact's 9,000 passages already (docs/benchmarks.md
     # section 10), where SQLite's FTS5 needs no help until 100,000; 0 never builds it

@@ -87,7 +87,7 @@ def plain_words(expression: str) -> list[str] | None:
 
 class PostgresSearchBackend:
     def __init__(
-        self, storage: Any, *, ef_search: int = 100, postings_min_rows: int = LARGE
+        self, storage: Any, *, ef_search: int = 400, postings_min_rows: int = LARGE
     ) -> None:
         self.storage = storage
         self.postings = PostgresPostings(

@@ -51,7 +51,7 @@ class PostgresStorage:
             * getattr(settings, "pg_statement_timeout_seconds", DEFAULT_STATEMENT_TIMEOUT_MS / 1000)
         )
         self.pool_size = int(getattr(settings, "pg_pool_size", 4))
-        self.ef_search = int(getattr(settings, "pg_ef_search", 100))
+        self.ef_search = int(getattr(settings, "pg_ef_search", 400))
         # plain FTS queries ranked from the BM25 postings table from this many chunks
         self.postings_min_chunks = int(getattr(settings, "pg_postings_min_chunks", 1_000))
         self._pool: Any = None
