@@ -55,6 +55,12 @@ def test_a_well_formed_row_decodes_in_either_byte_order() -> None:
             assert at.tolist() == [1, 2] and counts.tolist() == [4, 1]
 
 
+def test_a_row_is_read_little_endian_unless_told_otherwise() -> None:
+    raw = _raw([1, 258], [1, 2], [1], [7], order="<")
+    ids, tf, at, counts = bm25_arrays.decode("term", *raw, size=300)
+    assert ids.tolist() == [1, 258] and at.tolist() == [1] and counts.tolist() == [7]
+
+
 @pytest.mark.parametrize(
     ("raw", "size"),
     [
