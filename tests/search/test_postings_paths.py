@@ -1,0 +1,90 @@
+"""The postings sidecar's paths a small library never takes by itself: a very frequent
+term read in batches (past ``LARGE_TERM`` instances), instances out of chunk order.
+
+Each is forced here on a real FTS5 index and compared with the ordinary path, whose
+snapshot tests/search/test_postings.py checks against FTS5's own ranking.
+"""
+
+from __future__ import annotations
+
+import sqlite3 as stdlib_sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prioris.engines.sqlite import postings
+from prioris.library import Library
+
+
+@pytest.fixture
+def library_of_terms(library: Library) -> Library:
+    texts = [
+        "alpha beta alpha gamma",
+        "beta beta delta",
+        "alpha delta delta delta omega",
+        "gamma alpha",
+        "omega omega omega alpha beta",
+    ]
+    library.import_records(
+        [{"_id": f"w{i}", "title": f"Alpha {i}", "text": text} for i, text in enumerate(texts)]
+    )
+    return library
+
+
+def _snapshot(library: Library, target: Path) -> tuple[list[tuple], dict]:
+    conn = library.storage.connect(migrate=False)
+    try:
+        assert postings.build(conn, target) is not None
+    finally:
+        conn.close()
+    out = stdlib_sqlite3.connect(target)
+    try:
+        rows = out.execute("SELECT * FROM postings ORDER BY term").fetchall()
+        meta = dict(out.execute("SELECT key, value FROM meta").fetchall())
+    finally:
+        out.close()
+    return rows, meta
+
+
+def test_a_term_read_in_batches_gives_the_same_snapshot(
+    library_of_terms: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A term past ``LARGE_TERM`` instances is read in batches of rows, not one string:
+    the same postings, also when a chunk's instances straddle two batches."""
+    plain = _snapshot(library_of_terms, tmp_path / "plain.bm25")
+    monkeypatch.setattr(postings, "LARGE_TERM", 0)
+    monkeypatch.setattr(postings, "BATCH", 2)
+    batched = _snapshot(library_of_terms, tmp_path / "batched.bm25")
+    assert batched == plain
+    assert any(term == "alpha" for term, *_ in plain[0])
+
+
+def test_instances_out_of_chunk_order_are_sorted_first() -> None:
+    """FTS5 yields a term's instances in chunk order; should it not, they are sorted
+    (stably) before they are counted, not counted as separate chunks."""
+
+    def part(pairs: list[tuple[int, int]]) -> np.ndarray:  # (chunk id, column) instances
+        return np.array([doc * 4 + col for doc, col in pairs], dtype=np.int64)
+
+    ids, base, title = postings.term_postings(iter([part([(5, 0), (2, 1), (5, 2), (2, 0)])]))
+    assert ids.tolist() == [2, 5]
+    assert base.tolist() == [2, 3]  # 2 x text + heading
+    assert title.tolist() == [1, 0]
+
+
+def test_an_index_created_without_a_tokenize_option_has_fts5s_default() -> None:
+    """The tokenizer a sidecar records (queries are tokenized the same way): the one
+    chunks_fts names, else FTS5's default, unicode61."""
+    conn = stdlib_sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, heading)")
+        assert postings.tokenizer_of(conn) == "unicode61"
+        conn.execute("DROP TABLE chunks_fts")
+        conn.execute(
+            "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, heading, "
+            "tokenize = 'porter unicode61 remove_diacritics 2 tokenchars ''-''')"
+        )
+        assert postings.tokenizer_of(conn) == "porter unicode61 remove_diacritics 2 tokenchars '-'"
+    finally:
+        conn.close()
