@@ -88,3 +88,13 @@ def test_an_index_created_without_a_tokenize_option_has_fts5s_default() -> None:
         assert postings.tokenizer_of(conn) == "porter unicode61 remove_diacritics 2 tokenchars '-'"
     finally:
         conn.close()
+
+
+def test_varints_after_a_nine_byte_one_start_afresh() -> None:
+    """A nine-byte varint (its last byte carries 8 bits) ends where it ends: the next one
+    counts its own bytes from the first, also when it is nine bytes long too."""
+    nine = [0xFF] * 8 + [0x01]
+    assert postings.varints(bytes(nine + nine)) == [(1 << 64) - 255] * 2
+    eight = [0x81] * 7 + [0x00]  # seven groups of 1, then a last group of 0
+    value = int("0000001" * 7 + "0000000", 2)
+    assert postings.varints(bytes(nine + eight + [0x05])) == [(1 << 64) - 255, value, 5]
