@@ -98,3 +98,35 @@ def test_varints_after_a_nine_byte_one_start_afresh() -> None:
     eight = [0x81] * 7 + [0x00]  # seven groups of 1, then a last group of 0
     value = int("0000001" * 7 + "0000000", 2)
     assert postings.varints(bytes(nine + eight + [0x05])) == [(1 << 64) - 255, value, 5]
+
+
+class _LengthsOf(np.ndarray):
+    """A small lengths array that says it has ``size`` entries (one per chunk id up to
+    the highest): a library with chunk ids near 2**31 without gigabytes of zeros."""
+
+    size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+
+@pytest.mark.parametrize(("size", "built"), [((1 << 31) - 1, True), (1 << 31, False)])
+def test_chunk_ids_past_int32_get_no_snapshot(
+    library_of_terms: Library,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    size: int,
+    built: bool,
+) -> None:
+    """The sidecar stores chunk ids as int32: a library whose ids pass that range gets no
+    snapshot (FTS5 answers), rather than one with wrapped ids."""
+    monkeypatch.setattr(_LengthsOf, "size", size)
+    real = postings._doc_lengths
+    monkeypatch.setattr(postings, "_doc_lengths", lambda conn: real(conn).view(_LengthsOf))
+    target = tmp_path / "big.bm25"
+    conn = library_of_terms.storage.connect(migrate=False)
+    try:
+        result = postings.build(conn, target)
+    finally:
+        conn.close()
+    assert (result is not None) == built and target.exists() == built
