@@ -130,3 +130,29 @@ def test_chunk_ids_past_int32_get_no_snapshot(
     finally:
         conn.close()
     assert (result is not None) == built and target.exists() == built
+
+
+def test_a_sidecar_that_disagrees_is_ignored_and_says_why_in_the_debug_log(
+    library_of_terms: Library, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import dataclasses
+    import logging
+
+    from prioris.engines.sqlite import postings_rank
+
+    target = tmp_path / "other.bm25"
+    _snapshot(library_of_terms, target)
+    conn = library_of_terms.storage.connect(migrate=False)
+    try:
+        facts = postings_rank._library_facts(conn)
+    finally:
+        conn.close()
+    file_id = postings_rank._file_id(target)
+    assert file_id is not None
+    opened = postings_rank._open(target, file_id, facts)
+    assert opened is not None and opened.rows == facts.rows
+    opened.conn.close()
+    grown = dataclasses.replace(facts, rows=facts.rows + 1)  # a chunk added since
+    with caplog.at_level(logging.DEBUG, logger=postings_rank.__name__):
+        assert postings_rank._open(target, file_id, grown) is None
+    assert f"postings sidecar {target} ignored: the sidecar does not describe" in caplog.text
