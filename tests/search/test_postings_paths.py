@@ -156,3 +156,32 @@ def test_a_sidecar_that_disagrees_is_ignored_and_says_why_in_the_debug_log(
     with caplog.at_level(logging.DEBUG, logger=postings_rank.__name__):
         assert postings_rank._open(target, file_id, grown) is None
     assert f"postings sidecar {target} ignored: the sidecar does not describe" in caplog.text
+
+
+@pytest.mark.parametrize(("tokens", "trusted"), [((1 << 62) - 1, True), (1 << 62, False)])
+def test_a_token_total_past_the_formats_range_is_not_trusted(
+    library_of_terms: Library, tmp_path: Path, tokens: int, trusted: bool
+) -> None:
+    """A sidecar's token total must lie in (0, 2**62), even one the library's own record
+    agrees with (both damaged alike)."""
+    import dataclasses
+
+    from prioris.engines.sqlite import postings_rank
+
+    target = tmp_path / "tokens.bm25"
+    _snapshot(library_of_terms, target)
+    out = stdlib_sqlite3.connect(target)
+    out.execute("UPDATE meta SET value = ? WHERE key = 'tokens'", (tokens,))
+    out.commit()
+    out.close()
+    conn = library_of_terms.storage.connect(migrate=False)
+    try:
+        facts = dataclasses.replace(postings_rank._library_facts(conn), tokens=tokens)
+    finally:
+        conn.close()
+    file_id = postings_rank._file_id(target)
+    assert file_id is not None
+    opened = postings_rank._open(target, file_id, facts)
+    assert (opened is not None) == trusted
+    if opened is not None:
+        opened.conn.close()
