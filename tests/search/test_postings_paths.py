@@ -185,3 +185,25 @@ def test_a_token_total_past_the_formats_range_is_not_trusted(
     assert (opened is not None) == trusted
     if opened is not None:
         opened.conn.close()
+
+
+def test_a_failed_build_logs_one_whole_sentence(
+    library_of_terms: Library, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from prioris.engines.sqlite.postings_rank import PostingsRanker
+
+    ranker = PostingsRanker(
+        lambda: library_of_terms.storage.connect(migrate=False),
+        tmp_path / "no such folder" / "library.sqlite.bm25",
+        min_rows=1,
+        background=False,
+    )
+    with caplog.at_level(logging.WARNING):
+        ranker._refresh()
+        ranker._refresh()  # paused after a failure: not tried again at once
+    assert caplog.messages == [
+        "BM25 postings snapshot not built (unable to open database file): FTS5 answers meanwhile"
+    ]
+    ranker.close()
