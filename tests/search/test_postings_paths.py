@@ -207,3 +207,30 @@ def test_a_failed_build_logs_one_whole_sentence(
         "BM25 postings snapshot not built (unable to open database file): FTS5 answers meanwhile"
     ]
     ranker.close()
+
+
+def test_an_empty_phrase_is_fts5s_and_counts_for_no_build(
+    library_of_terms: Library, tmp_path: Path
+) -> None:
+    """A build starts from a process's second query the snapshot could answer; an
+    expression it cannot (``""``, FTS5's empty phrase) is left to FTS5 and not counted."""
+    from prioris.engines.sqlite.postings_rank import PostingsRanker
+
+    target = tmp_path / "library.sqlite.bm25"
+    ranker = PostingsRanker(
+        lambda: library_of_terms.storage.connect(migrate=False),
+        target,
+        min_rows=1,
+        background=False,
+    )
+    conn = library_of_terms.conn
+    try:
+        with library_of_terms.lock:
+            assert ranker.rank(conn, '"alpha"', 5, title_weight=1.0, rows=5) is None  # first
+            assert ranker.rank(conn, '""', 5, title_weight=1.0, rows=5) is None
+            assert ranker.last_build is None and not target.exists()
+            assert ranker.rank(conn, '"beta"', 5, title_weight=1.0, rows=5) is None  # second
+            assert ranker.last_build is not None and target.exists()
+            assert ranker.rank(conn, '"beta"', 5, title_weight=1.0, rows=5)
+    finally:
+        ranker.close()
