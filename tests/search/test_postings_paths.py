@@ -7,6 +7,7 @@ snapshot tests/search/test_postings.py checks against FTS5's own ranking.
 
 from __future__ import annotations
 
+import os
 import sqlite3 as stdlib_sqlite3
 from pathlib import Path
 
@@ -232,5 +233,47 @@ def test_an_empty_phrase_is_fts5s_and_counts_for_no_build(
             assert ranker.rank(conn, '"beta"', 5, title_weight=1.0, rows=5) is None  # second
             assert ranker.last_build is not None and target.exists()
             assert ranker.rank(conn, '"beta"', 5, title_weight=1.0, rows=5)
+    finally:
+        ranker.close()
+
+
+def test_a_sidecar_found_unusable_is_not_opened_again_until_it_changes(
+    library_of_terms: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prioris.engines.sqlite import postings_rank
+
+    target = tmp_path / "library.sqlite.bm25"
+    _snapshot(library_of_terms, target)
+    out = stdlib_sqlite3.connect(target)
+    out.execute("UPDATE meta SET value = value + 1 WHERE key = 'rows'")  # disagrees
+    out.commit()
+    out.close()
+    opened: list[Path] = []
+    real = postings_rank._open
+
+    def counting(path: Path, *args: object) -> object:
+        opened.append(path)
+        return real(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(postings_rank, "_open", counting)
+    ranker = postings_rank.PostingsRanker(
+        lambda: library_of_terms.storage.connect(migrate=False),
+        target,
+        min_rows=1,
+        background=False,
+    )
+    ranker._next_build = float("inf")  # no rebuild replaces the file meanwhile
+    try:
+        with library_of_terms.lock:
+            for word in ("alpha", "beta", "gamma"):
+                assert (
+                    ranker.rank(library_of_terms.conn, f'"{word}"', 5, title_weight=1.0, rows=5)
+                    is None
+                )
+        assert opened == [target]  # examined once: the same file is not read again
+        os.utime(target, ns=(1, 1))  # a changed file (another mtime) is looked at again
+        with library_of_terms.lock:
+            ranker.rank(library_of_terms.conn, '"alpha"', 5, title_weight=1.0, rows=5)
+        assert opened == [target, target]
     finally:
         ranker.close()
