@@ -72,6 +72,14 @@ def test_collapse_without_decay_keeps_the_best_passage_order() -> None:
     assert collapse(items) == [ChunkScore(1, "a", 5.0), ChunkScore(2, "b", 4.0)]
 
 
+def test_collapse_without_decay_is_the_lists_order_whatever_the_scores() -> None:
+    """``decay == 0`` keeps the caller's order (each work's first passage), not a re-sort
+    by score: the order is the backend's, and a re-sort would be wasted work at best."""
+    items = [ChunkScore(1, "a", 1.0), ChunkScore(2, "b", 3.0), ChunkScore(3, "a", 9.0)]
+    assert collapse(items) == [ChunkScore(1, "a", 1.0), ChunkScore(2, "b", 3.0)]
+    assert collapse(items, decay=0.0) == collapse(items)
+
+
 def test_collapse_with_decay_adds_further_passages_above_the_floor() -> None:
     items = [
         ChunkScore(1, "a", 5.0),

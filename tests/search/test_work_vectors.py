@@ -148,6 +148,41 @@ def test_reads_span_several_batches_of_ids(lib: Library, monkeypatch: pytest.Mon
         np.testing.assert_array_equal(np.frombuffer(row[2], dtype=np.float32), own[row[0]])
 
 
+def test_a_work_without_abstract_or_markdown_is_listed_with_an_empty_head(lib: Library) -> None:
+    """``missing`` hands reindex what ``work_text`` reads: an empty Markdown stays empty
+    (no placeholder text gets embedded as the work's own)."""
+    from prioris.storage.transaction import immediate
+
+    with lib.lock, immediate(lib.conn):
+        lib.conn.execute("UPDATE works SET abstract = NULL, markdown = '' WHERE id = 'a'")
+        lib.conn.execute("DELETE FROM work_vectors WHERE work_id = 'a'")
+    with lib.lock:
+        rows = work_vector_store.missing(lib.conn, lib.embedder.model_id, 10)
+    assert rows == [("a", "Ocean notes", None, "")]
+    lib.reindex()
+    expected = FakeEmbedder().embed_passages([work_text("Ocean notes", None, "")])[0]
+    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], expected, atol=1e-6)
+
+
+def test_missing_hands_reindex_the_head_of_the_text_of_a_work_without_abstract(
+    lib: Library,
+) -> None:
+    """A work without an abstract is embedded from the head of its Markdown, also when
+    reindex (not ingest) embeds it; an empty list of ids asks for no work at all."""
+    text = "seabirds of the southern ocean and their prey"
+    lib.import_records([{"_id": "c", "title": "Seabirds", "text": text}])
+    with lib.lock:
+        markdown = lib.conn.execute("SELECT markdown FROM works WHERE id = 'c'").fetchone()[0]
+        assert text in markdown
+        lib.conn.execute("DELETE FROM work_vectors WHERE work_id = 'c'")
+        model = lib.embedder.model_id
+        assert work_vector_store.missing(lib.conn, model, 10) == [("c", "Seabirds", None, markdown)]
+        assert work_vector_store.missing(lib.conn, model, 10, work_ids=[]) == []
+    assert lib.embed_work_vectors(["c"]) == 1
+    expected = FakeEmbedder().embed_passages([work_text("Seabirds", None, markdown)])[0]
+    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=1e-6)
+
+
 def test_a_vector_of_another_float_type_is_stored_as_float32(lib: Library) -> None:
     from prioris.storage.transaction import immediate
 

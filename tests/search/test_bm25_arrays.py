@@ -1,0 +1,143 @@
+"""The BM25 core both engines share (:mod:`prioris.search.bm25_arrays`), called directly.
+
+The engines' tests reach it through a real index (the SQLite sidecar, PostgreSQL's
+postings table) and compare with FTS5 and SQL; these tests pin what such a round trip
+does not reach: every edge of the row check (a damaged row must raise ValueError, which
+both engines catch to answer from SQL instead, never another exception) and the scoring
+of hand-made arrays whose scores are computed here from FTS5's formula.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prioris.search import bm25_arrays
+from prioris.search.bm25_arrays import TermPostings
+
+
+def _raw(
+    ids: list[int],
+    tf: list[int],
+    at: list[int],
+    counts: list[int],
+    *,
+    order: str = "<",
+    width: int = 1,
+) -> tuple[bytes, bytes, bytes, bytes]:
+    tf_type = "u1" if width == 1 else f"{order}u2"
+    return (
+        np.asarray(ids, dtype=f"{order}i4").tobytes(),
+        np.asarray(tf, dtype=tf_type).tobytes(),
+        np.asarray(at, dtype=f"{order}i4").tobytes(),
+        np.asarray(counts, dtype=f"{order}u2").tobytes(),
+    )
+
+
+def _decode(raw: tuple[bytes, bytes, bytes, bytes], size: int = 10, order: str = "<") -> tuple:
+    return bm25_arrays.decode("term", *raw, size=size, order=order)
+
+
+def test_a_well_formed_row_decodes_in_either_byte_order() -> None:
+    for order in "<>":
+        for width in (1, 2):
+            raw = _raw(
+                [0, 3, 9],
+                [2, 300 if width == 2 else 5, 1],
+                [1, 2],
+                [4, 1],
+                order=order,
+                width=width,
+            )
+            ids, tf, at, counts = _decode(raw, size=10, order=order)
+            assert ids.tolist() == [0, 3, 9]
+            assert tf.tolist() == [2, 300 if width == 2 else 5, 1]
+            assert at.tolist() == [1, 2] and counts.tolist() == [4, 1]
+
+
+def test_a_row_is_read_little_endian_unless_told_otherwise() -> None:
+    raw = _raw([1, 258], [1, 2], [1], [7], order="<")
+    ids, tf, at, counts = bm25_arrays.decode("term", *raw, size=300)
+    assert ids.tolist() == [1, 258] and tf.tolist() == [1, 2]
+    assert at.tolist() == [1] and counts.tolist() == [7]
+
+
+@pytest.mark.parametrize(
+    ("raw", "size"),
+    [
+        (_raw([], [], [], []), 10),  # no ids at all (the tf width would divide by zero)
+        (_raw([0, 3], [1, 1], [], []), 3),  # the last id is the size: one past the lengths
+        (_raw([-1, 3], [1, 1], [], []), 10),  # a negative first id
+        (_raw([0, 3, 3], [1, 1, 1], [], []), 10),  # ids not strictly increasing
+        (_raw([0, 3, 5], [1, 1, 1], [2, 1], [1, 1]), 10),  # title positions out of order
+        (_raw([0, 3, 5], [1, 1, 1], [1, 1], [1, 1]), 10),  # a title position twice
+        (_raw([0, 2, 3, 5], [1] * 4, [0, 3, 2], [1] * 3), 10),  # out of order after the first
+        (_raw([0, 3, 2, 5], [1] * 4, [], []), 10),  # ids out of order after the first
+        (_raw([0, 3, 5], [1, 1, 1], [3], [1]), 10),  # a title position past the ids
+        (_raw([0, 3, 5], [1, 1, 1], [-1], [1]), 10),  # a negative title position
+        (_raw([0, 3, 5], [1, 1, 1], [0, 1], [1]), 10),  # positions and counts disagree
+        (_raw([0, 3], [1, 1, 1], [], []), 10),  # a tf of no valid width
+        (_raw([0, 3], [1, 1, 1, 1, 1, 1], [], []), 10),  # three bytes per id
+    ],
+)
+def test_a_damaged_row_raises_value_error(
+    raw: tuple[bytes, bytes, bytes, bytes], size: int
+) -> None:
+    with pytest.raises(ValueError, match="postings of 'term' damaged"):
+        _decode(raw, size=size)
+
+
+def test_raw_lengths_that_are_no_whole_number_of_items_raise_value_error() -> None:
+    ids, tf, at, counts = _raw([0, 3], [1, 1], [1], [2])
+    with pytest.raises(ValueError):  # NumPy's own: no whole number of int32
+        _decode((ids + b"\x00", tf, at, counts))
+    for damaged in ((ids, tf, at + b"\x00", counts), (ids, tf, at, counts + b"\x00")):
+        with pytest.raises(ValueError, match="postings of 'term' damaged"):
+            _decode(damaged)
+
+
+def _fts5_score(tf: float, title: float, weight: float, norm: float) -> float:
+    freq = 0.5 * tf + title
+    return weight * freq / (freq + norm)
+
+
+def test_scores_are_fts5s_formula_best_first_ties_by_lowest_id() -> None:
+    lengths = np.asarray([10, 20, 10, 5, 10, 40], dtype=np.uint32)
+    norm, norm32 = bm25_arrays.norms(lengths, 15.0)
+    np.testing.assert_allclose(norm, 1.2 * (1 - 0.75 + 0.75 * lengths / 15.0))
+    assert norm32.dtype == np.float32 and norm.dtype == np.float64
+    one = TermPostings(
+        np.asarray([0, 2, 3, 5]), np.asarray([2, 2, 4, 1]), np.asarray([1]), np.asarray([3]), 2.0
+    )
+    two = TermPostings(np.asarray([1, 2]), np.asarray([2, 6]), np.asarray([]), np.asarray([]), 0.5)
+    expected = {
+        0: _fts_score_of(one, 0, norm, 2.5),
+        1: _fts_score_of(two, 0, norm, 2.5),
+        2: _fts_score_of(one, 1, norm, 2.5) + _fts_score_of(two, 1, norm, 2.5),
+        3: _fts_score_of(one, 2, norm, 2.5),
+        5: _fts_score_of(one, 3, norm, 2.5),
+    }
+    every = bm25_arrays.score(norm32, norm, [one, two], -1, 2.5)
+    best_first = sorted(expected, key=lambda c: (-expected[c], c))
+    assert [c for c, _ in every] == best_first  # chunk 4 holds no term: not listed
+    for chunk, value in every:
+        assert value == pytest.approx(expected[chunk], rel=1e-12)
+    assert bm25_arrays.score(norm32, norm, [one, two], 2, 2.5) == every[:2]
+
+
+def _fts_score_of(term: TermPostings, i: int, norm: np.ndarray, title_weight: float) -> float:
+    at = term.at.tolist()
+    title = title_weight * float(term.counts[at.index(i)]) if i in at else 0.0
+    return _fts5_score(float(term.tf[i]), title, term.weight, float(norm[term.ids[i]]))
+
+
+def test_equal_scores_are_listed_by_lowest_chunk_id_and_a_limit_past_the_matches() -> None:
+    norm, norm32 = bm25_arrays.norms(np.full(8, 10, dtype=np.uint32), 10.0)
+    same = TermPostings(
+        np.asarray([1, 4, 6]), np.asarray([2, 2, 2]), np.asarray([]), np.asarray([]), 1.0
+    )
+    found = bm25_arrays.score(norm32, norm, [same], 2, 1.0)
+    assert [c for c, _ in found] == [1, 4]
+    # a limit past the matches (but below the chunks): chunks of no score stay out
+    assert [c for c, _ in bm25_arrays.score(norm32, norm, [same], 5, 1.0)] == [1, 4, 6]
+    assert [c for c, _ in bm25_arrays.score(norm32, norm, [same], 20, 1.0)] == [1, 4, 6]
