@@ -77,3 +77,41 @@ def test_a_large_library_of_short_chunks_keeps_its_count_for_a_while(
         assert backend._stats[0] == 20
     finally:
         library.close()
+
+
+def test_the_hnsw_and_the_exact_scan_give_the_same_cosines(pg_url: str) -> None:
+    """Unfiltered KNN goes through the HNSW index, a work filter through an exact scan:
+    both turn pgvector's cosine distance into the same similarity (at most 1)."""
+    library = _open(pg_url)
+    try:
+        texts = ["coral reef bleach", "kelp forest urchin", "glacier moss tundra"]
+        library.import_records(
+            [{"_id": f"w{i}", "title": f"Survey {i}", "text": t} for i, t in enumerate(texts)]
+        )
+        backend = library.searcher.backend
+        vector = library.embedder.embed_query("coral reef")
+        approximate = backend.knn(vector, SearchFilters(), 3)
+        exact = backend.knn(vector, SearchFilters(work_ids=("w0", "w1", "w2")), 3)
+        assert len(approximate) == 3
+        rounded = [[(c.chunk_id, round(c.score, 5)) for c in hits] for hits in (approximate, exact)]
+        assert rounded[0] == rounded[1]
+        assert all(c.score <= 1.0 + 1e-6 for c in approximate)
+    finally:
+        library.close()
+
+
+def test_a_passage_carries_its_chunk_s_place(pg_url: str) -> None:
+    library = _open(pg_url)
+    try:
+        library.import_records([{"_id": "a", "title": "Reef", "text": "coral " * 400}])
+        rows = library.conn.execute(
+            "SELECT id, page_start, page_end, char_start, section FROM chunks ORDER BY id"
+        ).fetchall()
+        assert len(rows) > 1 and rows[-1][3] > 0  # a later chunk starts past 0
+        passages = library.searcher.backend.passages([r[0] for r in rows])
+        for chunk_id, page_start, page_end, char_start, section in rows:
+            passage = passages[chunk_id]
+            assert (passage.page_start, passage.page_end) == (page_start, page_end)
+            assert (passage.char_start, passage.section) == (char_start, section)
+    finally:
+        library.close()
