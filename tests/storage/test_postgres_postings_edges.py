@@ -89,3 +89,23 @@ def test_lengths_of_a_broken_width_are_refused_with_their_reason(
         assert "BM25 postings damaged (bm25_meta lengths damaged)" in caplog.text
     finally:
         library.close()
+
+
+def test_the_row_cache_drops_its_oldest_rows_and_keeps_its_count_of_bytes(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library = _library(pg_url, 5)
+    backend = library.searcher.backend
+    postings = backend.postings
+    try:
+        backend.fts('"1"', SearchFilters(), 10, title_weight=3.0)  # a word of one chunk
+        one = postings._rows_bytes
+        assert one > 0
+        monkeypatch.setattr(pg_postings, "ROW_CACHE_BYTES", one + 1)  # room for one word
+        for word in ("2", "3", "2"):  # each of one chunk: the same size
+            assert backend.fts(f'"{word}"', SearchFilters(), 10, title_weight=3.0)
+            cached = [a for arrays in postings._rows.values() for a in arrays]
+            assert postings._rows_bytes == sum(a.nbytes for a in cached) <= one + 1
+            assert list(postings._rows) == [word]
+    finally:
+        library.close()
