@@ -497,6 +497,43 @@ def test_an_imported_work_is_compared_by_its_stored_title(open_library: Any) -> 
     assert "openalex" not in library.metadata_records(doi)
 
 
+def test_a_renamed_pdf_work_is_compared_by_its_printed_title(
+    open_library: Any, tmp_path: Path
+) -> None:
+    """The user gave a parsed PDF's work a title of their own: the provider's record is
+    judged against what the PDF printed (the same paper), not against the user's title,
+    so it is kept; the user's title still wins over the provider's."""
+    library = open_library(Providers(openalex=OPENALEX_WORK), enrich="off")
+    lncs = papers.single_column_lncs(doi="10.5555/reef.2019.7", title="Coral Reef Recovery")
+    stored = library.ingest_file(write(tmp_path, "reef.pdf", lncs))
+    library.edit_work(stored.id, {"title": "Glacier melt in the Alps"})
+    [report] = library.enrich([stored.id])
+    assert report["status"] == "enriched" and report["provider_id"] == "openalex:W42"
+    work = library.get_work(stored.id)
+    assert work.title == "Glacier melt in the Alps" and work.year == 2019
+
+
+def test_a_work_deleted_before_its_turn_is_left_out_and_the_rest_enriched(
+    open_library: Any,
+) -> None:
+    """A work deleted while earlier ones are enriched gets no report; the works after it
+    still get theirs."""
+    library = open_library(Providers(openalex=OPENALEX_WORK), enrich="off")
+    ids = [f"doi:10.5555/reef.2019.{i}" for i in (7, 8, 9)]
+    titles = ["Reef survey", "Kelp survey", "Glacier survey"]  # distinct: three works
+    library.import_records(
+        [{"_id": i, "title": t, "text": t.lower()} for i, t in zip(ids, titles, strict=True)]
+    )
+    assert all(library.get_work(i) for i in ids)
+
+    def delete_the_second(work_id: str, report: dict[str, Any]) -> None:
+        if work_id == ids[0]:
+            library.delete([ids[1]])
+
+    reports = library.enrich(ids, on_done=delete_the_second)
+    assert [r["id"] for r in reports] == [ids[0], ids[2]], reports
+
+
 def test_a_work_no_provider_knows_is_reported_with_nothing_changed(open_library: Any) -> None:
     library = open_library(Providers(), enrich="off")
     library.import_records([{"_id": "doi:10.5555/none", "title": "Unknown", "text": "words"}])

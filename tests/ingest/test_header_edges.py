@@ -235,3 +235,33 @@ def test_an_embedded_title_printed_with_a_typo_is_still_on_the_page() -> None:
 
     text = "Coral reef recovery after repeated heatwaves\nAna Lima and Bo Chen"
     assert title_on_page("Coral reef recovery after repeated heatwave", None, text)
+
+
+def test_a_received_line_dates_the_paper_though_the_markdown_joins_it_into_a_paragraph() -> None:
+    """Page 1's own lines are searched for Received/Published lines: the Markdown joins a
+    paragraph's lines, so "Received: ..." set on a line of its own within body text no
+    longer starts a line there, and the header's notes (its small print) do not hold it."""
+    body = [
+        "Reefs bleach when the water stays warm for weeks and recover",
+        "Received: 3 May 2015; accepted 9 June 2015",
+        "slowly over the following summers, as the surveys below show.",
+    ]
+    page = _page(
+        _line("Coral Reef Recovery After Heatwaves", 90, 18, block=0),
+        _line("Ana Lima and Bo Chen", 130, 11, block=1),
+        *(_line(text, 400 + 12 * i, 10, block=2) for i, text in enumerate(body)),
+    )
+    text = (
+        "# Coral Reef Recovery After Heatwaves\n\nAna Lima and Bo Chen\n\n" + " ".join(body) + "\n"
+    )
+    meta = pdf_metadata(info={}, xmp="", header_pages=[page], body_size=10.0, page_texts=[text])
+    assert meta.title == "Coral Reef Recovery After Heatwaves"
+    assert meta.year == 2015
+    undated = pdf_metadata(
+        info={},
+        xmp="",
+        header_pages=[_page(*page.lines[:3], *page.lines[4:])],
+        body_size=10.0,
+        page_texts=[text.replace(body[1] + " ", "")],
+    )
+    assert undated.year is None  # the year came from that line alone

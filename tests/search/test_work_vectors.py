@@ -345,6 +345,47 @@ def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
         lib.close()
 
 
+def test_reindexing_chosen_works_goes_by_whole_batches_and_counts_from_zero(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chosen works in batches of two: one embedding call and one progress step per batch
+    (no batch overlapping the one before), counted from 0 of an unknown (0) total when the
+    caller gives neither."""
+    from prioris.ingest import reindex
+
+    records = [{"_id": f"w{i}", "title": f"Moss {i}", "text": f"lichen {i}"} for i in range(4)]
+    with Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr()) as old:
+        old.import_records(records)
+    monkeypatch.setattr(reindex, "BATCH", 2)
+    embedder = FakeEmbedder(model_id="fake/b")
+    calls: list[int] = []
+    real = embedder.embed_passages
+    monkeypatch.setattr(embedder, "embed_passages", lambda t: calls.append(len(t)) or real(t))
+    with Library.open(settings, embedder=embedder, ocr=FakeOcr()) as lib:
+        progress: list[tuple[int, int]] = []
+        ids = [r["_id"] for r in records]
+        runner = lib._reindexer()
+        assert runner.works(ids, on_progress=lambda d, of: progress.append((d, of))) == 4
+        assert progress == [(2, 0), (4, 0)] and calls == [2, 2]
+        assert set(_own_vectors(lib, *ids)) == set(ids)
+
+
+def test_an_embedder_answering_too_few_vectors_stores_none_of_the_batch(settings: Any) -> None:
+    """A model that returns fewer vectors than it was given texts is an error, and the
+    batch's transaction stores nothing (no work gets another's vector)."""
+    with Library.open(settings, embedder=FakeEmbedder(model_id="fake/a"), ocr=FakeOcr()) as old:
+        old.import_records(RECORDS)
+
+    class Short(FakeEmbedder):
+        def embed_passages(self, texts: list[str]) -> np.ndarray:
+            return super().embed_passages(texts)[:-1]
+
+    with Library.open(settings, embedder=Short(model_id="fake/b"), ocr=FakeOcr()) as lib:
+        with pytest.raises(ValueError):
+            lib._reindexer().works(["a", "b"])
+        assert _own_vectors(lib, "a", "b") == {}
+
+
 def test_the_cli_says_an_old_library_wants_a_reindex(
     data_dir: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,7 @@ import pytest
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.engines import open_storage
-from prioris.errors import ConfigurationError
+from prioris.errors import ConfigurationError, InvalidRequestError
 from prioris.interfaces.cli import main
 from prioris.library import Library, migrate_library
 from prioris.storage import copy as copy_module
@@ -94,6 +94,13 @@ def _fill(library: Library, tmp_path: Path) -> None:
         ],
     )
     assert report.updated == 1
+    # an item a sync saw but could not store (no work): copied, so the next sync retries it
+    from prioris.storage import refsync as refsync_store
+
+    library.conn.execute("BEGIN IMMEDIATE")
+    failed = refsync_store.SyncedItem("zotero", "ZFAILED9", None, "fingerprint-9")
+    refsync_store.save_item(library.conn, failed, "2026-01-02T03:04:05+00:00")
+    library.conn.execute("COMMIT")
     # reference lists, one entry linked to a work copied in a later batch, one unlinked
     from prioris.models import Reference
     from prioris.storage import references as reference_store
@@ -190,8 +197,10 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
         for key in KEPT:  # each table compared holds something to lose
             assert before[key], key
         assert len(before["work_edits"]) == 2 and len(before["work_vectors"]) == 13
-        assert len(before["notes"]) == 3  # two notes and the sync's row
+        assert len(before["notes"]) == 4  # two notes, the sync's row and its failed item
         fts = [h.id for h in source.search("reef", mode="fts", k=20).hits]
+        pdf_work = source.search("paper", mode="fts").hits[0].id
+        assert [h.id for h in source.search("edited", mode="fts").hits] == ["doi:10.1/3"]
     report = migrate_library(load_settings({}).with_library(source_file), pg_url)
     assert report["works"] == 13 and report["vectors"] == report["chunks"] >= 13
     with _open(pg_url) as copied:
@@ -204,6 +213,9 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
         hnsw = copied.conn.execute("SELECT to_regclass('chunk_vectors_hnsw')").fetchone()[0]
         assert hnsw is not None  # built once after the copy
         assert sorted(h.id for h in copied.search("reef", mode="fts", k=20).hits) == sorted(fts)
+        # words of a title alone (an edited one, a PDF's): the chunks' title came along
+        for word, work in (("edited", "doi:10.1/3"), ("paper", pdf_work)):
+            assert [h.id for h in copied.search(word, mode="fts").hits] == [work], word
         copied.import_records([{"_id": "new", "title": "After the copy", "text": "more reef"}])
         assert copied.search("more reef", mode="fts").hits  # ids continue past the copied
         grown = _snapshot(copied)
@@ -212,6 +224,8 @@ def test_sqlite_to_postgres_and_back_keeps_everything(pg_url: str, tmp_path: Pat
     with _open(back) as returned:
         assert returned.status()["works"] == 14 and returned.status()["stale_chunks"] == 0
         assert returned.search("reef", mode="fts", k=30).hits
+        for word, work in (("edited", "doi:10.1/3"), ("paper", pdf_work)):  # FTS5's titles
+            assert [h.id for h in returned.search(word, mode="fts").hits] == [work], word
         snapshot = _snapshot(returned)
         for key in KEPT:
             assert snapshot[key] == grown[key], key
@@ -312,8 +326,13 @@ def test_a_copy_reports_progress_per_batch_and_what_it_copied(tmp_path: Path) ->
     )
     assert progress == [(5, 13), (10, 13), (13, 13)]
     assert report.to_dict() == {"works": 13, "skipped": 0, "chunks": chunks, "vectors": chunks}
-    again = copy_module.copy_library(open_storage(source_file), open_storage(target_file))
+    again = copy_module.copy_library(  # every batch's skipped works counted
+        open_storage(source_file), open_storage(target_file), batch=5
+    )
     assert again.to_dict() == {"works": 0, "skipped": 13, "chunks": 0, "vectors": 0}
     with _open(target_file) as copied:
         assert copied.status()["works"] == 13 and copied.status()["chunks"] == chunks
         assert copied.status()["stale_chunks"] == 0 and copied.status()["stale_works"] == 0
+    with pytest.raises(InvalidRequestError) as itself:
+        copy_module.copy_library(open_storage(target_file), open_storage(target_file))
+    assert itself.value.message == "the target is the library itself"

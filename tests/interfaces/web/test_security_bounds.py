@@ -8,6 +8,7 @@ that is not a number, the host names of IPv6 and ports, and each refusal's statu
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from prioris.errors import FileTooLargeError, InvalidRequestError
 from prioris.interfaces.web.security import (
     CSP,
+    SECURITY_HEADERS,
     SecurityMiddleware,
     host_name,
     new_csrf_token,
@@ -77,6 +79,10 @@ def test_each_refusal_and_its_status() -> None:
         assert guard.refusal(method, {"host": "localhost"}) is None
     assert guard.refusal("POST", ok) is None
     assert guard.refusal("POST", {**ok, "origin": "HTTP://127.0.0.1:8765"}) is None
+    # a host name in letters, any case, is its own origin (over http and https)
+    for origin in ("http://localhost:8765", "https://localhost:8765"):
+        own = {**ok, "host": "LocalHost:8765", "origin": origin}
+        assert guard.refusal("POST", own) is None
     assert guard.refusal("POST", {**ok, "origin": "http://127.0.0.1:9999"}) == (
         403,
         "invalid_request",
@@ -128,6 +134,7 @@ def test_the_middleware_refuses_with_json_and_adds_headers_to_answers() -> None:
     refused = _call(guard, {**base, "headers": [(b"host", b"evil.example")]})
     assert calls == []  # the app never saw it
     start, body = refused
+    assert (start["type"], body["type"]) == ("http.response.start", "http.response.body")
     assert start["status"] == 421
     headers = dict(start["headers"])
     assert headers[b"content-type"] == b"application/json"
@@ -148,9 +155,26 @@ def test_the_middleware_refuses_with_json_and_adds_headers_to_answers() -> None:
     assert calls == ["http", "lifespan"]
 
 
+def test_the_headers_are_added_to_an_answer_that_declares_none() -> None:
+    """ASGI makes a response start's ``headers`` optional: an app leaving them out still
+    gets the security headers (and its answer through)."""
+
+    async def bare(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 204})
+        await send({"type": "http.response.body", "body": b""})
+
+    guard = SecurityMiddleware(bare, csrf_token=TOKEN)
+    scope = {"type": "http", "method": "GET", "path": "/", "query_string": b""}
+    start, _ = _call(guard, {**scope, "headers": [(b"host", b"127.0.0.1:8765")]})
+    assert start["status"] == 204
+    assert start["headers"] == SECURITY_HEADERS
+
+
 def test_csrf_tokens_are_long_and_new_each_time() -> None:
     first, second = new_csrf_token(), new_csrf_token()
-    assert first != second and len(first) >= 40
+    assert first != second
+    # 32 random bytes (256 bits), URL-safe base64 without padding: 43 characters
+    assert len(base64.urlsafe_b64decode(first + "=")) == 32 and len(first) == 43
 
 
 def test_a_body_of_exactly_the_limit_is_read_one_byte_more_is_not() -> None:
@@ -166,6 +190,9 @@ def test_a_body_of_exactly_the_limit_is_read_one_byte_more_is_not() -> None:
     assert declared.value.message == (
         "the file is 6 bytes, over the limit of 5 bytes (PRIORIS_MCP_MAX_FILE_BYTES)"
     )
+    with pytest.raises(FileTooLargeError) as unnamed:  # the body's name by default
+        _run(read_body(_request([b"abcdef"]), 5))
+    assert unnamed.value.message.startswith("the request is over the limit of 5 bytes")
     with pytest.raises(InvalidRequestError) as invalid:
         _run(read_body(_request([b"x"], declared="lots"), 5))
     assert invalid.value.message == "invalid Content-Length"
