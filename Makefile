@@ -65,7 +65,7 @@ bench: setup
 
 # the fuzz suite runs in `make test` with a short profile; this is the long one
 fuzz: setup
-	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q tests/fuzz
+	HYPOTHESIS_PROFILE=long PRIORIS_FUZZ_PROFILE=long $(BIN)/python -m pytest -q tests/fuzz
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out mutants .coverage

@@ -458,6 +458,32 @@ def test_enrich_never_takes_another_stored_works_identifier(
     assert library.resolve_work_id("openalex:W42") == "openalex:W42"
 
 
+def test_ingest_time_completion_never_takes_another_stored_works_identifier(
+    open_library: Any, tmp_path: Path
+) -> None:
+    """The same guard when the record is completed at ingest (before the commit): the
+    provider's reply names another stored work's id and a third one's alias; both stay
+    with their owners, and the owner deleted and imported again is a work of its own."""
+    reply = {**OPENALEX_WORK, "ids": {"pmid": "https://pubmed.ncbi.nlm.nih.gov/777"}}
+    library = open_library(Providers(openalex=reply))  # completion on (enrich "auto")
+    library.import_records([{"_id": "openalex:W42", "title": "Other paper", "text": "other"}])
+    library.import_records([{"_id": "b", "title": "Holder of a PMID", "text": "pmid holder"}])
+    with library.lock:
+        library.conn.execute("INSERT INTO aliases(alias, work_id) VALUES ('pmid:777', 'b')")
+    lncs = papers.single_column_lncs(doi="10.5555/reef.2019.7", title="Coral Reef Recovery")
+    result = library.ingest_file(write(tmp_path, "reef.pdf", lncs))
+    assert result.enriched == "openalex" and result.id not in ("openalex:W42", "b")
+    work = library.get_work(result.id)
+    assert work.year == 2019  # the provider's record was merged in
+    assert "openalex:W42" not in work.aliases and "pmid:777" not in work.aliases
+    assert library.resolve_work_id("pmid:777") == "b"
+    assert library.resolve_work_id("openalex:W42") == "openalex:W42"
+    library.delete(["openalex:W42"])
+    again = library.import_records([{"_id": "openalex:W42", "title": "Other paper", "text": "x"}])
+    assert len(again.ingested) == 1
+    assert library.resolve_work_id("openalex:W42") == "openalex:W42"
+
+
 def test_an_interrupted_enrich_is_mended_by_the_next(open_library: Any, tmp_path: Path) -> None:
     providers = Providers(openalex=OPENALEX_WORK)
     library = open_library(providers, enrich="off")

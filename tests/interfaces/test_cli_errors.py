@@ -87,6 +87,26 @@ def test_db_under_a_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-unt
     assert "there is no library at" in one_error_line(err, "configuration_error")
 
 
+def test_data_dir_naming_a_file_is_one_line(  # type: ignore[no-untyped-def]
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PRIORIS_MCP_DATA_DIR (and --data-dir) naming a file, not a folder: a one-line
+    configuration error for commands that write and for those that only read."""
+    (tmp_path / "file").write_text("x")
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"_id": "r1", "title": "T", "text": "words"}\n')
+    monkeypatch.setenv("PRIORIS_MCP_DATA_DIR", str(tmp_path / "file"))
+    for argv in (["import", str(corpus)], ["status"], ["list"], ["search", "words"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2, argv
+        one_error_line(err, "configuration_error")
+    monkeypatch.delenv("PRIORIS_MCP_DATA_DIR")
+    code, _, err = run(capsys, "--data-dir", str(tmp_path / "file"), "import", str(corpus))
+    assert code == 2
+    one_error_line(err, "configuration_error")
+    assert (tmp_path / "file").read_text() == "x"  # the file is left as it was
+
+
 @pytest.mark.parametrize(
     "argv",
     [
