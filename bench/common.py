@@ -288,3 +288,18 @@ def write_scanned_pdf(path: Path, title: str, pages: int, rng: Any, dpi: int = 2
     source.close()
     scanned.save(path)
     scanned.close()
+
+
+@contextmanager
+def busy_loops(count: int) -> Iterator[None]:
+    """``count`` processes spinning on a core beside the timed code: a machine "loaded by
+    another job", as the search-speed issues ask figures for."""
+    import subprocess
+
+    loops = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for process in loops:
+            process.kill()
+            process.wait()

@@ -17,7 +17,6 @@ import argparse
 import functools
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -96,14 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     queries = synthetic_or_scifact_queries(args.library, args.queries)
-    load = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(args.load)]
-    try:
-        with common.open_library(args.library) as library:
-            return run(library, queries, args)
-    finally:
-        for process in load:
-            process.kill()
-            process.wait()
+    with common.busy_loops(args.load), common.open_library(args.library) as library:
+        return run(library, queries, args)
 
 
 def run(library: Any, queries: list[str], args: argparse.Namespace) -> int:
