@@ -30,7 +30,8 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,28 @@ def server_rss(url: str) -> int:
     return total
 
 
+@contextmanager
+def server_peak(url: str, interval: float = 1.0) -> Iterator[list[int]]:
+    """The server's peak RSS over the block (``peak[0]``), sampled every ``interval`` s."""
+    peak = [0]
+    done = threading.Event()
+
+    def watch() -> None:
+        while True:
+            with suppress(Exception):  # a sample missed is not a failure
+                peak[0] = max(peak[0], server_rss(url))
+            if done.wait(interval):
+                return
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        thread.join()
+
+
 def stage_copy(data_dir: Path, url: str, stop_after: int | None) -> None:
     from prioris.library import migrate_library
 
@@ -137,25 +160,13 @@ def stage_copy(data_dir: Path, url: str, stop_after: int | None) -> None:
 
     index.POSTGRES_INDEX.after_copy = timed_after_copy  # type: ignore[method-assign]
     sampler = common.RssSampler(interval=0.5)
-    peak_server = [0]
-    done = threading.Event()
-
-    def watch_server() -> None:
-        while not done.wait(2):
-            with suppress(Exception):
-                peak_server[0] = max(peak_server[0], server_rss(url))
-
-    watcher = threading.Thread(target=watch_server, daemon=True)
-    watcher.start()
     started = time.perf_counter()
-    with sampler:
+    with sampler, server_peak(url, interval=2) as peak_server:
         try:
             report = migrate_library(common.settings_for(data_dir), url, on_progress=progress)
         except StopCopy:
             report = {"stopped_after": seen["done"]}
     seconds = time.perf_counter() - started
-    done.set()
-    watcher.join()
     print(
         f"\ncopy into PostgreSQL: {seconds:.0f} s for {seen['done']} of {seen['total']} works "
         f"(HNSW build at the end: {built.get('seconds', 0):.0f} s, maintenance_work_mem "
@@ -176,21 +187,10 @@ def stage_hnsw(url: str, memory: str) -> None:
         conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
         conn.execute(f"SET maintenance_work_mem = '{memory}'")
         conn.execute("SET statement_timeout = 0")
-        peak = [server_rss(url)]
         started = time.perf_counter()
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(1):
-                with suppress(Exception):  # a sample missed is not a failure
-                    peak[0] = max(peak[0], server_rss(url))
-
-        thread = threading.Thread(target=watch, daemon=True)
-        thread.start()
-        conn.execute(hnsw_index_sql())
+        with server_peak(url) as peak:
+            conn.execute(hnsw_index_sql())
         seconds = time.perf_counter() - started
-        done.set()
-        thread.join()
         size = conn.execute("SELECT pg_relation_size(%s)", (HNSW_INDEX,)).fetchone()[0]
     print(
         f"\nHNSW (m=16, ef_construction=64) over {rows} vectors: {seconds:.0f} s with "
@@ -206,23 +206,11 @@ def stage_postings(data_dir: Path, url: str) -> None:
     from prioris.library import Library
 
     settings = common.settings_for(data_dir).with_library(url)
-    peak = [server_rss(url)]
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.wait(1):
-            with suppress(Exception):  # a sample missed is not a failure
-                peak[0] = max(peak[0], server_rss(url))
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
     sampler = common.RssSampler(interval=0.5)
     started = time.perf_counter()
-    with sampler, Library.open(settings) as library:
+    with server_peak(url) as peak, sampler, Library.open(settings) as library:
         report = library.build_postings()
     seconds = time.perf_counter() - started
-    done.set()
-    thread.join()
     print(
         f"\nBM25 postings table: {seconds:.0f} s; server peak RSS {common.mib(peak[0]):.0f} "
         f"MiB, this process {common.mib(sampler.peak_private):.0f} MiB private "
