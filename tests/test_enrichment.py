@@ -611,3 +611,25 @@ def test_ingest_completion_without_a_printed_record_trusts_the_identifier() -> N
     assert prepared.work.title == "Provider title" and prepared.work.year == 2020
     assert prepared.records["openalex"]["title"] == "Provider title"
     assert prepared.result.enriched == "openalex"
+
+
+def test_the_enrich_line_names_each_identifier_left_with_its_owner() -> None:
+    """The text form of an enrich report says which identifiers stayed with other works."""
+    from prioris.interfaces.cli.enrich_cmds import _line
+
+    report = {
+        "status": "enriched",
+        "id": "file:1",
+        "provider": "openalex",
+        "provider_id": "openalex:W42",
+        "changed": ["year"],
+        "conflicts": [
+            {"alias": "openalex:W42", "owner": "openalex:W42"},
+            {"alias": "pmid:777", "owner": "b"},
+        ],
+    }
+    assert _line(report) == (
+        "enriched     file:1  from openalex (openalex:W42): year"
+        "; openalex:W42 left with openalex:W42; pmid:777 left with b"
+    )
+    assert _line({**report, "conflicts": []}).endswith(": year")

@@ -301,3 +301,36 @@ def test_cli_openalex_search_and_export(
     assert [json.loads(line)["id"] for line in lines] == ["arxiv:2305.00012v3"]
     assert main(["export", "doi:10.9/missing"]) == 1
     assert "error [not_found]" in capsys.readouterr().err
+
+
+def test_discover_and_openalex_search_neutralise_a_hostile_reply(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A provider's JSON is anyone's text: its escapes never reach the terminal in the
+    table output of ``discover`` and ``openalex search`` (issue 25); ``--json`` stays exact."""
+    hostile = "Evil \x1b[2J\x1b]52;c;ZWNobyBoaQ==\x07 title \x9b31m \u202eright"
+    hits = [
+        {
+            **HITS[1],
+            "title": hostile,
+            "authorships": [{"author": {"display_name": hostile}}],
+            "primary_location": {"source": {"display_name": hostile}},
+        }
+    ]
+    monkeypatch.setitem(globals(), "HITS", hits)
+    with LoopbackApi() as api:
+        monkeypatch.setenv("PRIORIS_MCP_OPENALEX_BASE_URL", api.url)
+        monkeypatch.setenv("PRIORIS_MCP_OPENALEX_API_KEY", "k")
+        for argv in (["discover", "evil things"], ["openalex", "search", "evil"]):
+            code = main(argv)
+            out, err = capsys.readouterr()
+            assert code == 0, err
+            shown = out + err
+            assert "Evil" in shown
+            assert not [
+                c for c in shown if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F
+            ]
+            assert "\u202e" not in shown
+        code = main(["discover", "evil things", "--json"])
+        out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["results"][0]["title"] == hostile
