@@ -43,7 +43,8 @@ def one_error_line(err: str, code: str) -> str:
 def test_db_pointing_at_a_folder(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     code, _, err = run(capsys, "--db", str(tmp_path), "status")
     assert code == 2
-    assert "is a folder" in one_error_line(err, "configuration_error")
+    line = one_error_line(err, "configuration_error")
+    assert "is a folder" in line and line.endswith("(--data-dir or --db)")  # the user's names
 
 
 def test_db_pointing_at_a_file_that_is_not_sqlite(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -103,7 +104,8 @@ def test_data_dir_naming_a_file_is_one_line(  # type: ignore[no-untyped-def]
     monkeypatch.delenv("PRIORIS_MCP_DATA_DIR")
     code, _, err = run(capsys, "--data-dir", str(tmp_path / "file"), "import", str(corpus))
     assert code == 2
-    one_error_line(err, "configuration_error")
+    line = one_error_line(err, "configuration_error")
+    assert "is not a folder" in line and "(--data-dir or --db)" in line
     assert (tmp_path / "file").read_text() == "x"  # the file is left as it was
 
 
