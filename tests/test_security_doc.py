@@ -10,7 +10,11 @@ SECTIONS = {  # heading -> words its text must keep (what a reader comes for)
     "Untrusted text in terminals": ["--json", "OSC"],
     "Secrets in PostgreSQL URLs": ["password"],
     "Identifiers stay with their owner": ["enrich", "reference manager"],
-    "Caches beside the library, and what is trusted in them": ["postings", "symlink", "regular file"],
+    "Caches beside the library, and what is trusted in them": [
+        "postings",
+        "symlink",
+        "regular file",
+    ],
     "Settings are bounded": ["configuration.md", "NUL"],
     "Fuzzing": ["make fuzz"],
 }
