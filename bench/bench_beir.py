@@ -169,9 +169,9 @@ class Bench:
     """One dataset's library, its queries and qrels, and services per configuration."""
 
     def __init__(self, dataset: beir_data.Dataset) -> None:
-        from prioris.engines.sqlite import vector_cache
+        from prioris.search import vector_copy
 
-        vector_cache.MIN_VECTORS = 0  # exact KNN from the in-memory copy: same lists, faster
+        vector_copy.MIN_VECTORS = 0  # exact KNN from the in-memory copy: same lists, faster
         self.dataset = dataset
         self.info = beir_data.build(dataset)
         self.embedder = QueryMemo(beir_data.caching_embedder(dataset.data_dir))

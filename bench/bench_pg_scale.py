@@ -17,9 +17,11 @@ through the copy (memory must stay flat: the copy streams in batches); the HNSW 
 time and ``maintenance_work_mem`` with the server's peak RSS while it builds (the copy builds
 the graph as its last step; ``--stage hnsw`` drops and builds it again with another memory
 setting); the BM25 postings table's build time; and per mode
-p50/p95 (``Library.search``, k=10, query embedding included) with HNSW recall@10 against
-an exact scan. A copy interrupted (Ctrl-C, a crash) resumes where it stopped when run
-again; ``--stage copy --stop-after N`` stops one on purpose after N chunks to show it.
+p50/p95 (``Library.search``, k=10, query embedding included) after the serving process's
+in-process vector copy is loaded (its load time and memory printed; ``--no-vector-copy``:
+HNSW alone), with KNN recall@10 against an exact scan. A copy interrupted (Ctrl-C, a
+crash) resumes where it stopped when run again; ``--stage copy --stop-after N`` stops one
+on purpose after N chunks to show it.
 """
 
 from __future__ import annotations
@@ -218,17 +220,53 @@ def stage_postings(data_dir: Path, url: str) -> None:
     )
 
 
+def _warm_vector_copy(library: Any, query: str) -> str:
+    """Load the backend's in-process vector copy (a serving process loads it on its
+    second vector query) and say what it took; '' when the backend keeps none."""
+    import psutil
+
+    cache = library.searcher.backend.vector_cache
+    if cache is None:
+        return ""
+    with common.RssSampler() as sampler:
+        started = time.perf_counter()
+        for _ in range(2):
+            library.search(query, mode="vector", k=10)
+        cache.wait_until_loaded(timeout=3600)
+        seconds = time.perf_counter() - started
+    snapshot = cache._snapshot
+    if snapshot is None:
+        return "vector copy: none (the library is below its size or above MAX_BYTES)"
+    held = snapshot.quantized.nbytes() if snapshot.quantized is not None else snapshot.matrix.nbytes
+    info = psutil.Process().memory_info()
+    return (
+        f"vector copy: {len(snapshot.chunk_ids):,} vectors loaded in {seconds:.1f} s, "
+        f"{'compact' if snapshot.quantized is not None else 'float32'} form "
+        f"{common.mib(held):.0f} MiB; this process {common.mib(info.rss - info.shared):.0f} MiB "
+        f"private after (peak {common.mib(sampler.peak_private):.0f} MiB while loading)"
+    )
+
+
 def stage_query(
-    data_dir: Path, url: str, count: int, recall_queries: int, ef_sweep: list[int]
+    data_dir: Path,
+    url: str,
+    count: int,
+    recall_queries: int,
+    ef_sweep: list[int],
+    *,
+    vector_copy: bool = True,
 ) -> None:
     from prioris.embedding import build_embedder
     from prioris.library import Library
     from prioris.search.protocols import SearchFilters
 
     settings = common.settings_for(data_dir).with_library(url)
+    if not vector_copy:
+        settings = settings.with_overrides(pg_vector_copy_min_chunks=0)
     embedder = build_embedder(settings)
     queries = list(common.load_queries().values())[:count]
     with Library.open(settings, embedder=embedder) as library:
+        copy_line = _warm_vector_copy(library, queries[0])
         rows = []
         for mode in MODES:
             for query in queries[:3]:
@@ -249,40 +287,50 @@ def stage_query(
         backend = library.searcher.backend
         hits = 0
         truth = []
+        knn_times = []
+        copied = backend.copied
         for query in queries[:recall_queries]:
             vector = embedder.embed_query(query)
+            started = time.perf_counter()
             approx = {c.chunk_id for c in backend.knn(vector, SearchFilters(), 10)}
+            knn_times.append((time.perf_counter() - started) * 1000)
             exact = backend._run(lambda c, v=vector: backend._exact(c, v, "", [], 10))
             truth.append((vector, {c.chunk_id for c in exact}))
             hits += len(approx & truth[-1][1])
+        answered_by = "the vector copy" if backend.copied > copied else "HNSW"
         sweep = []
-        default_ef = backend.ef_search
+        default_ef, cache = backend.ef_search, backend.vector_cache
+        backend.vector_cache = None  # the sweep times HNSW alone
         for ef in ef_sweep:  # HNSW alone: recall against its KNN time at each ef_search
             backend.ef_search = ef
-            found, knn_times = 0, []
+            found, sweep_times = 0, []
             for vector, exact_ids in truth:
                 started = time.perf_counter()
                 got = backend.knn(vector, SearchFilters(), 10)
-                knn_times.append((time.perf_counter() - started) * 1000)
+                sweep_times.append((time.perf_counter() - started) * 1000)
                 found += len({c.chunk_id for c in got} & exact_ids)
             sweep.append(
                 (
                     ef,
                     f"{found / (10 * len(truth)):.3f}",
-                    f"{common.percentile(knn_times, 50):.1f}",
-                    f"{common.percentile(knn_times, 95):.1f}",
+                    f"{common.percentile(sweep_times, 50):.1f}",
+                    f"{common.percentile(sweep_times, 95):.1f}",
                 )
             )
-        backend.ef_search = default_ef
+        backend.ef_search, backend.vector_cache = default_ef, cache
     load = os.getloadavg()[0]
     print(
         f"\nPostgreSQL, {len(queries)} queries, k=10, ms, query embedding included "
         f"(load average {load:.1f}):"
     )
+    if copy_line:
+        print(copy_line)
     common.print_table(["mode", "queries", "p50", "p95"], rows)
     print(
-        f"HNSW recall@10 against an exact scan: {hits / (10 * recall_queries):.4f} "
-        f"over {recall_queries} queries (ef_search {backend.ef_search})"
+        f"KNN recall@10 against an exact scan: {hits / (10 * recall_queries):.4f} over "
+        f"{recall_queries} queries, answered by {answered_by} (ef_search {backend.ef_search}); "
+        f"KNN alone p50 {common.percentile(knn_times, 50):.1f} ms, "
+        f"p95 {common.percentile(knn_times, 95):.1f} ms"
     )
     if sweep:
         common.print_table(["ef_search", "recall@10", "KNN p50 ms", "KNN p95 ms"], sweep)
@@ -303,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-queries", type=int, default=50)
     parser.add_argument(
+        "--no-vector-copy",
+        action="store_true",
+        help="HNSW answers every KNN (PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS=0)",
+    )
+    parser.add_argument(
         "--ef-sweep",
         default="",
         help="ef_search values to time HNSW alone at, with its recall (e.g. 100,200,400,800)",
@@ -320,7 +373,14 @@ def main(argv: list[str] | None = None) -> int:
         stage_postings(data_dir, url)
     if "query" in stages:
         sweep = [int(x) for x in args.ef_sweep.split(",") if x.strip()]
-        stage_query(data_dir, url, args.queries, args.recall_queries, sweep)
+        stage_query(
+            data_dir,
+            url,
+            args.queries,
+            args.recall_queries,
+            sweep,
+            vector_copy=not args.no_vector_copy,
+        )
     return 0
 
 

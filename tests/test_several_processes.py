@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 from prioris.embedding.fake import FakeEmbedder
-from prioris.engines.sqlite import vector_cache
 from prioris.library import Library
+from prioris.search import vector_copy
 
 MODES = ("fts", "vector", "hybrid")
 WRITER = """
@@ -93,7 +93,8 @@ def _found(library: Library, query: str) -> dict[str, set[str]]:
 
 
 def _warm(library: Library) -> None:
-    """Make a SQLite reader answer from its own copies, as a serving process does."""
+    """Make a reader answer from its own copies (vectors, postings), as a serving process
+    does."""
     backend = library.searcher.backend
     for _ in range(3):
         for mode in MODES:
@@ -115,7 +116,8 @@ def test_a_write_in_another_process_is_searchable_at_once(
 ) -> None:
     monkeypatch.setenv("PRIORIS_MCP_POSTINGS_MIN_CHUNKS", "1")  # SQLite: postings from the start
     monkeypatch.setenv("PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS", "1")  # PostgreSQL: its table
-    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)  # and the in-memory vector copy
+    monkeypatch.setenv("PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS", "1")  # PostgreSQL: its copy
+    monkeypatch.setattr(vector_copy, "MIN_VECTORS", 10)  # and the in-memory vector copy
     from prioris.config import load_settings
 
     settings = load_settings()

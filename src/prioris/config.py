@@ -102,6 +102,10 @@ class Settings:
     # on: BM25 in SQL costs ~150 ms at SciFact's 9,000 passages already (docs/benchmarks.md
     # section 10), where SQLite's FTS5 needs no help until 100,000; 0 never builds it
     pg_postings_min_chunks: int = 1_000
+    # ... and answers KNN from an in-process copy of the vectors (exact, or compact with the
+    # head rescored: recall@10 0.99) from this many: HNSW found 0.71 of the exact top 10 at
+    # a million realistic passages (docs/benchmarks.md section 10); 0 never keeps one
+    pg_vector_copy_min_chunks: int = 20_000
     # a Zotero data directory (`prioris zotero sync`; default: Zotero's own, ~/Zotero) and
     # its base directory for linked attachments (Zotero's "Linked Attachment Base Directory")
     zotero_dir: Path | None = None
@@ -184,6 +188,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "PRIORIS_MCP_PG_STATEMENT_TIMEOUT_SECONDS": (1, 7 * DAY),
     "PRIORIS_MCP_PG_EF_SEARCH": (1, 1000),
     "PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS": (0, 10**12),
+    "PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS": (0, 10**12),
 }
 
 
@@ -391,6 +396,9 @@ def _input_limits(env: Mapping[str, str]) -> dict[str, object]:
         "pg_ef_search": _integer(env, "PRIORIS_MCP_PG_EF_SEARCH", d.pg_ef_search),
         "pg_postings_min_chunks": _integer(
             env, "PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS", d.pg_postings_min_chunks
+        ),
+        "pg_vector_copy_min_chunks": _integer(
+            env, "PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS", d.pg_vector_copy_min_chunks
         ),
     }
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prioris.engines.sqlite import quantized
-from prioris.engines.sqlite.quantized import QuantizedVectors, build
+from prioris.search import quantized
+from prioris.search.quantized import QuantizedVectors, build
 
 
 def _clustered(n: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

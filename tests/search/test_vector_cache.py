@@ -12,12 +12,13 @@ from prioris.engines.sqlite.connection import connect
 from prioris.engines.sqlite.queries import vector_search
 from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.library import Library
+from prioris.search import vector_copy
 from prioris.search.protocols import SearchFilters
 
 
 @pytest.fixture
 def filled(library: Library, monkeypatch: pytest.MonkeyPatch) -> Library:
-    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)
+    monkeypatch.setattr(vector_copy, "MIN_VECTORS", 10)
     library.import_records(
         [
             {
@@ -136,7 +137,7 @@ def test_compact_copy_near_exact_with_filters(
 ) -> None:
     """Past the float budget the copy is binary codes plus int8 rows: same filters, k hits,
     scores within quantisation error of vec0's."""
-    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
+    monkeypatch.setattr(vector_copy, "EXACT_MAX_BYTES", 0)
     cache = _cache(filled)
     conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query("topic 3 theme 2 item")
@@ -161,7 +162,7 @@ def test_copy_sizes() -> None:
 
 def _compact(filled: Library, monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[Any, Any, Any]:
     """A loaded compact (binary + int8) copy, the reader connection and a query vector."""
-    monkeypatch.setattr(vector_cache, "EXACT_MAX_BYTES", 0)
+    monkeypatch.setattr(vector_copy, "EXACT_MAX_BYTES", 0)
     cache = _cache(filled)
     conn = filled.searcher.backend.conn
     query = filled.embedder.embed_query(text)
@@ -224,7 +225,7 @@ def test_the_float_copy_scans_on_one_blas_thread(
             self.inner.__exit__(*exc)
 
     before = blas_threads()
-    monkeypatch.setattr(vector_cache, "one_blas_thread", Recording)
+    monkeypatch.setattr(vector_copy, "one_blas_thread", Recording)
     cache = _cache(filled)
     conn = connect(filled.settings.db_path, migrate=False)
     vector = filled.embedder.embed_query("topic 3 words")
@@ -337,7 +338,7 @@ def test_a_copy_in_another_order_than_the_ids_still_finds_each_chunk(filled: Lib
 
 def test_load_sorts_ids_it_reads_out_of_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """vec0 hands rows out in its own order: a copy read out of order keeps a sorted view."""
-    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 1)
+    monkeypatch.setattr(vector_copy, "MIN_VECTORS", 1)
 
     class Conn:
         def __init__(self) -> None:

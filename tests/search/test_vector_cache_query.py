@@ -10,16 +10,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prioris.engines.sqlite import vector_cache
 from prioris.engines.sqlite.connection import connect
 from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.library import Library
+from prioris.search import vector_copy
 from prioris.search.protocols import SearchFilters
 
 
 @pytest.fixture
 def filled(library: Library, monkeypatch: pytest.MonkeyPatch) -> Library:
-    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)
+    monkeypatch.setattr(vector_copy, "MIN_VECTORS", 10)
     library.import_records(
         [
             {"_id": f"w{i}", "title": f"Work {i}", "text": f"topic {i % 7} item {i} theme {i % 5}"}
@@ -55,7 +55,7 @@ def test_chunk_ids_past_float64s_integers_come_back_exact(
 ) -> None:
     """Chunk ids are SQLite's int64 rowids: the copy keeps them as integers, so an id past
     2**53 (odd ones have no float64) is the id vec0 holds, not a neighbour."""
-    monkeypatch.setattr(vector_cache, "MIN_VECTORS", 10)
+    monkeypatch.setattr(vector_copy, "MIN_VECTORS", 10)
     library.import_records([{"_id": "w0", "title": "Work 0", "text": "topic 0 item 0"}])
     high = (1 << 53) + 10
     with library.lock:  # the next chunks are numbered on from the highest id

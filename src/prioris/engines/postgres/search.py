@@ -12,11 +12,14 @@ remembered until the index changes (past ``LARGE`` chunks, at most every
 (:mod:`prioris.engines.postgres.postings`) has a build: the statistics are then exact at
 every query, and a plain query is ranked from the postings in numpy, not in SQL.
 
-Vectors: pgvector 0.6 has no iterative index scans, so an HNSW scan returns at most
-``hnsw.ef_search`` candidates *before* the filters: a filtered query that comes back
-short is asked again with a wider ``ef_search`` (up to pgvector's 1000), and one still
-short (a rare source, a narrow year range, a handful of works) is answered exactly by a
-scan of the rows the filters keep. A filtered search thus returns k hits when k exist.
+Vectors: past ``vector_copy_min_rows`` chunks, an in-process copy of the vectors
+(:mod:`prioris.engines.postgres.vector_cache`) answers while it is current; HNSW answers
+before it is loaded, and always below that size. pgvector 0.6 has no iterative index
+scans, so an HNSW scan returns at most ``hnsw.ef_search`` candidates *before* the
+filters: a filtered query that comes back short is asked again with a wider
+``ef_search`` (up to pgvector's 1000), and one still short (a rare source, a narrow year
+range, a handful of works) is answered exactly by a scan of the rows the filters keep.
+A filtered search thus returns k hits when k exist.
 """
 
 from __future__ import annotations
@@ -34,10 +37,12 @@ from prioris.engines.postgres.connection import PgConnection
 from prioris.engines.postgres.index import VECTOR_TABLE
 from prioris.engines.postgres.postings import PostgresPostings
 from prioris.engines.postgres.tsquery import to_tsquery_text
+from prioris.engines.postgres.vector_cache import PostgresVectors
 from prioris.errors import InvalidRequestError
 from prioris.search import fts_plan
 from prioris.search.fts_plan import idf
 from prioris.search.protocols import ChunkScore, Passage, SearchFilters, WorkSummary
+from prioris.search.vector_copy import VectorCache
 from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 
@@ -87,12 +92,25 @@ def plain_words(expression: str) -> list[str] | None:
 
 class PostgresSearchBackend:
     def __init__(
-        self, storage: Any, *, ef_search: int = 400, postings_min_rows: int = LARGE
+        self,
+        storage: Any,
+        *,
+        ef_search: int = 400,
+        postings_min_rows: int = LARGE,
+        vector_copy_min_rows: int = 0,
     ) -> None:
+        """``vector_copy_min_rows``: from this many vectors KNN is answered from an
+        in-process copy of them while it is current (0: HNSW always)."""
         self.storage = storage
         self.postings = PostgresPostings(
             lambda: storage.connect(migrate=False).raw, min_rows=postings_min_rows
         )
+        self.vector_cache: VectorCache | None = None
+        if vector_copy_min_rows > 0:
+            self.vector_cache = VectorCache(
+                lambda: storage.connect(migrate=False), PostgresVectors(vector_copy_min_rows)
+            )
+        self.copied = 0  # KNN queries answered by the in-process copy (bench reads it)
         self.ef_search = max(1, min(int(ef_search), MAX_EF_SEARCH))
         self.widened = 0  # KNN queries asked again with a wider ef_search (bench reads it)
         self.exact = 0  # ... and answered by an exact scan
@@ -115,6 +133,8 @@ class PostgresSearchBackend:
         return {"built": True, **{k: getattr(result, k) for k in result.__dataclass_fields__}}
 
     def close(self) -> None:
+        if self.vector_cache is not None:
+            self.vector_cache.close()
         self.postings.close()
         self.storage.close()
 
@@ -219,6 +239,11 @@ class PostgresSearchBackend:
         k = max(k, 1)
 
         def run(conn: PgConnection) -> list[ChunkScore]:
+            if self.vector_cache is not None:
+                copied = self.vector_cache.knn(conn, query, filters, k)
+                if copied is not None:
+                    self.copied += 1
+                    return copied
             if filters.work_ids is not None or k > MAX_EF_SEARCH:
                 return self._exact(conn, query, where, params, k)
             ef = max(self.ef_search, k)

@@ -54,6 +54,8 @@ class PostgresStorage:
         self.ef_search = int(getattr(settings, "pg_ef_search", 400))
         # plain FTS queries ranked from the BM25 postings table from this many chunks
         self.postings_min_chunks = int(getattr(settings, "pg_postings_min_chunks", 1_000))
+        # KNN from an in-process copy of the vectors from this many chunks (0: never)
+        self.vector_copy_min_chunks = int(getattr(settings, "pg_vector_copy_min_chunks", 20_000))
         self._pool: Any = None
         self._pool_lock = threading.Lock()
 
@@ -105,7 +107,10 @@ class PostgresStorage:
         from prioris.engines.postgres.search import PostgresSearchBackend
 
         return PostgresSearchBackend(
-            self, ef_search=self.ef_search, postings_min_rows=self.postings_min_chunks
+            self,
+            ef_search=self.ef_search,
+            postings_min_rows=self.postings_min_chunks,
+            vector_copy_min_rows=self.vector_copy_min_chunks,
         )
 
     def size_bytes(self) -> int:

@@ -1,178 +1,34 @@
-"""An in-memory copy of the vector index that answers KNN in numpy.
+"""The vector copy's SQLite side: ``vec0`` streamed into memory, and rows read back.
 
-sqlite-vec's ``vec0`` stays the index of record (it persists the vectors and answers
-whenever this copy cannot); its brute-force scan costs several milliseconds per query at
-10,000 chunks (more for the deep lists hybrid asks for), tens at 100,000 and about half a
-second at a million. The copy takes one of two forms:
-
-- up to ``EXACT_MAX_BYTES`` of float32 (about 170,000 chunks of 384 dimensions), the
-  vectors themselves: exact KNN with one matrix-vector product;
-- above that, :class:`~prioris.engines.sqlite.quantized.QuantizedVectors`: binary codes scanned in
-  full, int8 rows rescoring the few thousand best (430 MB at a million chunks instead of
-  1.5 GB, a fraction of the scan time; the recall against exact search is measured by
-  ``bench/bench_latency.py``).
-
-The copy is loaded in the background once the library is large enough to need it, is
-tagged with the ``vectors_version`` counter that every vector write bumps in the same
-transaction, and is used only while that counter has not moved: a stale copy is never
-consulted, and is dropped before its successor loads so memory does not double. Filters
-are boolean masks over the same metadata the ``vec0`` table carries, applied before the
-ranking, so a filtered search still returns k hits when k exist.
+sqlite-vec's ``vec0`` stays the index of record; its brute-force scan costs several
+milliseconds per query at 10,000 chunks (more for the deep lists hybrid asks for), tens
+at 100,000 and about half a second at a million, so past ``MIN_VECTORS`` chunks KNN is
+answered from the in-memory copy of :mod:`prioris.search.vector_copy` while it is fresh.
+This module says how that copy reads a SQLite library.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from prioris.engines.sqlite.index import VEC_TABLE
-from prioris.engines.sqlite.quantized import QuantizedVectors
-from prioris.search.protocols import ChunkScore, SearchFilters
+from prioris.search import vector_copy
+from prioris.search.vector_copy import (
+    RowBatch,
+    Snapshot,
+    build_snapshot,
+    copy_bytes,
+    one_blas_thread,
+    rescore_exact,
+)
 from prioris.storage.chunks import vectors_version
 
+__all__ = ["Snapshot", "SqliteVectors", "VectorCache", "copy_bytes", "one_blas_thread"]
 
-@cache
-def _blas() -> Any:
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
-def one_blas_thread() -> AbstractContextManager[Any]:
-    """The float copy's scan on one BLAS thread. OpenBLAS's second thread halves a lone
-    matrix-vector product, but then spins idle on the core the next query embedding (ONNX
-    Runtime) and hybrid's FTS half need: SciFact vector searches took 19 ms with it and 9
-    without, at 100k chunks 30.3 against 24.0 ms p50 (docs/benchmarks.md, section 8)."""
-    return _blas().limit(limits=1, user_api="blas")
-
-
-MIN_VECTORS = 1_000  # below this vec0 answers in a few milliseconds: no copy kept
-EXACT_MAX_BYTES = 256 << 20  # float32 copy up to this size, quantised copy above
-MAX_BYTES = 1 << 30  # a copy (of either form) larger than this is not kept: vec0 only
-SAMPLE_ROWS = 20_000  # rows that set the quantiser's mean and scales
-# the compact copy's best rows are rescored with their float32 vectors read from vec0: int8
-# scores err by ~1e-3 in cosine, the gap between near neighbours. A point read walks the
-# overflow pages of vec0's 1.5 MB vector chunk (~0.8 ms quiet at 1M), so only the head of
-# the list is rescored: k + 10 rows, 20 to 32 (recall@10 0.990 on the realistic 1M corpus)
-RESCORE_MIN = 20
-RESCORE_MAX = 32
 FETCH_ROWS = 4096
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    version: int
-    chunk_ids: np.ndarray
-    matrix: np.ndarray | None  # float32 unit rows (exact form)
-    quantized: QuantizedVectors | None  # compact form
-    work_codes: np.ndarray
-    work_names: list[str]
-    work_index: dict[str, int]
-    source_codes: np.ndarray
-    source_index: dict[str, int]
-    years: np.ndarray
-    # chunk ids in ascending order, and the row of each (None: the rows already are)
-    sorted_ids: np.ndarray | None = None
-    sorted_rows: np.ndarray | None = None
-
-    def owners(self, chunk_ids: Sequence[int]) -> dict[int, str]:
-        """The work of each given chunk this copy holds, without reading the library.
-
-        At a million chunks the full-text half of a search names a few hundred chunks
-        whose rows sit on as many random pages of the chunks table (text and all): reading
-        their works back cost 110-230 ms cold. Chunks never change work, and a copy is
-        used only while no vector (so no chunk with one) was added or deleted since it
-        was loaded, so what it says of a chunk it holds is what the table says."""
-        ids = self.chunk_ids if self.sorted_ids is None else self.sorted_ids
-        if len(ids) == 0 or not chunk_ids:
-            return {}
-        wanted = np.asarray(chunk_ids, dtype=np.int64)
-        at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
-        held = ids[at] == wanted
-        rows = at[held] if self.sorted_rows is None else self.sorted_rows[at[held]]
-        names, codes = self.work_names, self.work_codes
-        return {int(c): names[codes[r]] for c, r in zip(wanted[held], rows, strict=True)}
-
-    def mask(self, filters: SearchFilters) -> np.ndarray | None:
-        keep: np.ndarray | None = None
-
-        def both(cond: np.ndarray) -> None:
-            nonlocal keep
-            keep = cond if keep is None else keep & cond
-
-        if filters.source:
-            both(self.source_codes == self.source_index.get(filters.source, -1))
-        undated = self.years == 0  # vec0's unknown year, copied as it is
-        if filters.undated_only:
-            both(undated)
-        elif filters.has_years:
-            dated = ~undated
-            if filters.from_year is not None:
-                dated &= self.years >= filters.from_year
-            if filters.to_year is not None:
-                dated &= self.years <= filters.to_year
-            both(dated | undated if filters.include_undated else dated)
-        if filters.work_ids is not None:
-            codes = [self.work_index[w] for w in filters.work_ids if w in self.work_index]
-            both(np.isin(self.work_codes, np.asarray(codes, dtype=np.int32)))
-        return keep
-
-    def nearest(
-        self, query: np.ndarray, filters: SearchFilters, k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Row indices and cosine scores of the k nearest rows that pass the filters."""
-        mask = self.mask(filters)
-        if self.quantized is not None:
-            return self.quantized.search(query, k, keep=mask)
-        assert self.matrix is not None
-        with one_blas_thread():
-            scores = self.matrix @ np.asarray(query, dtype=np.float32)
-        if mask is None:  # no filter: rank every row in place, no index copies
-            top = min(k, len(scores))
-            part = np.argpartition(scores, len(scores) - top)[len(scores) - top :]
-            picked = part[np.argsort(-scores[part], kind="stable")]
-        else:
-            candidates = np.flatnonzero(mask)
-            if len(candidates) == 0:
-                return candidates, scores[:0]
-            chosen = scores[candidates]
-            top = min(k, len(candidates))
-            part = np.argpartition(-chosen, top - 1)[:top]
-            picked = candidates[part[np.argsort(-chosen[part], kind="stable")]]
-        return picked, scores[picked]
-
-
-def copy_bytes(count: int, dim: int) -> int:
-    """Memory of the copy a library of ``count`` vectors would get (0: none)."""
-    if count < MIN_VECTORS:
-        return 0
-    exact = count * dim * 4
-    if exact <= EXACT_MAX_BYTES:
-        return exact
-    compact = count * (dim + (dim + 63) // 64 * 8)
-    return compact if compact <= MAX_BYTES else 0
-
-
-class _Codes:
-    """Strings to small integer codes while streaming rows (no per-row objects kept)."""
-
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-
-    def code(self, name: str) -> int:
-        found = self.index.get(name)
-        if found is None:
-            found = self.index[name] = len(self.index)
-        return found
-
-    def names(self) -> list[str]:
-        return list(self.index)
 
 
 def _batches(conn: Any, sql: str) -> Iterator[list[Any]]:
@@ -184,9 +40,21 @@ def _batches(conn: Any, sql: str) -> Iterator[list[Any]]:
         yield rows
 
 
+def _row_batches(conn: Any, dim: int) -> Iterator[RowBatch]:
+    select = f"SELECT chunk_id, embedding, work_id, source, year FROM {VEC_TABLE}"
+    for rows in _batches(conn, select):
+        block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        yield RowBatch(
+            chunk_ids=[r[0] for r in rows],
+            vectors=block.reshape(len(rows), dim),
+            work_ids=[r[2] for r in rows],
+            sources=[r[3] for r in rows],
+            years=[r[4] for r in rows],
+        )
+
+
 def load_snapshot(conn: Any) -> Snapshot | None:
-    """Read the vector table in one read transaction (a consistent snapshot), streaming
-    it into preallocated arrays so loading needs little more memory than the copy."""
+    """Read the vector table in one read transaction (a consistent snapshot)."""
     conn.execute("BEGIN")
     try:
         version = vectors_version(conn)
@@ -195,67 +63,27 @@ def load_snapshot(conn: Any) -> Snapshot | None:
         ).fetchone()[0]
         dim_row = conn.execute("SELECT value FROM index_state WHERE key = 'embedding_dim'")
         dim = int(dim_row.fetchone()[0])
-        size = copy_bytes(count, dim)
-        if size == 0:
-            return None
-        select = f"SELECT chunk_id, embedding, work_id, source, year FROM {VEC_TABLE}"
-        matrix: np.ndarray | None = None
-        quantized: QuantizedVectors | None = None
-        if size == count * dim * 4:
-            matrix = np.zeros((count, dim), dtype=np.float32)
-        else:
-            sample_rows = conn.execute(
-                f"SELECT embedding FROM {VEC_TABLE} LIMIT {SAMPLE_ROWS}"
+
+        def sample() -> np.ndarray:
+            rows = conn.execute(
+                f"SELECT embedding FROM {VEC_TABLE} LIMIT {vector_copy.SAMPLE_ROWS}"
             ).fetchall()
-            sample = np.frombuffer(b"".join(r[0] for r in sample_rows), dtype=np.float32)
-            quantized = QuantizedVectors.allocate(sample.reshape(-1, dim), count)
-            del sample_rows, sample
-        chunk_ids = np.zeros(count, dtype=np.int64)
-        work_codes = np.zeros(count, dtype=np.int32)
-        source_codes = np.zeros(count, dtype=np.int16)
-        years = np.zeros(count, dtype=np.int16)
-        works, sources = _Codes(), _Codes()
-        done = 0
-        for rows in _batches(conn, select):
-            end = min(count, done + len(rows))
-            rows = rows[: end - done]  # rows added after the count are not in this copy
-            block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-            block = block.reshape(len(rows), dim)
-            if matrix is not None:
-                norms = np.linalg.norm(block, axis=1, keepdims=True)
-                matrix[done:end] = block / np.maximum(norms, 1e-12)
-            else:
-                assert quantized is not None
-                quantized.add(block)
-            chunk_ids[done:end] = [r[0] for r in rows]
-            work_codes[done:end] = [works.code(r[2]) for r in rows]
-            source_codes[done:end] = [sources.code(r[3]) for r in rows]
-            years[done:end] = [r[4] or 0 for r in rows]
-            done = end
-            if done >= count:
-                break
+            return np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32)
+
+        return build_snapshot(version, count, dim, sample, _row_batches(conn, dim))
     finally:
         conn.execute("COMMIT")
-    names = works.names()
-    chunk_ids = chunk_ids[:done]
-    sorted_ids = sorted_rows = None
-    if done > 1 and not bool(np.all(chunk_ids[1:] > chunk_ids[:-1])):
-        sorted_rows = np.argsort(chunk_ids, kind="stable")
-        sorted_ids = chunk_ids[sorted_rows]
-    return Snapshot(
-        version=version,
-        chunk_ids=chunk_ids,
-        matrix=None if matrix is None else matrix[:done],
-        quantized=quantized,
-        work_codes=work_codes[:done],
-        work_names=names,
-        work_index=works.index,
-        source_codes=source_codes[:done],
-        source_index=sources.index,
-        years=years[:done],
-        sorted_ids=sorted_ids,
-        sorted_rows=sorted_rows,
-    )
+
+
+def stored_vectors(conn: Any, chunk_ids: list[int]) -> dict[int, np.ndarray]:
+    """Point reads of ``vec0`` (an ``IN`` list would scan its vector chunks)."""
+    sql = f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?"
+    found = {}
+    for chunk_id in chunk_ids:
+        row = conn.execute(sql, (chunk_id,)).fetchone()
+        if row is not None:
+            found[chunk_id] = np.frombuffer(row[0], dtype=np.float32)
+    return found
 
 
 def _rescore_exact(
@@ -266,112 +94,27 @@ def _rescore_exact(
     scores: np.ndarray,
     count: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact cosine for the compact copy's best ``count`` rows (their float32 vectors from
-    ``vec0``), merged with the int8 scores of the rest; a row gone from ``vec0`` since the
-    copy was taken is dropped."""
-    count = min(count, len(picked))
-    unit = np.asarray(query, dtype=np.float32)
-    unit = unit / max(float(np.linalg.norm(unit)), 1e-12)
-    exact = np.array(scores, dtype=np.float32)
-    keep = np.ones(len(picked), dtype=bool)
-    sql = f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?"
-    for i in range(count):
-        row = conn.execute(sql, (int(snapshot.chunk_ids[picked[i]]),)).fetchone()
-        if row is None:
-            keep[i] = False
-            continue
-        vector = np.frombuffer(row[0], dtype=np.float32)
-        exact[i] = float(vector @ unit) / max(float(np.linalg.norm(vector)), 1e-12)
-    picked, exact = picked[keep], exact[keep]
-    order = np.argsort(-exact, kind="stable")
-    return picked[order], exact[order]
+    """:func:`~prioris.search.vector_copy.rescore_exact` with the vectors of ``vec0``."""
+    return rescore_exact(
+        lambda ids: stored_vectors(conn, ids), snapshot, query, picked, scores, count
+    )
 
 
-class VectorCache:
-    """Exact KNN from memory while fresh; ``None`` tells the caller to ask ``vec0``."""
+class SqliteVectors:
+    """The :class:`~prioris.search.vector_copy.VectorSource` of a SQLite library."""
+
+    def load(self, conn: Any) -> Snapshot | None:
+        # read, not mapped: streaming the whole vector table through this connection's
+        # mmap would leave ~1.5 GB of file pages in the process at a million chunks
+        conn.execute("PRAGMA mmap_size = 0")
+        return load_snapshot(conn)
+
+    def stored_vectors(self, conn: Any, chunk_ids: list[int]) -> dict[int, np.ndarray]:
+        return stored_vectors(conn, chunk_ids)
+
+
+class VectorCache(vector_copy.VectorCache):
+    """The vector copy of a SQLite library (``connect_reader`` opens a read connection)."""
 
     def __init__(self, connect_reader: Callable[[], Any], *, background: bool = True) -> None:
-        self._connect_reader = connect_reader
-        self._background = background
-        self._snapshot: Snapshot | None = None
-        self._loading = threading.Lock()
-        self._declined_version: int | None = None
-        self._queries = 0
-        self._closed = False
-
-    def knn(
-        self, conn: Any, query: np.ndarray, filters: SearchFilters, k: int
-    ) -> list[ChunkScore] | None:
-        version = vectors_version(conn)
-        snapshot = self._snapshot
-        self._queries += 1
-        if snapshot is None or snapshot.version != version:
-            # a one-shot process (a single CLI search) never pays for a load it cannot use
-            if version != self._declined_version and self._queries > 1:
-                self._refresh()
-            return None
-        if snapshot.quantized is None:
-            picked, scores = snapshot.nearest(query, filters, k)
-        else:
-            rescored = max(RESCORE_MIN, min(RESCORE_MAX, k + 10))
-            picked, scores = snapshot.nearest(query, filters, max(k, rescored))
-            picked, scores = _rescore_exact(conn, snapshot, query, picked, scores, rescored)
-            picked, scores = picked[:k], scores[:k]
-        return [
-            ChunkScore(
-                int(snapshot.chunk_ids[i]),
-                snapshot.work_names[snapshot.work_codes[i]],
-                float(score),
-            )
-            for i, score in zip(picked, scores, strict=True)
-        ]
-
-    def owners(self, conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
-        """The works of those chunks the current copy holds ({} without a current copy):
-        the rest are read from the library by the caller."""
-        snapshot = self._snapshot
-        if snapshot is None or snapshot.version != vectors_version(conn):
-            return {}
-        return snapshot.owners(chunk_ids)
-
-    def close(self) -> None:
-        """Start no more loads and wait for a running one, so nothing reads the library
-        (or creates its ``-wal`` and ``-shm`` files) after it is closed; a library in a
-        temporary folder could not be deleted while a load was still opening it."""
-        self._closed = True
-        self.wait_until_loaded()
-        self._snapshot = None
-
-    def _refresh(self) -> None:
-        if self._closed or not self._loading.acquire(blocking=False):
-            return  # closed, or a load is already under way
-        if self._background:
-            threading.Thread(target=self._load, daemon=True, name="prioris-vectors").start()
-        else:
-            self._load()
-
-    def _load(self) -> None:
-        try:
-            self._snapshot = None  # stale anyway: free it before its successor loads
-            conn = self._connect_reader()
-            # read, not mapped: streaming the whole vector table through this connection's
-            # mmap would leave ~1.5 GB of file pages in the process at a million chunks
-            conn.execute("PRAGMA mmap_size = 0")
-            try:
-                snapshot = load_snapshot(conn)
-                if snapshot is None:
-                    self._declined_version = vectors_version(conn)
-                    self._snapshot = None
-                else:
-                    self._snapshot = snapshot
-            finally:
-                conn.close()
-        finally:
-            self._loading.release()
-
-    def wait_until_loaded(self, timeout: float = 60.0) -> bool:
-        """For batch callers and benchmarks: block until a running load has finished."""
-        if self._loading.acquire(timeout=timeout):
-            self._loading.release()
-            return True
-        return False
+        super().__init__(connect_reader, SqliteVectors(), background=background)
