@@ -267,6 +267,8 @@ def stage_query(
     queries = list(common.load_queries().values())[:count]
     with Library.open(settings, embedder=embedder) as library:
         copy_line = _warm_vector_copy(library, queries[0])
+        library.search(queries[0], mode="fts", k=10)
+        library.searcher.backend.postings.wait_until_built(timeout=3600)  # as a serving one
         rows = []
         for mode in MODES:
             for query in queries[:3]:

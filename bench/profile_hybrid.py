@@ -9,6 +9,9 @@ the caller's thread (``SearchService.parallel_halves = False``) to compare with 
 
     .venv/bin/python bench/profile_hybrid.py --library bench/out/synthetic-100k --queries 100
     .venv/bin/python bench/profile_hybrid.py --library bench/out/scifact --load 1
+
+``--mode vector`` or ``fts`` profiles that mode instead; ``--db-url`` searches the
+PostgreSQL copy of the library that ``bench_pg_scale.py`` made (its URL).
 """
 
 from __future__ import annotations
@@ -92,10 +95,21 @@ def main(argv: list[str] | None = None) -> int:
         "--ab", action="store_true", help="alternate threaded and sequential query by query"
     )
     parser.add_argument("--cprofile", type=Path, help="write a cProfile of the timed queries")
+    parser.add_argument(
+        "--mode", choices=("hybrid", "vector", "fts"), default="hybrid", help="the mode profiled"
+    )
+    parser.add_argument(
+        "--db-url", help="search this PostgreSQL copy of the library (bench_pg_scale.py)"
+    )
     args = parser.parse_args(argv)
 
     queries = synthetic_or_scifact_queries(args.library, args.queries)
-    with common.busy_loops(args.load), common.open_library(args.library) as library:
+    settings = common.settings_for(args.library)
+    if args.db_url:
+        settings = settings.with_library(args.db_url)
+    from prioris.library import Library
+
+    with common.busy_loops(args.load), Library.open(settings) as library:
         return run(library, queries, args)
 
 
@@ -145,7 +159,7 @@ def run(library: Any, queries: list[str], args: argparse.Namespace) -> int:
         if profiler is not None:
             profiler.enable()
         started = time.perf_counter()
-        library.search(query, mode="hybrid", k=args.k)
+        library.search(query, mode=args.mode, k=args.k)
         total = (time.perf_counter() - started) * 1000
         if profiler is not None:
             profiler.disable()
@@ -154,7 +168,7 @@ def run(library: Any, queries: list[str], args: argparse.Namespace) -> int:
         profiler.dump_stats(str(args.cprofile))
 
     labels = sorted({label for row in timers.queries for label in row})
-    print(f"{len(queries)} hybrid queries, k={args.k}, ms per query (median / mean):")
+    print(f"{len(queries)} {args.mode} queries, k={args.k}, ms per query (median / mean):")
     for label in labels:
         values = [row.get(label, 0.0) for row in timers.queries]
         print(f"  {label:32s} {statistics.median(values):8.2f} {statistics.fmean(values):8.2f}")
@@ -167,7 +181,7 @@ def run(library: Any, queries: list[str], args: argparse.Namespace) -> int:
         f"{statistics.fmean(over):8.2f}"
     )
     totals = [row["total"] for row in timers.queries]
-    for mode, times in (*alone.items(), ("hybrid", totals)):
+    for mode, times in (*alone.items(), (f"{args.mode} (profiled)", totals)):
         print(
             f"  {mode} mode alone p50 / p95: {common.percentile(times, 50):.1f} / "
             f"{common.percentile(times, 95):.1f}"

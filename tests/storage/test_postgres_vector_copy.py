@@ -208,3 +208,55 @@ def test_a_library_without_vectors_loads_nothing(pg_url: str) -> None:
     finally:
         conn.close()
         storage.close()
+
+
+def test_the_fts_half_takes_works_from_a_current_copy(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranked from the postings table without filters, the chunks' works come from the
+    copy while it is current, from the table otherwise; a filtered query reads them
+    through its filter."""
+    monkeypatch.setenv("PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS", "1")
+    library = _open(pg_url, monkeypatch)
+    try:
+        library.import_records(_records(60))
+        backend = _loaded(library)
+        assert backend.build_postings()["built"]
+        cache = backend.vector_cache
+        asked: list[int] = []
+        real = cache.owners
+
+        def counting(conn: Any, ids: Any) -> dict[int, str]:
+            found = real(conn, ids)
+            asked.append(len(found))
+            return found
+
+        monkeypatch.setattr(cache, "owners", counting)
+        plain = backend.fts('"coral" OR "moss"', SearchFilters(), 20, title_weight=3.0)
+        assert plain and asked and asked[-1] >= len(plain)  # every ranked chunk from the copy
+        by_table = backend._run(
+            lambda c: {
+                int(r[0]): r[1]
+                for r in c.execute(
+                    "SELECT id, work_id FROM chunks WHERE id = ANY(?)",
+                    ([h.chunk_id for h in plain],),
+                )
+            }
+        )
+        assert {h.chunk_id: h.work_id for h in plain} == by_table
+        calls = len(asked)
+        filtered = backend.fts(
+            '"coral" OR "moss"', SearchFilters(source="arxiv"), 20, title_weight=3.0
+        )
+        assert len(asked) == calls  # through the filter's SQL, not the copy
+        assert filtered and {h.work_id for h in filtered} <= {f"w{i}" for i in range(0, 60, 3)}
+        # a write elsewhere: the copy is stale, so the table names the works
+        other = Library.open(load_settings().with_library(pg_url), embedder=FakeEmbedder())
+        try:
+            other.import_records([{"_id": "x", "title": "Coral", "text": "coral moss"}])
+        finally:
+            other.close()
+        again = backend.fts('"coral" OR "moss"', SearchFilters(), 20, title_weight=3.0)
+        assert asked[-1] == 0 and "x" in {h.work_id for h in again}
+    finally:
+        library.close()

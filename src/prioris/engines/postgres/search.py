@@ -185,16 +185,26 @@ class PostgresSearchBackend:
             raise InvalidRequestError(f"malformed FTS5 query {expression!r}: {exc}") from None
         return [ChunkScore(int(r[0]), str(r[1]), float(r[2])) for r in found]
 
-    @staticmethod
-    def _accept(filters: SearchFilters) -> Any:
-        """The work of each chunk id the filters keep, read on the ranking's connection."""
+    def _accept(self, filters: SearchFilters) -> Any:
+        """The work of each chunk id the filters keep, read on the ranking's connection.
+
+        Without filters, the vector copy names the works of the chunks it holds when it is
+        current in the ranking's own snapshot (no vector added or deleted since it was
+        loaded, so every chunk it holds exists): at a million chunks hybrid's FTS half
+        ranks 400 chunks, whose works cost 5-12 ms by index and ~0.3 ms from the copy."""
         where, params = _where(filters, "w", "id")
         join = " JOIN works w ON w.id = c.work_id" if where else ""
         sql = f"SELECT c.id, c.work_id FROM chunks c{join} WHERE c.id = ANY(?){where}"
+        cache = None if where else self.vector_cache
 
         def accept(raw: Any, ids: list[int]) -> dict[int, str]:
-            rows = PgConnection(raw, "").execute(sql, [ids, *params]).fetchall()
-            return {int(r[0]): str(r[1]) for r in rows}
+            conn = PgConnection(raw, "")
+            owners = cache.owners(conn, ids) if cache is not None else {}
+            missing = [i for i in ids if i not in owners] if owners else ids
+            if missing:
+                rows = conn.execute(sql, [missing, *params]).fetchall()
+                owners.update((int(r[0]), str(r[1])) for r in rows)
+            return owners
 
         return accept
 

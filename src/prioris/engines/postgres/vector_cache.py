@@ -78,9 +78,11 @@ class PostgresVectors:
             dim = int(stored_dim)
 
             def sample() -> np.ndarray:
+                # ordered: a plain LIMIT may start anywhere (synchronised scans), and the
+                # quantiser, so the lists, would differ from one load to the next
                 rows = conn.execute(
                     f"SELECT vector_send(embedding) FROM {VECTOR_TABLE} "
-                    f"LIMIT {vector_copy.SAMPLE_ROWS}"
+                    f"ORDER BY chunk_id LIMIT {vector_copy.SAMPLE_ROWS}"
                 ).fetchall()
                 return decode([bytes(r[0]) for r in rows], dim)
 
