@@ -63,16 +63,16 @@ class PostgresChunkIndex:
 
         stored_model = get_state(conn, "embedding_model")
         stored_dim = get_state(conn, "embedding_dim")
-        if stored_model == model_id and stored_dim == str(dim) and _has_table(conn):
+        if stored_model == model_id and stored_dim == str(dim) and has_vector_table(conn):
             return 0
         conn.execute("BEGIN IMMEDIATE")
         try:  # another process may have done it while this one waited for the lock
             stored_model = get_state(conn, "embedding_model")
             stored_dim = get_state(conn, "embedding_dim")
-            if stored_model == model_id and stored_dim == str(dim) and _has_table(conn):
+            if stored_model == model_id and stored_dim == str(dim) and has_vector_table(conn):
                 conn.execute("COMMIT")
                 return 0
-            conn.execute(f"DROP TABLE IF EXISTS {VECTOR_TABLE}")
+            conn.execute(f"DROP TABLE IF EXISTS {own(conn, VECTOR_TABLE)}")
             for statement in vector_table_sql(dim):
                 conn.execute(statement)
             stale = conn.execute("UPDATE chunks SET embedding_model = NULL").rowcount
@@ -143,15 +143,15 @@ class PostgresChunkIndex:
         """Into an empty vector table, the HNSW graph is built once after the copy (far
         faster than growing it row by row)."""
         if (
-            _has_table(conn)
+            has_vector_table(conn)
             and conn.execute(f"SELECT count(*) FROM {VECTOR_TABLE}").fetchone()[0] == 0
         ):
-            conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+            conn.execute(f"DROP INDEX IF EXISTS {own(conn, HNSW_INDEX)}")
 
     def after_copy(self, conn: Any) -> None:
         """New chunks get ids past the copied ones (ids were inserted explicitly); the HNSW
         index is (re)built if the copy dropped it."""
-        if _has_table(conn):
+        if has_vector_table(conn):
             rows = conn.execute(f"SELECT count(*) FROM {VECTOR_TABLE}").fetchone()[0]
             conn.execute(f"SET LOCAL maintenance_work_mem = '{hnsw_build_memory(rows)}'")
             # a million vectors take longer than a query may: the build is the copy's
@@ -165,8 +165,24 @@ class PostgresChunkIndex:
         conn.execute("ANALYZE")
 
 
-def _has_table(conn: Any) -> bool:
-    row = conn.execute("SELECT to_regclass(?)", (VECTOR_TABLE,)).fetchone()
+def own(conn: Any, name: str) -> str:
+    """``name`` in the library's own schema (the first of its ``search_path``).
+
+    Several libraries may share a database, each in its schema with
+    ``search_path=theirs,public``; an unqualified name missing from a library's schema
+    resolves to ``public``'s. A library opened for the first time has no vector table
+    yet, and ``DROP TABLE IF EXISTS chunk_vectors`` once dropped the vectors of the
+    library in ``public`` (a million of them, found in a benchmark): what a library drops
+    or tests for, it names in its own schema."""
+    schema = conn.execute("SELECT quote_ident(current_schema())").fetchone()[0]
+    return f"{schema}.{name}"
+
+
+def has_vector_table(conn: Any) -> bool:
+    """Whether the library's own schema has its vector table (not ``public``'s)."""
+    row = conn.execute(
+        "SELECT to_regclass(quote_ident(current_schema()) || '.' || ?)", (VECTOR_TABLE,)
+    ).fetchone()
     return row is not None and row[0] is not None
 
 

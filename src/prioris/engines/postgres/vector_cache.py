@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from prioris.engines.postgres.index import VECTOR_TABLE
+from prioris.engines.postgres.index import VECTOR_TABLE, has_vector_table
 from prioris.search import vector_copy
 from prioris.search.vector_copy import RowBatch, Snapshot, build_snapshot
 from prioris.storage.chunks import get_state, vectors_version
@@ -69,8 +69,7 @@ class PostgresVectors:
         try:
             version = vectors_version(conn)
             stored_dim = get_state(conn, "embedding_dim")
-            exists = conn.execute("SELECT to_regclass(?)", (VECTOR_TABLE,)).fetchone()[0]
-            if stored_dim is None or exists is None:
+            if stored_dim is None or not has_vector_table(conn):
                 return None
             count = int(conn.execute(f"SELECT count(*) FROM {VECTOR_TABLE}").fetchone()[0])
             if count < self.min_rows:
