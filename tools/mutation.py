@@ -58,7 +58,7 @@ CORE = [
 SECOND = [
     "engines.sqlite.postings",
     "engines.sqlite.postings_rank",
-    "engines.sqlite.vector_cache",
+    "search.vector_copy",
     "storage.work_vectors",
     "search.scoring",
     "ingest.header:parser",

@@ -120,7 +120,7 @@ DEFECTS = [
     ),
     Defect(
         "filters: to_year keeps unknown years in vector search (in-memory copy)",
-        "src/prioris/engines/sqlite/vector_cache.py",
+        "src/prioris/search/vector_copy.py",
         "both((self.years <= filters.to_year) & (self.years > 0))",
         "both(self.years <= filters.to_year)",
         ("tests/search/test_vector_cache.py",),
