@@ -198,7 +198,9 @@ def test_a_row_gone_from_vec0_is_dropped_by_the_exact_rescoring(
     conn.execute(
         f"CREATE TEMP VIEW chunks_vec_gone AS SELECT * FROM chunks_vec WHERE chunk_id != {gone}"
     )
-    kept, exact = vector_cache._rescore_exact(conn, snapshot, query, picked, scores, 5)
+    kept, exact = vector_copy.rescore_exact(
+        lambda ids: vector_cache.stored_vectors(conn, ids), snapshot, query, picked, scores, 5
+    )
     assert gone not in {int(snapshot.chunk_ids[i]) for i in kept}
     assert len(kept) == len(picked) - 1 and list(exact) == sorted(exact, reverse=True)
 

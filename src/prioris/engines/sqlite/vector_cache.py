@@ -22,7 +22,6 @@ from prioris.search.vector_copy import (
     build_snapshot,
     copy_bytes,
     one_blas_thread,
-    rescore_exact,
 )
 from prioris.storage.chunks import vectors_version
 
@@ -84,20 +83,6 @@ def stored_vectors(conn: Any, chunk_ids: list[int]) -> dict[int, np.ndarray]:
         if row is not None:
             found[chunk_id] = np.frombuffer(row[0], dtype=np.float32)
     return found
-
-
-def _rescore_exact(
-    conn: Any,
-    snapshot: Snapshot,
-    query: np.ndarray,
-    picked: np.ndarray,
-    scores: np.ndarray,
-    count: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~prioris.search.vector_copy.rescore_exact` with the vectors of ``vec0``."""
-    return rescore_exact(
-        lambda ids: stored_vectors(conn, ids), snapshot, query, picked, scores, count
-    )
 
 
 class SqliteVectors:
