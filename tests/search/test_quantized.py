@@ -76,3 +76,83 @@ def test_dimensions_not_a_multiple_of_64() -> None:
     assert built.codes.shape == (1, 500)
     found, _ = built.search(_unit(queries[0]), 3)
     assert found[0] == np.argmax(_unit(vectors) @ _unit(queries[0]))
+
+
+@pytest.fixture
+def partitioned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[QuantizedVectors, np.ndarray, np.ndarray]:
+    """A copy large enough (as far as the thresholds say) to be grouped into lists."""
+    monkeypatch.setattr(quantized, "PARTITION_MIN_ROWS", 1000)
+    monkeypatch.setattr(quantized, "MIN_CANDIDATES", 300)
+    monkeypatch.setattr(quantized, "PARTITION_CANDIDATES", 600)
+    monkeypatch.setattr(quantized, "KMEANS_SAMPLE", 3000)
+    monkeypatch.setattr(quantized, "PROBE_SHARE", 0.15)
+    monkeypatch.setattr(quantized, "ASSIGN_BLOCK", 1000)  # several blocks
+    vectors, queries = _clustered(6000, 96, seed=3)
+    built = build((vectors[i : i + 1000] for i in range(0, 6000, 1000)), vectors[:2000], 6000)
+    built.build_partition()
+    return built, _unit(vectors), _unit(queries)
+
+
+def test_the_lists_hold_every_row_once(partitioned) -> None:  # type: ignore[no-untyped-def]
+    built, _, _ = partitioned
+    part = built.partition
+    assert part is not None
+    lists = len(part.centres)
+    assert lists == int(np.sqrt(6000))
+    assert sorted(part.order.tolist()) == list(range(6000))
+    assert part.offsets[0] == 0 and part.offsets[-1] == 6000
+    assert np.all(np.diff(part.offsets) >= 0)
+    assert np.array_equal(part.codes, built.codes[:, part.order])
+    # each row sits in the list of its nearest centre (in the int8 rows' space)
+    step = built.scale / 127
+    for position in (0, 1234, 5999):
+        row = part.order[position]
+        listed = int(np.searchsorted(part.offsets, position, side="right") - 1)
+        point = built.rows[row].astype(np.float32) * step
+        nearest = int(np.argmin(((part.centres - point) ** 2).sum(axis=1)))
+        assert listed == nearest
+    assert built.nbytes() == built.codes.nbytes + built.rows.nbytes + part.codes.nbytes + (
+        part.order.nbytes
+    )
+
+
+def test_a_partitioned_search_keeps_the_recall(partitioned) -> None:  # type: ignore[no-untyped-def]
+    built, vectors, queries = partitioned
+    scanned: list[int] = []
+    real = built.partition.positions
+
+    def counting(centred: np.ndarray, probes: int) -> np.ndarray:
+        found = real(centred, probes)
+        scanned.append(len(found))
+        return found
+
+    object.__setattr__(built.partition, "positions", counting)
+    recalls = []
+    for query in queries:
+        exact = np.argsort(-(vectors @ query))[:10]
+        found, scores = built.search(query, 10)
+        assert len(found) == 10 and list(scores) == sorted(scores, reverse=True)
+        assert np.allclose(scores, vectors[found] @ query, atol=0.02)  # int8 scores
+        recalls.append(len(set(found.tolist()) & set(exact.tolist())) / 10)
+    assert len(scanned) == len(queries)
+    assert max(scanned) < 6000 * 0.5  # only some lists were scanned
+    assert np.mean(recalls) >= 0.9
+
+
+def test_filtered_searches_and_small_copies_scan_every_row(partitioned) -> None:  # type: ignore[no-untyped-def]
+    built, vectors, queries = partitioned
+    keep = np.zeros(6000, dtype=bool)
+    keep[::7] = True
+    built.partition = type(built.partition)(  # a partition that must not be read
+        *(np.zeros(0) for _ in range(5))
+    )
+    found, _ = built.search(queries[0], 10, keep=keep)
+    assert len(found) == 10 and all(keep[i] for i in found)
+    small = build([vectors[:500]], vectors[:500], 500)
+    small.build_partition()
+    assert small.partition is None  # below PARTITION_MIN_ROWS (1000 here)
+    small.partition = built.partition
+    small.add(vectors[:1])  # a row added after the lists were made drops them
+    assert small.partition is None
