@@ -156,7 +156,9 @@ def test_compact_copy_near_exact_with_filters(
 def test_copy_sizes() -> None:
     assert vector_cache.copy_bytes(500, 384) == 0  # small: vec0
     assert vector_cache.copy_bytes(100_000, 384) == 100_000 * 384 * 4  # exact floats
-    assert vector_cache.copy_bytes(1_000_000, 384) == 1_000_000 * (384 + 48)  # compact
+    assert vector_cache.copy_bytes(190_000, 384) == 190_000 * (384 + 48)  # compact
+    # ... and from 200,000 rows its codes again, grouped into lists, with their order
+    assert vector_cache.copy_bytes(1_000_000, 384) == 1_000_000 * (384 + 48 + 48 + 8)
     assert vector_cache.copy_bytes(10_000_000, 384) == 0  # too large for memory: vec0
 
 

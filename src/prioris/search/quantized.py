@@ -10,6 +10,10 @@ both taken after subtracting the mean vector, which ranks exactly as the raw vec
 - one int8 per dimension with a per-dimension scale (384 bytes a chunk), used to score
   only those candidates, and whose score is returned.
 
+Past ``PARTITION_MIN_ROWS`` rows the codes are also grouped into k-means lists (an
+inverted file over the same rows), and an unfiltered query's binary pass reads only the
+lists nearest it: a fiftieth of the rows instead of all of them.
+
 Both live in numpy arrays (the scans release the GIL, so hybrid's FTS runs beside them).
 The first pass is approximate and the int8 score near exact: ``bench/bench_latency.py``
 prints the recall@10 against exact float search that this trade gives.

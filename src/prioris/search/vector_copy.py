@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from prioris.search import quantized as compact_form
 from prioris.search.protocols import ChunkScore, SearchFilters
 from prioris.search.quantized import QuantizedVectors
 from prioris.storage.chunks import vectors_version
@@ -159,7 +160,10 @@ def copy_bytes(count: int, dim: int) -> int:
     exact = count * dim * 4
     if exact <= EXACT_MAX_BYTES:
         return exact
-    compact = count * (dim + (dim + 63) // 64 * 8)
+    words = (dim + 63) // 64 * 8
+    compact = count * (dim + words)
+    if count >= compact_form.PARTITION_MIN_ROWS:
+        compact += count * (words + 8)  # the codes again in list order, and that order
     return compact if compact <= MAX_BYTES else 0
 
 
