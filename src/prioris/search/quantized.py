@@ -247,8 +247,14 @@ def _smallest(distance: np.ndarray, wanted: int) -> np.ndarray:
 
 
 def _nearest_centres(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Index of each point's nearest centre (squared Euclidean distance)."""
-    return np.argmin((centres * centres).sum(axis=1) - 2 * (points @ centres.T), axis=1)
+    """Index of each point's nearest centre (squared Euclidean distance), a block of
+    points at a time so the distance matrix stays small (8,192 x 1,000 floats: 32 MB)."""
+    norms = (centres * centres).sum(axis=1)
+    nearest = np.empty(len(points), dtype=np.int64)
+    for start in range(0, len(points), ASSIGN_BLOCK):
+        block = points[start : start + ASSIGN_BLOCK]
+        nearest[start : start + len(block)] = np.argmin(norms - 2 * (block @ centres.T), axis=1)
+    return nearest
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
