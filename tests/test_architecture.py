@@ -117,4 +117,8 @@ def test_the_guards_break_on_planted_violations(tmp_path: Path) -> None:
     assert any(
         {"prioris.interfaces.cli.app", "prioris.interfaces.cli.context"} <= c for c in circles
     )
-    assert ["prioris.engines", "prioris.storage"] in figures["package_circles"]
+    # the packages on the planted circle (with whatever else joins them: search, which
+    # the engines use and which reads storage, since the vector copy moved there)
+    assert any(
+        {"prioris.engines", "prioris.storage"} <= set(c) for c in figures["package_circles"]
+    )
