@@ -412,3 +412,34 @@ def test_fts_hits_are_the_same_with_the_copy_naming_their_works(
     from_both = backend._with_works([(c, 1.0) for c in [*sorted(_table_owners(filled)), 10**9]])
     assert from_both == from_table and read == [10**9]  # the one it lacks: the table
     assert backend.fts(expression, SearchFilters(), 10, title_weight=0.0)
+
+
+def test_a_large_compact_copy_is_loaded_with_its_lists_and_scans_them(
+    filled: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past PARTITION_MIN_ROWS the load groups the rows into k-means lists and an
+    unfiltered query reads them (here every list is probed, so the list is vec0's)."""
+    from prioris.search import quantized
+
+    monkeypatch.setattr(quantized, "PARTITION_MIN_ROWS", 50)  # 120 chunks: lists
+    monkeypatch.setattr(quantized, "MIN_CANDIDATES", 20)  # a pass that prunes
+    monkeypatch.setattr(quantized, "CANDIDATES_PER_HIT", 1)
+    monkeypatch.setattr(quantized, "MIN_PROBES", 100)  # every list
+    probed: list[int] = []
+    real = quantized.Partition.positions
+
+    def counting(self: Any, centred: np.ndarray, probes: int) -> np.ndarray:
+        found = real(self, centred, probes)
+        probed.append(len(found))
+        return found
+
+    monkeypatch.setattr(quantized.Partition, "positions", counting)
+    cache, conn, query = _compact(filled, monkeypatch, "topic 2 theme 4 item")
+    partition = cache._snapshot.quantized.partition
+    assert partition is not None and len(partition.centres) == int(np.sqrt(120))
+    from_memory = cache.knn(conn, query, SearchFilters(), 10)
+    assert probed == [120]  # the lists were read, every row of them
+    from_vec0 = vector_search(conn, query, SearchFilters(), 10)
+    assert [c.score for c in from_memory] == pytest.approx([c.score for c in from_vec0], abs=1e-5)
+    cache.knn(conn, query, SearchFilters(source="arxiv"), 10)
+    assert probed == [120]  # a filtered query scans every row instead
