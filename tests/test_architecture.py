@@ -119,6 +119,4 @@ def test_the_guards_break_on_planted_violations(tmp_path: Path) -> None:
     )
     # the packages on the planted circle (with whatever else joins them: search, which
     # the engines use and which reads storage, since the vector copy moved there)
-    assert any(
-        {"prioris.engines", "prioris.storage"} <= set(c) for c in figures["package_circles"]
-    )
+    assert any({"prioris.engines", "prioris.storage"} <= set(c) for c in figures["package_circles"])

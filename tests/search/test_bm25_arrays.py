@@ -141,3 +141,77 @@ def test_equal_scores_are_listed_by_lowest_chunk_id_and_a_limit_past_the_matches
     # a limit past the matches (but below the chunks): chunks of no score stay out
     assert [c for c, _ in bm25_arrays.score(norm32, norm, [same], 5, 1.0)] == [1, 4, 6]
     assert [c for c, _ in bm25_arrays.score(norm32, norm, [same], 20, 1.0)] == [1, 4, 6]
+
+
+def _reference(
+    norm: np.ndarray, lists: list[TermPostings], limit: int, title_weight: float
+) -> list[tuple[int, float]]:
+    """Every chunk scored in float64 by FTS5's formula, the terms in list order, sorted."""
+    exact = np.zeros(len(norm), dtype=np.float64)
+    held = np.zeros(len(norm), dtype=bool)
+    for found in lists:
+        freq = found.tf * 0.5
+        if len(found.at):
+            freq[found.at] += title_weight * found.counts
+        exact[found.ids] += found.weight * freq / (freq + norm[found.ids])
+        held[found.ids] = True
+    chunks = np.flatnonzero(held)
+    order = np.lexsort((chunks, -exact[chunks]))
+    if limit >= 0:
+        order = order[:limit]
+    return [(int(chunks[i]), float(exact[chunks[i]])) for i in order]
+
+
+def _corpus(seed: int) -> tuple[np.ndarray, np.ndarray, float, list[TermPostings]]:
+    """A random index: chunk lengths, terms from very rare to in most chunks (Zipf-like
+    sizes), some with title counts, a term twice now and then, two-byte tfs at times."""
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(50, 4000))
+    lengths = rng.integers(0, 400, size).astype(np.uint32)
+    norm, norm32 = bm25_arrays.norms(lengths, float(max(lengths.mean(), 1.0)))
+    with_tokens = np.flatnonzero(lengths)
+    lists = []
+    for _ in range(int(rng.integers(1, 14))):
+        share = float(rng.choice([0.001, 0.01, 0.05, 0.2, 0.5, 0.9]))
+        count = max(1, min(len(with_tokens), int(share * len(with_tokens))))
+        ids = np.sort(rng.choice(with_tokens, count, replace=False))
+        tf = rng.integers(1, 300 if rng.random() < 0.2 else 6, count)
+        at = np.sort(rng.choice(count, int(rng.integers(0, count + 1) * 0.2), replace=False))
+        counts = rng.integers(1, 4, len(at))
+        weight = float(np.log((size - count + 0.5) / (count + 0.5)))
+        lists.append(TermPostings(ids, tf, at, counts, max(weight, 1e-6) * 2.2))
+        if rng.random() < 0.15:  # the same word twice in the query
+            lists.append(lists[-1])
+    return norm, norm32, bm25_arrays.floor(norm), lists
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_pruned_ranking_is_the_full_one(seed: int) -> None:
+    """MaxScore skips common terms' postings for chunks that cannot make the list: the
+    list must be the one scoring every chunk gives, scores and ties included, for every
+    limit (a few, many, more than match) and title weight, with and without a floor."""
+    norm, norm32, floor, lists = _corpus(seed)
+    for title_weight in (0.0, 1.0, 4.0):
+        full = _reference(norm, lists, -1, title_weight)
+        for limit in (1, 3, 10, 40, 400, len(full) + 5):
+            want = full[:limit]
+            for norm_floor in (floor, 1.2 * 0.25):
+                got = bm25_arrays.score(
+                    norm32, norm, lists, limit, title_weight, norm_floor=norm_floor
+                )
+                assert [c for c, _ in got] == [c for c, _ in want], (seed, title_weight, limit)
+                np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=1e-12)
+        every = bm25_arrays.score(norm32, norm, lists, -1, title_weight)
+        assert [c for c, _ in every] == [c for c, _ in full]
+
+
+def test_a_limit_of_zero_lists_nothing() -> None:
+    norm, norm32, floor, lists = _corpus(1)
+    assert bm25_arrays.score(norm32, norm, lists, 0, 1.0, norm_floor=floor) == []
+
+
+def test_the_floor_is_the_smallest_norm_of_a_chunk_with_tokens() -> None:
+    norm, _ = bm25_arrays.norms(np.asarray([0, 7, 3, 0, 12], dtype=np.uint32), 5.0)
+    assert bm25_arrays.floor(norm) == pytest.approx(1.2 * (0.25 + 0.75 * 3 / 5.0))
+    empty, _ = bm25_arrays.norms(np.zeros(3, dtype=np.uint32), 1.0)
+    assert bm25_arrays.floor(empty) == pytest.approx(1.2 * 0.25)

@@ -9,11 +9,13 @@ postings table (:mod:`prioris.engines.postgres.postings`) keep the same per-term
   and those title counts (the title weight is a query-time setting, so kept apart).
 
 :func:`score` gives the scores FTS5's ``bm25()`` gives (and PostgreSQL's SQL BM25, which
-is FTS5's formula): every chunk is scored in float32 (half the memory traffic), then the
+is FTS5's formula): chunks are scored in float32 (half the memory traffic), then the
 head of the list, down to a margin below the cut that covers float32's rounding, is
-scored again in float64. One engine's arrays are checked by :func:`decode` before use: a
-damaged row (lengths that disagree, ids out of order or out of range) raises ValueError,
-and the caller answers from its SQL path instead.
+scored again in float64. With a limit, common terms are only looked up for the chunks
+that can still make the list (MaxScore, see :func:`score`), so a query's cost follows
+its rare words rather than every posting of its common ones. One engine's arrays are
+checked by :func:`decode` before use: a damaged row (lengths that disagree, ids out of
+order or out of range) raises ValueError, and the caller answers from its SQL path instead.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ K1, B = 1.2, 0.75  # FTS5's bm25() constants
 # float32 first-pass scores err by ~1e-7 per term added: chunks down to this share below
 # the limit-th score are scored again in float64, so float32 never decides the list
 FLOAT32_MARGIN = 1e-4
+# theta (a lower bound of the limit-th score) is read from an added list this short at most
+THETA_IDS = 1 << 16
+# a binary search costs about this many steps of a pass over a term's ids
+SEARCH_COST = 16
 
 
 @dataclass(frozen=True)
@@ -81,35 +87,27 @@ def decode(
     return ids, tf, at, counts
 
 
-def score(
-    norm32: np.ndarray,
-    norm: np.ndarray,
-    lists: list[TermPostings],
-    limit: int,
-    title_weight: float,
-) -> list[tuple[int, float]]:
-    """(chunk id, score) best first, ties by lowest id; ``limit`` < 0: every chunk with a
-    score. A term in two lists (twice in the query, or split into disjoint lists) adds
-    both. ``norm``/``norm32`` index by chunk id and cover every id of ``lists``."""
-    scores = np.zeros(len(norm32), dtype=np.float32)
-    for found in lists:
-        ids, tf, at, counts = found.ids, found.tf, found.at, found.counts
-        freq = tf.astype(np.float32)
-        freq *= np.float32(0.5)
-        if len(at):
-            freq[at] += np.float32(title_weight) * counts
-        length = norm32[ids]
-        length += freq
-        freq *= np.float32(found.weight)
-        freq /= length
-        scores[ids] += freq
-    if 0 <= limit < len(scores):
-        last = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-        matched = np.flatnonzero(scores >= last * np.float32(1 - FLOAT32_MARGIN))
-        if last == 0:
-            matched = matched[scores[matched] > 0]
-    else:
-        matched = np.flatnonzero(scores)
+def floor(norm: np.ndarray) -> float:
+    """The smallest ``norm`` of a chunk with any token: every term's score bound divides by
+    it (a chunk of no token holds no term). Computed once per snapshot by the callers."""
+    held = norm[norm > K1 * (1 - B)]
+    return float(held.min()) if len(held) else K1 * (1 - B)
+
+
+def _bound(found: TermPostings, norm_floor: float, title_weight: float) -> float:
+    """The most one term can add to any chunk's score: its largest frequency over the
+    smallest length (``freq / (freq + norm)`` grows with freq and falls with norm)."""
+    top = 0.5 * float(found.tf.max()) if len(found.tf) else 0.0
+    if len(found.counts):
+        top += max(title_weight, 0.0) * float(found.counts.max())
+    return found.weight * top / (top + norm_floor) if top > 0 else 0.0
+
+
+def _exact(
+    matched: np.ndarray, lists: list[TermPostings], norm: np.ndarray, title_weight: float
+) -> np.ndarray:
+    """FTS5's score of each ``matched`` chunk in float64, the terms added in list order
+    (the same order whichever path chose the chunks, so equal chunks score equally)."""
     exact = np.zeros(len(matched), dtype=np.float64)
     for found in lists:
         ids, tf, at, counts = found.ids, found.tf, found.at, found.counts
@@ -124,7 +122,139 @@ def score(
             titled = at[spot] == where
             freq[titled] += title_weight * counts[spot[titled]]
         exact[hit] += found.weight * freq / (freq + norm[matched[hit]])
+    return exact
+
+
+def _best(matched: np.ndarray, exact: np.ndarray, limit: int) -> list[tuple[int, float]]:
     order = np.lexsort((matched, -exact))  # best first, ties by lowest chunk id
     if limit >= 0:
         order = order[:limit]
     return [(int(matched[i]), float(exact[i])) for i in order]
+
+
+def _add(scores: np.ndarray, norm32: np.ndarray, found: TermPostings, title_weight: float) -> None:
+    """One term's float32 scores added into the dense ``scores`` by chunk id."""
+    ids, tf, at, counts = found.ids, found.tf, found.at, found.counts
+    freq = tf.astype(np.float32)
+    freq *= np.float32(0.5)
+    if len(at):
+        freq[at] += np.float32(title_weight) * counts
+    length = norm32[ids]
+    length += freq
+    freq *= np.float32(found.weight)
+    freq /= length
+    scores[ids] += freq
+
+
+def _add_to(
+    part: np.ndarray,
+    chosen: np.ndarray,
+    slot: np.ndarray,
+    flag: np.ndarray,
+    norm32: np.ndarray,
+    found: TermPostings,
+    title_weight: float,
+) -> None:
+    """One term's float32 scores of the ``chosen`` chunks (sorted ids) added into ``part``.
+    ``slot`` maps a chunk id to its place in ``chosen`` (valid for chosen ids only, which
+    ``flag`` marks: a gather from it reads a quarter of the bytes). Few
+    chosen chunks: a binary search each in the term's ids; many: one gather over its ids
+    (of a flag per chunk) finds those it holds, with no float work for the others."""
+    ids = found.ids
+    if len(chosen) * SEARCH_COST < len(ids):
+        where = np.minimum(np.searchsorted(ids, chosen), len(ids) - 1)
+        place = np.flatnonzero(ids[where] == chosen)
+        where = where[place]
+    else:
+        where = np.flatnonzero(flag[ids])
+        place = slot[ids[where]]
+    freq = found.tf[where].astype(np.float32)
+    freq *= np.float32(0.5)
+    if len(found.at):
+        spot = np.minimum(np.searchsorted(found.at, where), len(found.at) - 1)
+        titled = found.at[spot] == where
+        freq[titled] += np.float32(title_weight) * found.counts[spot[titled]]
+    part[place] += np.float32(found.weight) * freq / (freq + norm32[chosen[place]])
+
+
+def score(
+    norm32: np.ndarray,
+    norm: np.ndarray,
+    lists: list[TermPostings],
+    limit: int,
+    title_weight: float,
+    *,
+    norm_floor: float = K1 * (1 - B),
+) -> list[tuple[int, float]]:
+    """(chunk id, score) best first, ties by lowest id; ``limit`` < 0: every chunk with a
+    score. A term in two lists (twice in the query, or split into disjoint lists) adds
+    both. ``norm``/``norm32`` index by chunk id and cover every id of ``lists``;
+    ``norm_floor`` (:func:`floor`) is at most the norm of any chunk with a term: a
+    tighter one skips more, never changes the list.
+
+    With a limit, the terms are added rarest (highest bound) first, and a running lower
+    bound of the ``limit``-th score (``theta``: the ``limit``-th partial score among the
+    chunks of one short list; partial scores only grow) is kept. Once the bounds of the
+    terms left add up to less than theta, a chunk holding none of the terms added so far
+    cannot reach the list (MaxScore): the common terms left are looked up only for the
+    chunks whose partial score plus those bounds reaches theta, and only those are ranked
+    (no partition over every chunk)."""
+    if limit == 0:
+        return []
+    scores = np.zeros(len(norm32), dtype=np.float32)
+    if limit < 0 or limit >= len(norm32) or not lists:
+        for found in lists:
+            _add(scores, norm32, found, title_weight)
+        matched = np.flatnonzero(scores)
+        return _best(matched, _exact(matched, lists, norm, title_weight), limit)
+    bounds = [_bound(found, norm_floor, title_weight) for found in lists]
+    order = sorted(range(len(lists)), key=lambda i: (-bounds[i], len(lists[i].ids)))
+    rest = float(sum(bounds))
+    theta = 0.0
+    probe: np.ndarray | None = None  # the shortest added list of at least limit chunks
+    added = 0
+    for i in order:
+        if theta > 0 and rest < theta * (1 - FLOAT32_MARGIN) ** 2:
+            break
+        found = lists[i]
+        _add(scores, norm32, found, title_weight)
+        rest -= bounds[i]
+        added += 1
+        if len(found.ids) >= limit and (probe is None or len(found.ids) < len(probe)):
+            probe = found.ids
+        if probe is not None and len(probe) <= THETA_IDS:
+            part = scores[probe]
+            theta = max(theta, float(np.partition(part, len(part) - limit)[len(part) - limit]))
+            # every chunk at or over that bound (at least limit of them): their limit-th
+            # is the best bound the terms added so far give
+            over = scores[scores >= np.float32(theta)]
+            theta = float(np.partition(over, len(over) - limit)[len(over) - limit])
+    left = order[added:]
+    if left:
+        rest = max(rest, 0.0)
+        near = np.flatnonzero(scores >= np.float32(theta * (1 - FLOAT32_MARGIN) - rest))
+        part = scores[near]
+        slot = scores.view(np.int32)  # the scores are no longer needed: reused as the map
+        slot[near] = np.arange(len(near), dtype=np.int32)
+        flag = np.zeros(len(scores), dtype=bool)
+        flag[near] = True
+        for i in left:
+            _add_to(part, near, slot, flag, norm32, lists[i], title_weight)
+            rest = max(rest - bounds[i], 0.0)
+            # partial scores grew: a better theta, and chunks that can no longer reach it out
+            theta = max(theta, float(np.partition(part, len(part) - limit)[len(part) - limit]))
+            keep = part >= np.float32(theta * (1 - FLOAT32_MARGIN) - rest)
+            if not keep.all():
+                flag[near[~keep]] = False
+                near, part = near[keep], part[keep]
+                slot[near] = np.arange(len(near), dtype=np.int32)
+    elif theta > 0:
+        near = np.flatnonzero(scores >= np.float32(theta * (1 - FLOAT32_MARGIN)))
+        part = scores[near]
+    else:
+        near = np.flatnonzero(scores)
+        part = scores[near]
+    if len(near) > limit:
+        last = np.partition(part, len(part) - limit)[len(part) - limit]  # > 0: no zero is kept
+        near = near[part >= last * np.float32(1 - FLOAT32_MARGIN)]
+    return _best(near, _exact(near, lists, norm, title_weight), limit)

@@ -235,7 +235,7 @@ class PostgresPostings:
         self._base: _Base | None = None
         self._rows: OrderedDict[str, tuple[np.ndarray, ...]] = OrderedDict()
         self._rows_bytes = 0
-        self._norms: tuple[Any, np.ndarray, np.ndarray] | None = None
+        self._norms: tuple[Any, np.ndarray, np.ndarray, float] | None = None
         self._words: dict[str, str | None] = {}
         self._warned = False
         self.last_build: BuildResult | None = None
@@ -300,7 +300,7 @@ class PostgresPostings:
         view = self._view(base, lexemes, read)
         current_len, current = view.lengths, view.current
         rows, avgdl = view.rows, view.avgdl
-        norm, norm32 = self._norm(base, avgdl, current_len)
+        norm, norm32, floor = self._norm(base, avgdl, current_len)
         lists: list[TermPostings] = []
         found = self._postings(raw, base, lexemes, read)
         for lexeme in lexemes:
@@ -326,7 +326,7 @@ class PostgresPostings:
                 pieces.append((cids, ctf, cat, ca[cat]))
             weight = idf(df, rows) * (K1 + 1)
             lists += [TermPostings(*p, weight) for p in pieces if len(p[0])]
-        return self._ranked(raw, norm32, norm, lists, limit, title_weight, accept)
+        return self._ranked(raw, (norm32, norm, floor), lists, limit, title_weight, accept)
 
     def _open(self, raw: Any, lexemes: list[str]) -> _Read:
         """One round trip: the REPEATABLE READ transaction begun, the build id, the
@@ -414,8 +414,7 @@ class PostgresPostings:
     @staticmethod
     def _ranked(
         raw: Any,
-        norm32: np.ndarray,
-        norm: np.ndarray,
+        norms: tuple[np.ndarray, np.ndarray, float],
         lists: list[TermPostings],
         limit: int,
         title_weight: float,
@@ -424,8 +423,9 @@ class PostgresPostings:
         """The scored list through the filters: a filtered query asks for more until
         ``limit`` survive or every matching chunk was seen."""
         want = limit if limit < 0 else max(limit, 1)
+        norm32, norm, floor = norms
         while True:
-            scored = bm25_arrays.score(norm32, norm, lists, want, title_weight)
+            scored = bm25_arrays.score(norm32, norm, lists, want, title_weight, norm_floor=floor)
             owners = accept(raw, [c for c, _ in scored]) if scored else {}
             kept = [(c, owners[c], s) for c, s in scored if c in owners]
             if want < 0 or len(scored) < want or len(kept) >= limit:
@@ -462,13 +462,14 @@ class PostgresPostings:
 
     def _norm(
         self, base: _Base, avgdl: float, current: dict[int, int]
-    ) -> tuple[np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, float]:
         """Length norms by chunk id: the build's lengths with the changed chunks' current
-        ones (the last array is kept for the next query with the same figures)."""
+        ones, and their floor (:func:`bm25_arrays.floor`); the last ones are kept for the
+        next query with the same figures."""
         key = (base.build_id, avgdl, tuple(sorted(current.items())))
         with self._lock:
             if self._norms is not None and self._norms[0] == key:
-                return self._norms[1], self._norms[2]
+                return self._norms[1], self._norms[2], self._norms[3]
         lengths = base.lengths
         if current:
             size = max(len(lengths), max(current) + 1)
@@ -476,9 +477,10 @@ class PostgresPostings:
             ids = np.fromiter(current, dtype=np.int64, count=len(current))
             lengths[ids] = np.fromiter(current.values(), dtype=np.int64, count=len(current))
         norm, norm32 = bm25_arrays.norms(np.maximum(lengths, 0), avgdl)
+        floor = bm25_arrays.floor(norm)
         with self._lock:
-            self._norms = (key, norm, norm32)
-        return norm, norm32
+            self._norms = (key, norm, norm32, floor)
+        return norm, norm32, floor
 
     def _postings(
         self, raw: Any, base: _Base, lexemes: list[str], read: _Read

@@ -45,6 +45,7 @@ class _Snapshot:
     rows: int
     norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by chunk id
     norm32: np.ndarray  # the same in float32, for the first pass
+    norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
     tokenizer: str
     file_id: tuple[int, int, int]
 
@@ -122,6 +123,7 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             rows,
             norm,
             norm32,
+            bm25_arrays.floor(norm),
             str(meta["tokenizer"]),
             file_id,
         )
@@ -249,7 +251,10 @@ class PostingsRanker:
             found = self._postings(snapshot, term)
             if found is not None:  # else in no chunk
                 lists.append(found)
-        return bm25_arrays.score(snapshot.norm32, snapshot.norm, lists, limit, title_weight)
+        floor = snapshot.norm_floor
+        return bm25_arrays.score(
+            snapshot.norm32, snapshot.norm, lists, limit, title_weight, norm_floor=floor
+        )
 
     def _postings(self, snapshot: _Snapshot, term: str) -> bm25_arrays.TermPostings | None:
         """A term's chunk ids, ``2 x text + heading`` counts, positions and counts of its
