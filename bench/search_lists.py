@@ -16,12 +16,28 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
 
 MODES = ("fts", "vector", "hybrid")
+
+
+def warm_caches(library: Any, query: str) -> None:
+    """Two queries, then wait for the in-memory vector copy and the BM25 postings a large
+    library builds in the background: the lists compared are those a serving process
+    gives, not those of its first queries (answered by the database meanwhile)."""
+    for _ in range(2):
+        library.search(query, mode="hybrid", k=10)
+    backend = library.searcher.backend
+    cache = getattr(backend, "vector_cache", None)
+    if cache is not None:
+        cache.wait_until_loaded(900)
+    ranker = getattr(backend, "postings", None)
+    if ranker is not None:
+        ranker.wait_until_built(1800)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         queries = {qid: text for qid, text in queries.items() if qid in wanted}
     lists: dict[str, dict[str, list[str]]] = {mode: {} for mode in MODES}
     with common.open_library(args.library) as library:
+        warm_caches(library, next(iter(queries.values()), "cells"))
         for mode in MODES:
             for qid, text in queries.items():
                 hits = library.search(text, mode=mode, k=args.k).hits

@@ -20,8 +20,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 from typing import Any
@@ -34,6 +35,10 @@ from prioris.search import bm25_arrays, fts_plan
 from prioris.search.bm25_arrays import K1
 
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered
+# common terms' arrays kept decoded (per snapshot): reading and checking a term in a
+# tenth of the chunks costs ~0.5 ms a query at a million, and the same few recur
+TERM_CACHE_BYTES = 48 << 20
+TERM_CACHE_MIN_BYTES = 64 << 10  # shorter rows are read each time (cheap, and many)
 FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 log = logging.getLogger(__name__)
 
@@ -48,6 +53,34 @@ class _Snapshot:
     norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
     tokenizer: str
     file_id: tuple[int, int, int]
+    terms: _TermCache = field(default_factory=lambda: _TermCache())
+
+
+class _TermCache:
+    """The decoded arrays of a snapshot's common terms, least recently used out first."""
+
+    def __init__(self) -> None:
+        self._found: OrderedDict[str, bm25_arrays.TermPostings] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, term: str) -> bm25_arrays.TermPostings | None:
+        found = self._found.get(term)
+        if found is not None:
+            self._found.move_to_end(term)
+        return found
+
+    def put(self, term: str, found: bm25_arrays.TermPostings) -> None:
+        size = _size(found)
+        if size < TERM_CACHE_MIN_BYTES or size > TERM_CACHE_BYTES or term in self._found:
+            return
+        self._found[term] = found
+        self._bytes += size
+        while self._bytes > TERM_CACHE_BYTES:
+            self._bytes -= _size(self._found.popitem(last=False)[1])
+
+
+def _size(found: bm25_arrays.TermPostings) -> int:
+    return found.ids.nbytes + found.tf.nbytes + found.at.nbytes + found.counts.nbytes
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:
@@ -260,6 +293,9 @@ class PostingsRanker:
         """A term's chunk ids, ``2 x text + heading`` counts, positions and counts of its
         title occurrences, and ``idf x (k1 + 1)``, checked (:func:`bm25_arrays.decode`)."""
         with self._lock:
+            cached = snapshot.terms.get(term)
+            if cached is not None:
+                return cached
             row = snapshot.conn.execute(
                 "SELECT ids, tf, title_at, title_tf FROM postings WHERE term = ?", (term,)
             ).fetchone()
@@ -268,9 +304,12 @@ class PostingsRanker:
         ids, tf, at, counts = bm25_arrays.decode(
             term, row[0], row[1], row[2], row[3], size=len(snapshot.norm), order="<"
         )
-        return bm25_arrays.TermPostings(
+        found = bm25_arrays.TermPostings(
             ids, tf, at, counts, fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)
         )
+        with self._lock:
+            snapshot.terms.put(term, found)
+        return found
 
     def _refresh(self) -> None:
         if time.monotonic() < self._next_build or not self._building.acquire(blocking=False):
