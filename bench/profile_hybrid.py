@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
+from search_lists import warm_caches
 
 STAGES_SERVICE = (
     "_vector",
@@ -119,16 +120,8 @@ def run(library: Any, queries: list[str], args: argparse.Namespace) -> int:
         searcher.parallel_halves = False
     halves = "sequential" if args.sequential else "threaded"
     print(f"library {args.library}, load average {os.getloadavg()[0]:.2f}, halves {halves}")
-    for query in queries[:2]:
-        library.search(query, mode="vector", k=args.k)
-        library.search(query, mode="fts", k=args.k)
+    warm_caches(library, queries[0])
     backend = searcher.backend
-    cache = getattr(backend, "vector_cache", None)
-    if cache is not None:
-        cache.wait_until_loaded(900)
-    ranker = getattr(backend, "postings", None)
-    if ranker is not None:
-        ranker.wait_until_built(1800)
     for query in queries[:5]:
         for mode in ("fts", "vector", "hybrid"):
             library.search(query, mode=mode, k=args.k)
