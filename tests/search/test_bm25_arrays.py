@@ -191,7 +191,7 @@ def test_the_pruned_ranking_is_the_full_one(seed: int) -> None:
     list must be the one scoring every chunk gives, scores and ties included, for every
     limit (a few, many, more than match) and title weight, with and without a floor."""
     norm, norm32, floor, lists = _corpus(seed)
-    for title_weight in (0.0, 1.0, 4.0):
+    for title_weight in (0.0, 1.0, 4.0, -0.1):  # negative: no bound, the full pass
         full = _reference(norm, lists, -1, title_weight)
         for limit in (1, 3, 10, 40, 400, len(full) + 5):
             want = full[:limit]

@@ -202,7 +202,8 @@ def score(
     if limit == 0:
         return []
     scores = np.zeros(len(norm32), dtype=np.float32)
-    if limit < 0 or limit >= len(norm32) or not lists:
+    # a negative title weight could lower a partial score: no bound holds, every chunk scored
+    if limit < 0 or limit >= len(norm32) or not lists or title_weight < 0:
         for found in lists:
             _add(scores, norm32, found, title_weight)
         matched = np.flatnonzero(scores)
