@@ -215,3 +215,49 @@ def test_the_floor_is_the_smallest_norm_of_a_chunk_with_tokens() -> None:
     assert bm25_arrays.floor(norm) == pytest.approx(1.2 * (0.25 + 0.75 * 3 / 5.0))
     empty, _ = bm25_arrays.norms(np.zeros(3, dtype=np.uint32), 1.0)
     assert bm25_arrays.floor(empty) == pytest.approx(1.2 * 0.25)
+
+
+def test_common_terms_are_only_looked_up_once_the_rare_ones_decide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The point of MaxScore: with a rare, heavy term and two words in nearly every chunk,
+    the common lists are never scattered over every chunk (only looked up for the chunks
+    that can still make the list), and the list is still the full one. Without the limit
+    every list is scored in full."""
+    size = 20_000
+    norm, norm32 = bm25_arrays.norms(np.full(size, 100, dtype=np.uint32), 100.0)
+    rng = np.random.default_rng(3)
+    rare = TermPostings(
+        np.sort(rng.choice(size, 300, replace=False)),
+        rng.integers(1, 6, 300),
+        np.asarray([], dtype=np.int64),
+        np.asarray([], dtype=np.int64),
+        2.2 * float(np.log((size - 300 + 0.5) / 300.5)),
+    )
+    common = [
+        TermPostings(
+            np.sort(rng.choice(size, 18_000, replace=False)),
+            rng.integers(1, 3, 18_000),
+            np.asarray([], dtype=np.int64),
+            np.asarray([], dtype=np.int64),
+            2.2 * 0.1,
+        )
+        for _ in range(2)
+    ]
+    lists = [common[0], rare, common[1]]
+    dense: list[int] = []
+    add = bm25_arrays._add
+
+    def counted(scores: np.ndarray, norms: np.ndarray, found: TermPostings, weight: float) -> None:
+        dense.append(len(found.ids))
+        add(scores, norms, found, weight)
+
+    monkeypatch.setattr(bm25_arrays, "_add", counted)
+    floor = bm25_arrays.floor(norm)
+    got = bm25_arrays.score(norm32, norm, lists, 10, 1.0, norm_floor=floor)
+    assert dense == [300]  # the rare term alone was scattered
+    want = _reference(norm, lists, 10, 1.0)
+    assert [c for c, _ in got] == [c for c, _ in want]
+    dense.clear()
+    bm25_arrays.score(norm32, norm, lists, -1, 1.0, norm_floor=floor)
+    assert sorted(dense) == [300, 18_000, 18_000]

@@ -156,10 +156,10 @@ def _add_to(
     title_weight: float,
 ) -> None:
     """One term's float32 scores of the ``chosen`` chunks (sorted ids) added into ``part``.
-    ``slot`` maps a chunk id to its place in ``chosen`` (valid for chosen ids only, which
-    ``flag`` marks: a gather from it reads a quarter of the bytes). Few
-    chosen chunks: a binary search each in the term's ids; many: one gather over its ids
-    (of a flag per chunk) finds those it holds, with no float work for the others."""
+    Few chosen chunks: a binary search each in the term's ids. Many: one gather of
+    ``flag`` (True for chosen ids; a byte per chunk) over the term's ids finds those it
+    holds, and ``slot`` (a chunk id's place in ``chosen``, valid where ``flag`` is set)
+    places them, with no float work for the others."""
     ids = found.ids
     if len(chosen) * SEARCH_COST < len(ids):
         where = np.minimum(np.searchsorted(ids, chosen), len(ids) - 1)

@@ -43,19 +43,6 @@ FAILED_BUILD_PAUSE = 600.0  # seconds before a build that raised is tried again
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    key: bytes
-    conn: Any  # the sidecar, read-only
-    rows: int
-    norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by chunk id
-    norm32: np.ndarray  # the same in float32, for the first pass
-    norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
-    tokenizer: str
-    file_id: tuple[int, int, int]
-    terms: _TermCache = field(default_factory=lambda: _TermCache())
-
-
 class _TermCache:
     """The decoded arrays of a snapshot's common terms, least recently used out first."""
 
@@ -81,6 +68,19 @@ class _TermCache:
 
 def _size(found: bm25_arrays.TermPostings) -> int:
     return found.ids.nbytes + found.tf.nbytes + found.at.nbytes + found.counts.nbytes
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    key: bytes
+    conn: Any  # the sidecar, read-only
+    rows: int
+    norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by chunk id
+    norm32: np.ndarray  # the same in float32, for the first pass
+    norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
+    tokenizer: str
+    file_id: tuple[int, int, int]
+    terms: _TermCache = field(default_factory=_TermCache)
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:
