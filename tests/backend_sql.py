@@ -18,3 +18,10 @@ def fts_rows_sql(library: Any) -> str:
 
 def vector_table(library: Any) -> str:
     return "chunk_vectors" if is_postgres(library) else "chunks_vec"
+
+
+def chunk_text(library: Any) -> str:
+    """SQL reading ``chunks.text`` as text (SQLite stores it packed)."""
+    from prioris.storage.backend import index_of
+
+    return index_of(library.conn).text_sql("text")

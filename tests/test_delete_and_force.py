@@ -11,6 +11,7 @@ from prioris.engines.sqlite.index import VEC_TABLE
 from prioris.errors import NotFoundError
 from prioris.library import Library
 
+from backend_sql import chunk_text
 from pdf_factory import make_text_pdf
 
 
@@ -55,7 +56,8 @@ def test_cli_delete_with_one_unknown_id(capsys) -> None:  # type: ignore[no-unty
 
 def _chunk_rows(library: Library, work_id: str) -> list[tuple[str, int]]:
     rows = library.conn.execute(
-        "SELECT text, page_start FROM chunks WHERE work_id = ? ORDER BY ordinal", (work_id,)
+        f"SELECT {chunk_text(library)}, page_start FROM chunks WHERE work_id = ? ORDER BY ordinal",
+        (work_id,),
     ).fetchall()
     return [(r[0], r[1]) for r in rows]
 

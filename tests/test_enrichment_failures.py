@@ -26,6 +26,7 @@ from prioris.embedding.fake import FakeEmbedder
 from prioris.library import Library
 from prioris.sources import http as provider_http
 
+from backend_sql import chunk_text
 from conftest import FAKE_PROVIDER_ENV, FakeOcr
 
 DOI = "10.5555/reef.2019.7"
@@ -75,12 +76,13 @@ def _stored(tmp_path: Path, transport: httpx.BaseTransport | None = None) -> tup
 def _state(library: Library, work_id: str) -> dict[str, Any]:
     """Everything enrichment could change: the work, its records, ids, vectors, history."""
     q = library.conn.execute
+    text = chunk_text(library)
     with library.lock:
         return {
             "work": library.get_work(work_id),
             "records": library.metadata_records(work_id),
             "aliases": sorted(tuple(r) for r in q("SELECT alias, work_id FROM aliases")),
-            "chunks": sorted(tuple(r) for r in q("SELECT id, work_id, text FROM chunks")),
+            "chunks": sorted(tuple(r) for r in q(f"SELECT id, work_id, {text} FROM chunks")),
             "work_vectors": sorted(
                 (r[0], r[1], bytes(r[2])) for r in q("SELECT * FROM work_vectors")
             ),

@@ -10,6 +10,7 @@ from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.library import Library
 from prioris.models import Work
+from prioris.storage.backend import index_of
 
 from backend_sql import fts_rows_sql, vector_table
 from pdf_factory import make_scanned_pdf, make_text_pdf
@@ -208,7 +209,8 @@ def test_reference_lists_are_indexed_and_labelled(library: Library) -> None:
     )
     work = Work(id="w-refs", title="Sparse attention", source="import")
     result = library.pipeline.store(library.pipeline.prepare_pages(work, [Page(1, markdown)]))
-    texts = [r[0] for r in library.conn.execute("SELECT text FROM chunks ORDER BY ordinal")]
+    text = index_of(library.conn).text_sql("text")
+    texts = [r[0] for r in library.conn.execute(f"SELECT {text} FROM chunks ORDER BY ordinal")]
     assert result.chunks == len(texts) == 3
     assert [t for t in texts if "Dense attention for everything" in t] == [texts[1]]
     assert "sliding windows" in texts[0] and "window sizes" in texts[2]

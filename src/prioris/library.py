@@ -486,6 +486,13 @@ class Library:
         build = getattr(self.searcher.backend, "build_postings", None)
         return None if build is None else build()
 
+    def compact(self, *, on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        """Store passages an earlier release wrote as plain text packed and its float32 work
+        vectors as float16, then give the freed space back to the file system (``reindex
+        --compact``; SQLite only, resumable). Returns ``{packed, work_vectors,
+        bytes_before, bytes_after, vacuumed}``."""
+        return self.storage.compact(self.conn, self.lock, on_progress)
+
     def reread_references(
         self, *, on_progress: Callable[[int, int], None] | None = None
     ) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import pytest
 
 from prioris.text_clean import has_control
 
+from backend_sql import chunk_text
 from conftest import shared_path
 
 
@@ -40,7 +41,7 @@ def test_real_papers_are_stored_clean_and_found_by_plain_names(library) -> None:
     by_file = {Path(r.path).name: r.id for r in summary.ingested if r.path}
     assert len(summary.ingested) >= 18
     conn: Any = library.conn
-    texts = [str(r[0]) for r in conn.execute("SELECT text FROM chunks")]
+    texts = [str(r[0]) for r in conn.execute(f"SELECT {chunk_text(library)} FROM chunks")]
     markdowns = [str(r[0] or "") for r in conn.execute("SELECT markdown FROM works")]
     assert len(texts) > 500
     assert [t[:80] for t in texts if has_control(t)] == []

@@ -13,6 +13,8 @@ import prioris.ingest.prepare as prepare_module
 from prioris.embedding.fake import FakeEmbedder
 from prioris.text_clean import clean_text, has_control
 
+from backend_sql import chunk_text
+
 
 @pytest.fixture
 def settings(backend_settings):  # type: ignore[no-untyped-def]
@@ -51,7 +53,8 @@ def _markdown(library: Any, work_id: str) -> str:
 
 def _chunk_texts(library: Any, work_id: str) -> list[str]:
     rows = library.conn.execute(
-        "SELECT text FROM chunks WHERE work_id = ? ORDER BY ordinal", (work_id,)
+        f"SELECT {chunk_text(library)} FROM chunks WHERE work_id = ? ORDER BY ordinal",
+        (work_id,),
     ).fetchall()
     return [str(r[0]) for r in rows]
 

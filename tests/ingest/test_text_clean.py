@@ -19,6 +19,8 @@ from prioris.text_clean import (
     remove_controls,
 )
 
+from backend_sql import chunk_text
+
 
 # -- control characters ----------------------------------------------------------------------
 @pytest.mark.parametrize(
@@ -202,7 +204,8 @@ def test_imported_records_and_their_fields_are_stored_clean(library) -> None:  #
     row = library.conn.execute("SELECT title, markdown FROM works WHERE id = 'r1'").fetchone()
     assert row[0] == "Fields by Fran\u00e7ois"
     assert "Mangen 2009 found five O\u011fuz effects." in row[1]
-    texts = [r[0] for r in library.conn.execute("SELECT text FROM chunks WHERE work_id = 'r1'")]
+    sql = f"SELECT {chunk_text(library)} FROM chunks WHERE work_id = 'r1'"
+    texts = [r[0] for r in library.conn.execute(sql)]
     assert texts and not any(has_control(t) for t in texts)
 
 

@@ -261,3 +261,29 @@ def test_common_terms_are_only_looked_up_once_the_rare_ones_decide(
     dense.clear()
     bm25_arrays.score(norm32, norm, lists, -1, 1.0, norm_floor=floor)
     assert sorted(dense) == [300, 18_000, 18_000]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ids_stored_as_gaps_read_back_the_same_in_the_fewest_bytes(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    size = int(rng.choice([300, 70_000, 5_000_000, 2**31 - 1]))
+    count = int(rng.integers(1, min(size, 20_000)))
+    ids = np.sort(rng.choice(min(size, 10**7), count, replace=False)).astype(np.int32)
+    raw = bm25_arrays.encode_ids(ids)
+    back = bm25_arrays.decode_ids("t", raw, size=size)
+    assert back.dtype == np.int32 and np.array_equal(back, ids)
+    largest = int(np.diff(ids).max()) if count > 1 else 0
+    width = 1 if largest < 256 else 2 if largest < 65536 else 4
+    assert raw[0] == width and len(raw) == 5 + width * (count - 1)
+
+
+def test_ids_far_apart_and_at_the_edges_of_int32() -> None:
+    ids = np.array([0, 255, 256, 65_792, 2**31 - 2], dtype=np.int32)
+    raw = bm25_arrays.encode_ids(ids)
+    assert raw[0] == 4
+    assert np.array_equal(bm25_arrays.decode_ids("t", raw, size=2**31 - 1), ids)
+    with pytest.raises(ValueError, match="damaged"):
+        bm25_arrays.decode_ids("t", raw, size=2**31 - 2)  # the last id past the lengths
+    for damaged in (b"", b"\x01\x00", b"\x05" + bytes(8), b"\x01" + bytes(4) + b"\x00"):
+        with pytest.raises(ValueError, match="damaged"):
+            bm25_arrays.decode_ids("t", damaged, size=100)

@@ -36,7 +36,8 @@ def library_of_words(library: Library) -> Library:
     library.import_records(records)
     conn = library.conn  # headings, set as a PDF's sections would (re-indexed like ingest)
     rows = conn.execute(
-        "SELECT c.id, c.text, w.title, c.heading FROM chunks c JOIN works w ON w.id = c.work_id"
+        "SELECT c.id, prioris_text(c.text), w.title, c.heading FROM chunks c "
+        "JOIN works w ON w.id = c.work_id"
     ).fetchall()
     conn.execute("BEGIN IMMEDIATE")
     for chunk_id, text, title, heading in rows[::3]:
@@ -358,19 +359,31 @@ def _fresh_sidecar(library: Library) -> PostingsRanker:
     return ranker
 
 
+def _gaps(width: int, first: int, gaps: np.ndarray) -> bytes:
+    """An ids blob as the sidecar stores it: width byte, first id, the gaps."""
+    return bytes((width,)) + first.to_bytes(4, "little", signed=True) + gaps.tobytes()
+
+
 @pytest.mark.parametrize(
     ("damage", "params"),
     [
-        # an id past the lengths in the middle of a list (first and last stay in range)
+        # ids stored as gaps (bm25_arrays.encode_ids): gaps that run past the lengths
         (
             "UPDATE postings SET ids = ? WHERE term = 'kappa'",
-            (np.array([1, 100_000, 200], dtype="<i4").tobytes(),),
+            (_gaps(2, 1, np.array([60_000, 60_000], dtype="<u2")), 3),
         ),
-        # ids out of order: would silently change the ranking
+        # a gap of zero (the same chunk twice: would silently change the ranking)
         (
             "UPDATE postings SET ids = ? WHERE term = 'kappa'",
-            (np.array([5, 3, 9], dtype="<i4").tobytes(),),
+            (_gaps(1, 5, np.array([0, 4], dtype="u1")), 3),
         ),
+        # a width no build writes, and a body cut in the middle of a gap
+        ("UPDATE postings SET ids = ? WHERE term = 'kappa'", (_gaps(3, 0, np.zeros(0)), 1)),
+        (
+            "UPDATE postings SET ids = ? WHERE term = 'kappa'",
+            (_gaps(2, 0, np.array([1], dtype="<u2"))[:-1], 2),
+        ),
+        ("UPDATE postings SET ids = ? WHERE term = 'kappa'", (_gaps(1, -4, np.zeros(0)), 1)),
         ("UPDATE meta SET value = 'no_such_tokenizer' WHERE key = 'tokenizer'", ()),
         # a lengths array far larger than the library's chunks
         ("UPDATE meta SET value = zeroblob(40000000) WHERE key = 'lengths'", ()),
@@ -395,11 +408,11 @@ def test_a_sidecar_that_disagrees_with_the_library_is_never_trusted(
     ranker = _fresh_sidecar(library_of_words)
     answered = ranker.answered
     if "ids" in damage:  # keep the tf blob's length consistent with the new ids
-        count = len(params[0]) // 4
+        raw, count = params
         damage = damage.replace(
             "SET ids = ?", "SET ids = ?, tf = ?, title_at = x'', title_tf = x''"
         )
-        params = (params[0], bytes([1] * count))
+        params = (raw, bytes([1] * count))
     _tamper(library_of_words, damage, params)
     expected = _fts5(library_of_words, "alpha kappa", 10)
     for _ in range(2):

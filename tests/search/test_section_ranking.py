@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from prioris.models import Page, Work
+from prioris.storage.backend import index_of
 
 
 @pytest.fixture
@@ -59,7 +60,9 @@ def papers(library):  # type: ignore[no-untyped-def]
 
 def sections_of(library, work_id: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
     rows = library.conn.execute(
-        "SELECT section, text FROM chunks WHERE work_id = ? ORDER BY ordinal", (work_id,)
+        f"SELECT section, {index_of(library.conn).text_sql('text')} FROM chunks "
+        "WHERE work_id = ? ORDER BY ordinal",
+        (work_id,),
     ).fetchall()
     return {section: text for section, text in rows}
 

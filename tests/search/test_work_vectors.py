@@ -39,6 +39,8 @@ RECORDS = [
 ]
 QUERY = "krill penguins glaciers"
 
+F16 = 1e-3  # work vectors are stored as float16: ~5e-4 relative per dimension
+
 
 @pytest.fixture
 def settings(backend_settings):  # type: ignore[no-untyped-def]
@@ -68,7 +70,7 @@ def test_ingest_stores_the_title_and_abstract_vector(lib: Library) -> None:
     stored = _own_vectors(lib, "a", "b")
     assert set(stored) == {"a", "b"}
     expected = FakeEmbedder().embed_passages([work_text("Ocean notes", RECORDS[0]["abstract"], "")])
-    np.testing.assert_allclose(stored["a"], expected[0], atol=1e-6)
+    np.testing.assert_allclose(stored["a"], expected[0], atol=F16)
     assert lib.status()["stale_works"] == 0
 
 
@@ -118,12 +120,12 @@ def test_an_abstract_filled_in_later_is_embedded_at_once(lib: Library) -> None:
     lib.import_records([{"_id": "c", "title": "Seabirds", "text": text}])
     without = _own_vectors(lib, "c")["c"]  # no abstract: the head of the text
     head = work_text("Seabirds", None, f"# Seabirds\n\n{text}")
-    np.testing.assert_allclose(without, FakeEmbedder().embed_passages([head])[0], atol=1e-6)
+    np.testing.assert_allclose(without, FakeEmbedder().embed_passages([head])[0], atol=F16)
     # the same text again, now with an abstract: the stored text stays, the gap is filled
     lib.import_records([{"_id": "c", "title": "Seabirds", "text": text, "abstract": QUERY}])
     assert lib.get_work("c").abstract == QUERY
     expected = FakeEmbedder().embed_passages([work_text("Seabirds", QUERY, "")])[0]
-    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=1e-6)
+    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=F16)
     assert lib.status()["stale_works"] == 0
 
 
@@ -145,7 +147,8 @@ def test_reads_span_several_batches_of_ids(lib: Library, monkeypatch: pytest.Mon
     assert [r[0] for r in rows] == ["a", "b"]
     assert all(r[1] == lib.embedder.model_id for r in rows)
     for row in rows:
-        np.testing.assert_array_equal(np.frombuffer(row[2], dtype=np.float32), own[row[0]])
+        stored = work_vector_store.unpack(row[2], len(own[row[0]]))
+        np.testing.assert_array_equal(stored, own[row[0]])
 
 
 def test_a_work_without_abstract_or_markdown_is_listed_with_an_empty_head(lib: Library) -> None:
@@ -161,7 +164,7 @@ def test_a_work_without_abstract_or_markdown_is_listed_with_an_empty_head(lib: L
     assert rows == [("a", "Ocean notes", None, "")]
     lib.reindex()
     expected = FakeEmbedder().embed_passages([work_text("Ocean notes", None, "")])[0]
-    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], expected, atol=1e-6)
+    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], expected, atol=F16)
 
 
 def test_missing_hands_reindex_the_head_of_the_text_of_a_work_without_abstract(
@@ -180,17 +183,19 @@ def test_missing_hands_reindex_the_head_of_the_text_of_a_work_without_abstract(
         assert work_vector_store.missing(lib.conn, model, 10, work_ids=[]) == []
     assert lib.embed_work_vectors(["c"]) == 1
     expected = FakeEmbedder().embed_passages([work_text("Seabirds", None, markdown)])[0]
-    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=1e-6)
+    np.testing.assert_allclose(_own_vectors(lib, "c")["c"], expected, atol=F16)
 
 
-def test_a_vector_of_another_float_type_is_stored_as_float32(lib: Library) -> None:
+def test_a_vector_of_another_float_type_is_stored_as_float16(lib: Library) -> None:
     from prioris.storage.transaction import immediate
 
     dim = len(_own_vectors(lib, "a")["a"])
     wide = np.linspace(-1.0, 1.0, dim)  # float64
     with lib.lock, immediate(lib.conn):
         work_vector_store.store(lib.conn, "a", wide, lib.embedder.model_id)
-    np.testing.assert_allclose(_own_vectors(lib, "a")["a"], wide.astype(np.float32))
+    read = _own_vectors(lib, "a")["a"]
+    assert read.dtype == np.float32
+    np.testing.assert_array_equal(read, wide.astype(np.float16).astype(np.float32))
 
 
 def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: Any) -> None:
@@ -206,15 +211,15 @@ def test_a_model_change_leaves_old_work_vectors_unused_until_reindex(settings: A
         with lib.lock:  # what is stored is fake/a's, and it really differs from fake/b's
             before = {r[0]: r for r in work_vector_store.read_rows(lib.conn, ["a", "b"])}
         for work_id, text in texts.items():
-            stored = np.frombuffer(before[work_id][2], dtype=np.float32)
+            stored = work_vector_store.unpack(before[work_id][2], old_model.dim)
             assert before[work_id][1] == "fake/a"
-            np.testing.assert_allclose(stored, old_model.embed_passages([text])[0], atol=1e-6)
+            np.testing.assert_allclose(stored, old_model.embed_passages([text])[0], atol=F16)
             assert not np.allclose(stored, new_model.embed_passages([text])[0], atol=1e-3)
         lib.reindex()
         own = _own_vectors(lib, "a", "b")
         assert set(own) == {"a", "b"}
         for work_id, text in texts.items():  # now the new model's vectors
-            np.testing.assert_allclose(own[work_id], new_model.embed_passages([text])[0], atol=1e-6)
+            np.testing.assert_allclose(own[work_id], new_model.embed_passages([text])[0], atol=F16)
         hits = lib.search(QUERY, mode="vector", k=2).hits
         assert [h.id for h in hits] == ["a", "b"]
     finally:
@@ -451,4 +456,4 @@ def test_a_pdf_s_printed_abstract_is_its_work_s_and_its_vector_s_text(
     assert work.abstract and work.abstract == printed["abstract"]
     assert work.abstract.startswith("Coral reefs face repeated marine heatwaves")
     expected = FakeEmbedder().embed_passages([work_text(work.title, work.abstract, None)])[0]
-    np.testing.assert_allclose(_own_vectors(lib, result.id)[result.id], expected, atol=1e-6)
+    np.testing.assert_allclose(_own_vectors(lib, result.id)[result.id], expected, atol=F16)

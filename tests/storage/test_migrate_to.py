@@ -17,6 +17,7 @@ from prioris.library import Library, migrate_library
 from prioris.storage import copy as copy_module
 from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
+from prioris.storage.backend import index_of
 
 from pdf_factory import make_text_pdf
 
@@ -121,11 +122,12 @@ def _fill(library: Library, tmp_path: Path) -> None:
 
 def _snapshot(library: Library) -> dict[str, Any]:
     q = library.conn.execute
+    text = index_of(library.conn).text_sql("text")  # stored packed on SQLite
     return {
         "status": {k: v for k, v in library.status().items() if k not in ("db", "size_bytes")},
         "works": sorted(tuple(r) for r in q("SELECT id, title, year, source, markdown FROM works")),
         "aliases": sorted(tuple(r) for r in q("SELECT alias, work_id FROM aliases")),
-        "chunks": sorted(tuple(r) for r in q("SELECT id, work_id, text FROM chunks")),
+        "chunks": sorted(tuple(r) for r in q(f"SELECT id, work_id, {text} FROM chunks")),
         "pages": sorted(tuple(r) for r in q("SELECT work_id, number, char_end FROM pages")),
         "blobs": sorted(bytes(r[0]) for r in q("SELECT content FROM blobs")),
         "documents": sorted(

@@ -51,9 +51,43 @@ def norms(lengths: np.ndarray, avgdl: float) -> tuple[np.ndarray, np.ndarray]:
     return norm, norm.astype(np.float32)
 
 
+DELTA_WIDTHS = (1, 2, 4)  # bytes of one gap in :func:`encode_ids`
+
+
+def encode_ids(ids: np.ndarray) -> bytes:
+    """Strictly increasing chunk ids, small: a width byte, the first id (``<i4``), then
+    every gap to the next id in the fewest bytes that hold the largest (``<u1``/``<u2``/
+    ``<u4``). A word in most chunks has gaps of a few chunks: one byte a posting instead
+    of four (the 1M realistic sidecar's ids: 535 -> 185 MiB)."""
+    gaps = np.diff(ids.astype(np.int64))
+    largest = int(gaps.max()) if len(gaps) else 0
+    width = next(w for w in DELTA_WIDTHS if largest < 1 << (8 * w))
+    head = bytes((width,)) + int(ids[0]).to_bytes(4, "little", signed=True)
+    return head + gaps.astype(f"<u{width}").tobytes()
+
+
+def decode_ids(term: str, raw: bytes, *, size: int) -> np.ndarray:
+    """The ids :func:`encode_ids` wrote, checked: a known width, whole gaps, the first id
+    and the last within ``[0, size)``, no gap of zero (ids strictly increasing). Anything
+    else raises ValueError."""
+    width = raw[0] if raw else 0
+    body = len(raw) - 5
+    if width not in DELTA_WIDTHS or body < 0 or body % width:
+        raise ValueError(f"postings of {term!r} damaged")
+    first = int.from_bytes(raw[1:5], "little", signed=True)
+    gaps = np.frombuffer(raw, dtype=f"<u{width}", offset=5)
+    if first < 0 or first + int(gaps.sum(dtype=np.int64)) >= size or bool(np.any(gaps == 0)):
+        raise ValueError(f"postings of {term!r} damaged")
+    ids = np.empty(len(gaps) + 1, dtype=np.int32)
+    ids[0] = first
+    np.cumsum(gaps, dtype=np.int32, out=ids[1:])  # every partial sum < size < 2**31
+    ids[1:] += first
+    return ids
+
+
 def decode(
     term: str,
-    ids_raw: bytes,
+    ids_raw: bytes | np.ndarray,
     tf_raw: bytes,
     at_raw: bytes,
     counts_raw: bytes,
@@ -63,9 +97,13 @@ def decode(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A stored row's arrays (``order``: "<" little-endian, ">" big-endian), checked: ids
     strictly increasing within ``[0, size)``, one tf per id of one or two bytes, title
-    positions strictly increasing within ``ids``. Anything else raises ValueError."""
-    ids = np.frombuffer(ids_raw, dtype=f"{order}i4")
-    if len(ids) == 0 or len(ids_raw) % 4 or len(at_raw) % 4 or len(counts_raw) % 2:
+    positions strictly increasing within ``ids``. Anything else raises ValueError. Ids
+    given as an array come from :func:`decode_ids`, which checked them."""
+    checked = isinstance(ids_raw, np.ndarray)
+    ids = ids_raw if checked else np.frombuffer(ids_raw, dtype=f"{order}i4")
+    if len(ids) == 0 or (not checked and len(ids_raw) % 4) or len(at_raw) % 4:
+        raise ValueError(f"postings of {term!r} damaged")
+    if len(counts_raw) % 2:
         raise ValueError(f"postings of {term!r} damaged")
     width = len(tf_raw) // len(ids)
     at = np.frombuffer(at_raw, dtype=f"{order}i4")
@@ -79,7 +117,7 @@ def decode(
         or ids[-1] >= size
         # written strictly increasing: out of order would change the ranking, and an id
         # past the end in the middle would index out of the lengths
-        or (len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))
+        or (not checked and len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))
         or (len(at) > 1 and bool(np.any(at[1:] <= at[:-1])))
     ):
         raise ValueError(f"postings of {term!r} damaged")

@@ -20,7 +20,8 @@ it without knowing the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +36,14 @@ class ChunkIndex(Protocol):
 
     def byte_length(self, expression: str) -> str:
         """SQL for the UTF-8 byte length of a text expression."""
+        ...
+
+    def text_sql(self, expression: str) -> str:
+        """SQL reading ``chunks.text`` (``expression``) as text: SQLite stores it packed."""
+        ...
+
+    def pack_text(self, text: str) -> Any:
+        """The value ``chunks.text`` stores for a passage's ``text``."""
         ...
 
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
@@ -93,6 +102,16 @@ class StorageBackend(Protocol):
 
     def size_bytes(self) -> int:
         """Bytes the library occupies (file + WAL, or the database's tables)."""
+        ...
+
+    def compact(
+        self,
+        conn: Any,
+        lock: AbstractContextManager[Any],
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Store what an earlier release wrote in today's smaller form and give the space
+        back: ``{packed, work_vectors, bytes_before, bytes_after, vacuumed}``."""
         ...
 
     def display(self) -> str:

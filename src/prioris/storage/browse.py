@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from prioris.errors import InvalidRequestError
+from prioris.storage.backend import index_of
 
 SORTS = {
     "added": "w.created_at {order}, w.id",
@@ -104,7 +105,8 @@ def page_spans(conn: Any, work_id: str) -> list[dict[str, Any]]:
 def get_chunk(conn: Any, chunk_id: int) -> dict[str, Any] | None:
     """One chunk (a search hit's passage) with where it sits in its work's Markdown."""
     row = conn.execute(
-        "SELECT id, work_id, text, page_start, page_end, char_start, char_end, heading "
+        f"SELECT id, work_id, {index_of(conn).text_sql('text')} AS text, page_start, page_end, "
+        "char_start, char_end, heading "
         "FROM chunks WHERE id = ?",
         (chunk_id,),
     ).fetchone()

@@ -8,7 +8,7 @@ PostgreSQL), reached through the connection so callers never ask which backend t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,11 +22,13 @@ INSERT_CHUNK = (
 )
 
 
-def chunk_row(chunk: Chunk) -> tuple[Any, ...]:
+def chunk_row(chunk: Chunk, pack: Callable[[str], Any] = str) -> tuple[Any, ...]:
+    """The values of :data:`INSERT_CHUNK`; ``pack`` gives the value stored for the text
+    (the backend's :meth:`~prioris.storage.backend.ChunkIndex.pack_text`)."""
     return (
         chunk.work_id,
         chunk.ordinal,
-        chunk.text,
+        pack(chunk.text),
         chunk.page_start,
         chunk.page_end,
         chunk.char_start,
@@ -137,7 +139,8 @@ def stale_chunks(conn: Any, limit: int) -> list[Any]:
     """Chunks without a vector of the current model, oldest first (for reindex)."""
     return list(
         conn.execute(
-            "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
+            f"SELECT c.id, {index_of(conn).text_sql('c.text')} AS text, c.work_id, w.title, "
+            "w.source, w.year FROM chunks c "
             "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
             "ORDER BY c.id LIMIT ?",
             (limit,),

@@ -3,8 +3,9 @@
 A passage vector sees one part of a paper; the work vector sees what the paper is about.
 Vector search scores a work by both (:func:`prioris.search.service.SearchService`), which
 won every split of both development sets (docs/benchmarks.md, section 9). The rows are
-plain (float32 bytes) and read by work id, with the same SQL on SQLite and PostgreSQL:
-only the works a chunk KNN found are rescored, so no second vector index is needed.
+plain (float16 bytes; float32 in libraries of earlier releases) and read by work id, with
+the same SQL on SQLite and PostgreSQL: only the works a chunk KNN found are rescored, so
+no second vector index is needed.
 
 A vector is current when its ``model`` is the library's embedding model; a new title or
 abstract drops it (a trigger), as does re-indexing the work's chunks, until ingest or
@@ -24,9 +25,23 @@ pieces MiniLM (the default model) reads, so the cut never shortens what it sees.
 BATCH = 500  # ids per IN (...) list
 
 
+def pack(vector: np.ndarray) -> bytes:
+    """A vector as stored: float16, half of float32's room (a work vector only rescores
+    the works a chunk KNN found; float16 moves a cosine by ~1e-5, docs/benchmarks.md)."""
+    return np.ascontiguousarray(vector, dtype="<f2").tobytes()
+
+
+def unpack(blob: bytes, dim: int) -> np.ndarray:
+    """A stored vector as float32: float16 rows, or float32 ones an earlier release wrote
+    (told apart by length against the model's dimension)."""
+    if len(blob) == 2 * dim:
+        return np.frombuffer(blob, dtype="<f2").astype(np.float32)
+    return np.frombuffer(blob, dtype="<f4")
+
+
 def store(conn: Any, work_id: str, vector: np.ndarray, model_id: str) -> None:
     """Store (or replace) a work's vector, inside the caller's transaction."""
-    blob = np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+    blob = pack(vector)
     conn.execute(
         "INSERT INTO work_vectors(work_id, model, embedding) VALUES (?, ?, ?) "
         "ON CONFLICT(work_id) DO UPDATE SET model = excluded.model, "
@@ -43,13 +58,14 @@ def read(conn: Any, work_ids: Sequence[str]) -> dict[str, np.ndarray]:
     for start in range(0, len(ids), BATCH):
         batch = ids[start : start + BATCH]
         marks = ", ".join("?" for _ in batch)
-        for work_id, blob in conn.execute(
-            "SELECT v.work_id, v.embedding FROM work_vectors v JOIN index_state s "
+        for work_id, blob, dim in conn.execute(
+            "SELECT v.work_id, v.embedding, d.value FROM work_vectors v JOIN index_state s "
             "ON s.key = 'embedding_model' AND s.value = v.model "
+            "JOIN index_state d ON d.key = 'embedding_dim' "
             f"WHERE v.work_id IN ({marks})",
             batch,
         ):
-            found[str(work_id)] = np.frombuffer(bytes(blob), dtype=np.float32)
+            found[str(work_id)] = unpack(bytes(blob), int(dim))
     return found
 
 

@@ -58,6 +58,16 @@ class PostgresChunkIndex:
     def byte_length(expression: str) -> str:
         return f"octet_length({expression})"
 
+    @staticmethod
+    def text_sql(expression: str) -> str:
+        """The column itself: PostgreSQL keeps passage text as text (its TOAST compresses
+        values past ~2 KB on its own)."""
+        return expression
+
+    @staticmethod
+    def pack_text(text: str) -> Any:
+        return text
+
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
         from prioris.storage.chunks import bump_vectors_version, get_state, set_state
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from prioris.engines.sqlite import textpack
 from prioris.engines.sqlite.index import SQLITE_INDEX
 from prioris.errors import ConfigurationError
 from prioris.storage.migrations import available_migrations, check_applied, migrations_dir
@@ -135,6 +136,7 @@ def _refuse_foreign_database(conn: Any, path: Path) -> None:
 def _configure(conn: Any) -> None:
     conn.row_factory = sqlite3.Row
     _load_vec(conn)
+    textpack.register(conn)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")

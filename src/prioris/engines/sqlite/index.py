@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from prioris.engines.sqlite import textpack
 from prioris.models import Chunk
 
 VEC_TABLE = "chunks_vec"
@@ -33,6 +34,17 @@ class SqliteChunkIndex:
     @staticmethod
     def byte_length(expression: str) -> str:
         return f"length(CAST({expression} AS BLOB))"
+
+    @staticmethod
+    def text_sql(expression: str) -> str:
+        """SQL reading a passage's text column: it is stored packed
+        (:mod:`prioris.engines.sqlite.textpack`)."""
+        return f"prioris_text({expression})"
+
+    @staticmethod
+    def pack_text(text: str) -> Any:
+        """The value a passage's text column stores for ``text``."""
+        return textpack.pack(text)
 
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
         from prioris.storage.chunks import bump_vectors_version, get_state, set_state
@@ -76,7 +88,7 @@ class SqliteChunkIndex:
 
         ids = []
         for chunk in chunks:
-            chunk_id = int(conn.execute(INSERT_CHUNK, chunk_row(chunk)).lastrowid)
+            chunk_id = int(conn.execute(INSERT_CHUNK, chunk_row(chunk, textpack.pack)).lastrowid)
             ids.append(chunk_id)
             conn.execute(
                 "INSERT INTO chunks_fts(rowid, text, title, heading) VALUES (?, ?, ?, ?)",

@@ -7,7 +7,8 @@ scoring them in numpy costs a tenth of that (``bench/bench_latency.py``, with an
 writes those arrays, derived from the FTS5 index (so terms and stems are FTS5's own), into
 a *sidecar* SQLite file next to the library (``<library>.bm25``):
 
-- ``postings``: per FTS5 term, the sorted chunk ids holding it (int32), the term frequency
+- ``postings``: per FTS5 term, the sorted chunk ids holding it (as gaps in one, two or four
+  bytes, :func:`prioris.search.bm25_arrays.encode_ids`), the term frequency
   ``2 x text + heading`` (exact: heading weighs 0.5; uint8, or uint16 when a count does not
   fit), and, apart, the positions and counts of the chunks with it in the title (the title
   weight is a query-time setting, so title counts are kept unweighted);
@@ -39,8 +40,9 @@ from typing import Any
 import numpy as np
 
 from prioris.engines.sqlite.connection import sqlite3
+from prioris.search import bm25_arrays
 
-FORMAT = 1
+FORMAT = 2  # 2: ids as gaps (bm25_arrays.encode_ids); a sidecar of 1 is rebuilt
 SUFFIX = ".bm25"
 STRUCTURE_ROWID, AVERAGES_ROWID = 10, 1  # FTS5's own record ids in chunks_fts_data
 COLUMNS = ("text", "title", "heading")  # chunks_fts's columns, in order
@@ -215,7 +217,7 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                         "INSERT INTO postings VALUES (?, ?, ?, ?, ?)",
                         (
                             term,
-                            ids.astype("<i4").tobytes(),
+                            bm25_arrays.encode_ids(ids),
                             base.astype(np.dtype(tf_type).newbyteorder("<")).tobytes(),
                             at.astype("<i4").tobytes(),
                             np.minimum(title[at], 65535).astype("<u2").tobytes(),

@@ -301,8 +301,10 @@ class PostingsRanker:
             ).fetchone()
         if row is None or len(row[0]) == 0:
             return None
+        size = len(snapshot.norm)
+        ids = bm25_arrays.decode_ids(term, row[0], size=size)
         ids, tf, at, counts = bm25_arrays.decode(
-            term, row[0], row[1], row[2], row[3], size=len(snapshot.norm), order="<"
+            term, ids, row[1], row[2], row[3], size=size, order="<"
         )
         found = bm25_arrays.TermPostings(
             ids, tf, at, counts, fts_plan.idf(len(ids), snapshot.rows) * (K1 + 1)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from prioris.engines.sqlite import textpack
 from prioris.engines.sqlite.index import VEC_TABLE
 from prioris.engines.sqlite.postings_rank import PostingsRanker
 from prioris.engines.sqlite.queries import count_works, fts_search, vector_search
@@ -196,7 +197,8 @@ class SqliteSearchBackend:
                 f"WHERE id IN ({marks})",
                 batch,
             ):
-                found[row[0]] = Passage(row[0], row[1], row[2], row[3], row[4], row[5])
+                text = textpack.unpack(row[1])
+                found[row[0]] = Passage(row[0], text, row[2], row[3], row[4], row[5])
         return found
 
     def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,17 @@ class SqliteStorage:
         db = self.path
         files = (db, Path(f"{db}-wal"), Path(f"{db}-shm"))
         return sum(p.stat().st_size for p in files if p.exists())
+
+    def compact(
+        self,
+        conn: Any,
+        lock: AbstractContextManager[Any],
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, Any]:
+        """Pack passages stored before packing and give freed pages back (``VACUUM``)."""
+        from prioris.engines.sqlite.compact import compact
+
+        return compact(conn, lock, self.size_bytes, on_progress).to_dict()
 
     def display(self) -> str:
         return str(self.path)
