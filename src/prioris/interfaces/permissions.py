@@ -5,7 +5,7 @@ Roles are ordered reader < writer < admin (:func:`prioris.services.accounts.role
 * reader: search, read, list, show, cite, export, and remote lookups that store nothing;
 * writer: also ingest, fetch, upload, edit, sync (Zotero, reference files), delete,
   reindex, dismiss;
-* admin: also manage accounts and read the audit log.
+* admin: also manage accounts, read the audit log and compact the library file.
 
 :data:`MCP_TOOL_ROLES` names the role every MCP tool needs and :data:`WEB_POST_ROLES` the
 role every web POST route needs (every GET is a read, except :data:`WEB_GET_ROLES`).
@@ -69,6 +69,7 @@ WEB_POST_ROLES: dict[str, str] = {
     "/api/fetch": "writer",
     "/api/delete": "writer",
     "/api/reindex": "writer",
+    "/api/compact": "admin",  # rewrites the whole library file (VACUUM)
     "/api/edit": "writer",
     "/api/snowball/dismiss": "writer",
 }

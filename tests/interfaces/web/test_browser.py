@@ -379,6 +379,9 @@ def test_status_plot_renders_and_reindex_runs(browser: Any, data_dir: Path) -> N
             page.click("#reindex")
             until(page, "document.getElementById('stale')?.textContent === '0'")
             assert "42 chunk(s) re-embedded" in page.locator("#reindex-progress").inner_text()
+            page.click("#compact")  # nothing stored unpacked: it runs and says so
+            page.locator("#compact-progress", has_text="0 passage(s)").wait_for()
+            assert "the library takes" in page.locator("#compact-progress").inner_text()
             page.context.close()
     finally:
         library.close()

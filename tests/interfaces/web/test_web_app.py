@@ -564,3 +564,26 @@ def test_chunked_uploads_over_the_limit_are_refused_and_leave_nothing(
     finally:
         web.jobs.close()
         library.close()
+
+
+def test_compact_job_packs_an_older_library_from_the_status_page(data_dir: Path) -> None:
+    library = make_library(data_dir)
+    text = "coral reef bleaching " * 30
+    library.import_records([{"_id": f"w{i}", "title": f"W {i}", "text": text} for i in range(5)])
+    with library.lock:  # as an earlier release stored them: text as TEXT
+        library.conn.execute("BEGIN IMMEDIATE")
+        library.conn.execute("UPDATE chunks SET text = prioris_text(text)")
+        library.conn.execute("COMMIT")
+    web = Web(library)
+    try:
+        page = web.client.get("/status").text
+        assert 'id="compact"' in page and 'id="compact" disabled' not in page
+        job = web.wait(web.post("/api/compact").json()["job"]["id"])
+        assert job["state"] == "done"
+        assert job["message"].startswith("5 passage(s) and 0 work vector(s) packed; the library")
+        kinds = {r[0] for r in library.conn.execute("SELECT typeof(text) FROM chunks")}
+        assert kinds == {"blob"}
+        assert [h.id for h in library.search("bleaching", mode="fts").hits]
+    finally:
+        web.jobs.close()
+        library.close()

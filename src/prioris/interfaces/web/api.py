@@ -380,6 +380,16 @@ async def reindex(request: Request) -> Response:
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 
+async def compact(request: Request) -> Response:
+    """Compact the library file by a job (SQLite; one at a time: a running one is returned)."""
+    state = state_of(request)
+    running = [j for j in state.jobs.list(["compact"]) if j["active"]]
+    if running:
+        return JSONResponse({"job": running[0]}, status_code=202)
+    job = state.jobs.submit("compact", "compact the library", tasks.compact_job(state.library))
+    return JSONResponse({"job": job.snapshot()}, status_code=202)
+
+
 async def jobs(request: Request) -> Response:
     """Snapshots of jobs: ``?kind=`` (repeatable) filters."""
     kinds = request.query_params.getlist("kind")
@@ -411,6 +421,7 @@ ROUTES = [
     Route("/api/discover", discover, methods=["POST"]),
     Route("/api/delete", delete, methods=["POST"]),
     Route("/api/reindex", reindex, methods=["POST"]),
+    Route("/api/compact", compact, methods=["POST"]),
     Route("/api/jobs", jobs),
     Route("/api/jobs/{job_id}", job),
 ]

@@ -386,6 +386,7 @@ async def status_page(request: Request) -> Response:
     status = await blocking(state.library.status)
     counts = await blocking(state.library.year_source_counts)
     reindex = next(iter(state.jobs.list(["reindex"])), None)
+    compact = next(iter(state.jobs.list(["compact"])), None)
     return state.render(
         request,
         "status.html",
@@ -397,6 +398,8 @@ async def status_page(request: Request) -> Response:
         source_plot=charts.works_by_source_svg(counts),
         undated=sum(r["count"] for r in counts if r["year"] is None),
         reindex=reindex,
+        compact=compact,
+        engine=state.library.storage.kind,
         page="status",
     )
 

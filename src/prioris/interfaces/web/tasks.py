@@ -171,6 +171,24 @@ def reindex_job(library: Library) -> JobFunction:
     return run
 
 
+def compact_job(library: Library) -> JobFunction:
+    """Pack the passages and work vectors an earlier release stored unpacked, then give the
+    space back (``reindex --compact``; resumable: each batch is committed)."""
+
+    def run(context: JobContext) -> str:
+        def on_progress(done: int, total: int) -> None:
+            context.progress(done, total, f"{done} of {total} passages")
+
+        report = library.compact(on_progress=on_progress)
+        after, before = (report[key] / (1 << 20) for key in ("bytes_after", "bytes_before"))
+        return (
+            f"{report['packed']} passage(s) and {report['work_vectors']} work vector(s) "
+            f"packed; the library takes {after:,.1f} MiB (was {before:,.1f})"
+        )
+
+    return run
+
+
 def _each(
     context: JobContext,
     items: Sequence[Any],

@@ -94,7 +94,7 @@ const Prioris = (() => {
 
   function renderJob(job) {
     const box = el("li", { className: `job state-${job.state}`, "data-job-id": job.id, "data-state": job.state });
-    const kinds = { upload: "Upload", folder: "Folder", fetch: "Fetch", import: "Import", reindex: "Re-index" };
+    const kinds = { upload: "Upload", folder: "Folder", fetch: "Fetch", import: "Import", reindex: "Re-index", compact: "Compact" };
     box.append(el("div", { className: "job-head" },
       el("strong", { text: `${kinds[job.kind] || job.kind}: ${job.title}` }),
       el("span", { className: "job-state", text: STATE_WORDS[job.state] || job.state })));
