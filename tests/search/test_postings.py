@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prioris.engines.sqlite import postings, postings_rank
+from prioris.engines.sqlite import postings, postings_delta, postings_rank
 from prioris.engines.sqlite.postings_rank import PostingsRanker
 from prioris.engines.sqlite.queries import fts_search
 from prioris.library import Library
@@ -501,3 +501,94 @@ def test_common_terms_are_read_once_per_snapshot_and_the_cache_stays_bounded(
         "alpha",
         "zeta",
     }
+
+
+def _appends(library: Library, start: int, count: int, seed: int) -> None:
+    """Works added after the sidecar was built: new words, known ones, title words."""
+    rng = random.Random(seed)
+    library.import_records(
+        [
+            {
+                "_id": f"n{i}",
+                "title": f"Added {rng.choice(WORDS)} omicron",
+                "text": " ".join(rng.choices([*WORDS, "omicron", "upsilon"], k=25)),
+            }
+            for i in range(start, start + count)
+        ]
+    )
+
+
+QUERIES = ["alpha kappa", "omicron", "upsilon sigma", "running delta", "zeta", "beta gamma"]
+
+
+def test_passages_added_since_the_build_are_ranked_with_it_as_fts5_does(
+    library_of_words: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library that has only grown: the sidecar's postings plus the added passages,
+    indexed in memory, give FTS5's scores (idf and average length of the whole library)."""
+    monkeypatch.setattr(postings_delta, "BATCH", 7)  # several batches per catch-up
+    ranker = _fresh_sidecar(library_of_words)
+    ranker._next_build = 9e18  # no rebuild: the overlay alone answers
+    for round_, count in enumerate((30, 1, 45)):  # catches up append after append
+        _appends(library_of_words, 1000 * round_, count, seed=round_)
+        overlaid = ranker.overlaid
+        for query in QUERIES:
+            for title_weight in (1.0, 4.0):
+                expected = _fts5(library_of_words, query, 40, title_weight)
+                _same_ranking(_fts(library_of_words, query, 40, title_weight), expected)
+        assert ranker.overlaid == overlaid + 2 * len(QUERIES)  # none left to FTS5
+    hits = _fts(library_of_words, "omicron", 400)
+    assert {c.work_id for c in hits} >= {f"n{i}" for i in range(30)}
+    assert ranker._delta is not None and ranker._delta.rows == 76
+
+
+def test_a_deletion_title_change_or_too_many_added_leave_it_to_fts5(
+    library_of_words: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ranker = _fresh_sidecar(library_of_words)
+    ranker._next_build = 9e18
+    conn = library_of_words.searcher.backend.conn
+
+    def served(query: str) -> bool:
+        before = ranker.overlaid
+        _same_ranking(_fts(library_of_words, query, 20), _fts5(library_of_words, query, 20))
+        return ranker.overlaid > before
+
+    _appends(library_of_words, 0, 5, seed=1)
+    assert served("omicron alpha")
+    library_of_words.conn.execute("UPDATE works SET title = 'Omicron omicron' WHERE id = 'w7'")
+    assert not served("omicron alpha")  # w7's passages indexed again in place
+    assert ranker.rank(conn, '"omicron"', 5, title_weight=1.0, rows=10**6) is None
+
+    ranker._drop()  # a sidecar built now, then a deletion
+    ranker._examined = None
+    _build(library_of_words)
+    _appends(library_of_words, 100, 3, seed=2)
+    assert served("omicron")
+    library_of_words.delete(["n100"])
+    assert not served("omicron")
+
+    _build(library_of_words)
+    ranker._drop()
+    ranker._examined = None
+    monkeypatch.setattr(postings_delta, "MAX_ROWS", 4)
+    _appends(library_of_words, 200, 2, seed=3)
+    assert served("omicron")
+    _appends(library_of_words, 300, 3, seed=4)  # 5 added since the build: past 4
+    assert not served("omicron")
+
+
+def test_a_stale_sidecar_found_at_start_serves_the_passages_it_covers(
+    library_of_words: Library,
+) -> None:
+    """A process opening a library that grew since its sidecar was written (by another
+    process) loads the sidecar and the added passages, rather than waiting for a rebuild."""
+    _build(library_of_words)
+    _appends(library_of_words, 0, 12, seed=5)
+    ranker = library_of_words.searcher.backend.postings
+    ranker._drop()
+    ranker._examined = None
+    ranker._next_build = 9e18
+    for query in QUERIES:
+        _same_ranking(_fts(library_of_words, query, 30), _fts5(library_of_words, query, 30))
+    assert ranker.overlaid == len(QUERIES)

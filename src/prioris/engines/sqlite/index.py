@@ -69,6 +69,11 @@ class SqliteChunkIndex:
         return max(stale, 0)
 
     def delete_rows(self, conn: Any, ids: Sequence[int]) -> None:
+        if ids:  # the postings sidecar no longer covers the library by appends alone
+            conn.execute(
+                "UPDATE index_state SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) "
+                "WHERE key = 'fts_rewrites'"
+            )
         for start in range(0, len(ids), 500):
             batch = list(ids[start : start + 500])
             marks = ", ".join("?" for _ in batch)

@@ -19,7 +19,10 @@ a *sidecar* SQLite file next to the library (``<library>.bm25``):
   trigger, a merge) rewrites the structure record and its write counter, so a snapshot is
   fresh exactly while both records are byte for byte those it was built from. (The first 4
   bytes of the structure record are FTS5's *configuration* cookie, which a content change
-  does not move; tests/search/test_postings.py shows both.)
+  does not move; tests/search/test_postings.py shows both.) And the library's
+  ``fts_rewrites`` count at the build: while it has not moved and FTS5's row count is the
+  snapshot's plus the passages added since, the snapshot still serves, with those
+  passages indexed in memory (:mod:`prioris.engines.sqlite.postings_delta`).
 
 The build streams term by term from ``fts5vocab(..., instance)`` in one read transaction
 (memory holds one term's postings at a time), writes a temporary file and renames it over
@@ -71,6 +74,13 @@ def freshness_key(conn: Any) -> bytes | None:
     return len(structure).to_bytes(4, "big") + bytes(structure) + bytes(averages)
 
 
+def rewrites(conn: Any) -> int:
+    """How many times indexed passages were indexed again in place (migration 0015's
+    count); -1 in a library without the count (the sidecar then serves only while fresh)."""
+    row = conn.execute("SELECT value FROM index_state WHERE key = 'fts_rewrites'").fetchone()
+    return -1 if row is None else int(row[0])
+
+
 def varints(blob: bytes) -> list[int]:
     """SQLite varints (most significant group first) as FTS5 writes its size records."""
     out, value, length = [], 0, 0
@@ -106,7 +116,7 @@ _INSTANCE = "doc * 4 + CASE col WHEN 'text' THEN 0 WHEN 'title' THEN 1 ELSE 2 EN
 _BASE_WEIGHT = np.array([2, 0, 1, 0], dtype=np.int32)  # 2 x text + heading, by column code
 
 
-def _term_rows(conn: Any, term: str, instances: int) -> Iterator[np.ndarray]:
+def term_rows(conn: Any, term: str, instances: int) -> Iterator[np.ndarray]:
     """One term's instances as ``chunk id x 4 + column`` in chunk order: one
     ``group_concat`` string for most terms (no Python object per instance), batches of
     rows for the very frequent ones (a bounded string)."""
@@ -210,7 +220,7 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                 if stop is not None and stop.is_set():
                     return None
                 for term, instances in batch:
-                    ids, base, title = term_postings(_term_rows(conn, term, instances))
+                    ids, base, title = term_postings(term_rows(conn, term, instances))
                     tf_type = np.uint8 if len(base) == 0 or base.max() <= 255 else np.uint16
                     at = np.flatnonzero(title)
                     out.execute(
@@ -237,6 +247,7 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                 "tokens": sum(stats[1 : 1 + len(COLUMNS)]),
                 "tokenizer": tokenizer_of(conn),
                 "lengths": lengths.astype("<u4").tobytes(),
+                "rewrites": rewrites(conn),
             }
             out.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
             out.execute("COMMIT")

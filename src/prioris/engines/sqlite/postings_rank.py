@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from prioris.engines.sqlite import postings
+from prioris.engines.sqlite import postings, postings_delta
 from prioris.engines.sqlite.connection import sqlite3
 from prioris.search import bm25_arrays, fts_plan
 from prioris.search.bm25_arrays import K1
@@ -80,7 +80,30 @@ class _Snapshot:
     norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
     tokenizer: str
     file_id: tuple[int, int, int]
+    lengths: np.ndarray  # tokens by chunk id (float64), what an overlay extends
+    tokens: int
+    rewrites: int  # the library's ``fts_rewrites`` when built (-1: unknown, no overlay)
+    agrees: bool  # its statistics were the library's when opened (a fresh key is trusted)
     terms: _TermCache = field(default_factory=_TermCache)
+
+
+@dataclass(frozen=True)
+class _Overlay:
+    """A snapshot and the passages added since (:mod:`.postings_delta`), scored with the
+    library's current row count and average length: what FTS5 gives for the library at
+    ``key``."""
+
+    key: bytes
+    base: _Snapshot
+    delta: postings_delta.DeltaIndex
+    rows: int
+    norm: np.ndarray
+    norm32: np.ndarray
+    norm_floor: float
+
+    @property
+    def tokenizer(self) -> str:
+        return self.base.tokenizer
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:
@@ -123,8 +146,10 @@ def _library_facts(conn: Any) -> _Library:
 
 def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snapshot | None:
     """The sidecar's statistics, or None when it is unreadable, of another format, or
-    disagrees with the library (its tokenizer, its row count, the size of its lengths
-    array): a sidecar is a cache, and only a consistent one is used."""
+    cannot describe this library (another tokenizer, a lengths array past the library's
+    highest chunk id): a sidecar is a cache, and only a consistent one is used. One whose
+    row count, tokens and lengths are the library's ``agrees``; another may still serve
+    the passages it covers while the library has only grown since (:class:`_Overlay`)."""
     try:
         conn = sqlite3.connect(
             f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False
@@ -140,16 +165,20 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
         raw = meta["lengths"]
         if (
             str(meta["tokenizer"]) != library.tokenizer
-            or rows != library.rows
-            or tokens != library.tokens  # the average length every score divides by
             or not isinstance(raw, bytes)
-            or len(raw) != 4 * (library.last_id + 1)  # checked before any array is made
+            or len(raw) % 4
+            or len(raw) > 4 * (library.last_id + 1)  # checked before any array is made
+            or not 0 < rows <= len(raw) // 4
             or not 0 < tokens < 1 << 62
         ):
             raise ValueError("the sidecar does not describe this library")
+        agrees = (
+            rows == library.rows
+            and tokens == library.tokens  # the average length every score divides by
+            and len(raw) == 4 * (library.last_id + 1)
+        )
         lengths = np.frombuffer(raw, dtype="<u4").astype(np.float64)
-        avgdl = tokens / rows if rows else 1.0
-        norm, norm32 = bm25_arrays.norms(lengths, avgdl)
+        norm, norm32 = bm25_arrays.norms(lengths, tokens / rows)
         return _Snapshot(
             bytes(meta["key"]),
             conn,
@@ -159,6 +188,10 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             bm25_arrays.floor(norm),
             str(meta["tokenizer"]),
             file_id,
+            lengths,
+            tokens,
+            int(meta.get("rewrites", -1)),
+            agrees,
         )
     except (sqlite3.Error, KeyError, TypeError, ValueError, OverflowError) as exc:
         log.debug("postings sidecar %s ignored: %s", path, exc)
@@ -193,7 +226,10 @@ class PostingsRanker:
         self._tokenizer_spec = ""
         self.last_build: postings.BuildResult | None = None
         self.answered = 0  # queries the snapshot answered (benchmarks print it)
+        self.overlaid = 0  # ... of which with the passages added since it was built
         self._warned = False  # a damaged sidecar is logged once per process
+        self._delta: postings_delta.DeltaIndex | None = None
+        self._overlay: _Overlay | None = None
 
     def rank(
         self, conn: Any, expression: str, limit: int, *, title_weight: float, rows: int
@@ -206,11 +242,13 @@ class PostingsRanker:
             return None
         self._queries += 1
         key = postings.freshness_key(conn)
-        snapshot = self._current(key, conn)
+        snapshot: _Snapshot | _Overlay | None = self._current(key, conn)
         if snapshot is None:
             if key is not None and self._queries > 1:
                 self._refresh()
-            return None
+            snapshot = self._overlaid(key, conn)
+            if snapshot is None:
+                return None
         try:
             terms = self._terms(snapshot, [w[1:-1] for w in words])
             if terms is None:
@@ -225,12 +263,58 @@ class PostingsRanker:
             self._refresh()
             return None
         self.answered += 1
+        self.overlaid += isinstance(snapshot, _Overlay)
         return found
+
+    def _overlaid(self, key: bytes | None, conn: Any) -> _Overlay | None:
+        """The loaded snapshot with the passages added since it was built, when the library
+        has only grown since (else None: FTS5 answers until the rebuild)."""
+        base = self._snapshot
+        if key is None or base is None or base.rewrites < 0:
+            return None
+        overlay = self._overlay
+        if overlay is not None and overlay.key == key and overlay.base is base:
+            return overlay
+        try:
+            if postings.rewrites(conn) != base.rewrites:
+                return None  # a passage was deleted or indexed again since the build
+            library = _library_facts(conn)
+            added = library.rows - base.rows
+            if not 0 <= added <= postings_delta.MAX_ROWS:
+                return None
+            with self._lock:
+                delta = self._delta
+                if delta is None or delta.base_key != base.key:
+                    if delta is not None:
+                        delta.close()
+                    delta = postings_delta.DeltaIndex(
+                        base.tokenizer, base.key, len(base.lengths) - 1
+                    )
+                    self._delta = delta
+                delta.catch_up(conn)
+                if (
+                    delta.rows != added
+                    or delta.last != max(library.last_id, delta.base_last)
+                    or base.tokens + delta.tokens != library.tokens
+                    or postings.freshness_key(conn) != key  # written meanwhile
+                ):
+                    self._delta = None
+                    delta.close()
+                    return None
+                lengths = delta.lengths(base.lengths)
+                norm, norm32 = bm25_arrays.norms(lengths, library.tokens / library.rows)
+                floor = bm25_arrays.floor(norm)
+                overlay = _Overlay(key, base, delta, library.rows, norm, norm32, floor)
+                self._overlay = overlay
+            return overlay
+        except (sqlite3.Error, ValueError) as exc:
+            log.debug("passages added since the postings were built not served: %s", exc)
+            return None
 
     def _current(self, key: bytes | None, conn: Any) -> _Snapshot | None:
         snapshot = self._snapshot
         if snapshot is not None and snapshot.key == key:
-            return snapshot
+            return snapshot if snapshot.agrees else None
         assert self.path is not None
         file_id = _file_id(self.path)
         if file_id is None or file_id == self._examined:
@@ -241,13 +325,13 @@ class PostingsRanker:
             if opened is None:
                 return None
             self._snapshot = opened  # a search still scoring from the old one keeps it open
-        return opened if opened.key == key else None
+        return opened if opened.key == key and opened.agrees else None
 
     def _drop(self) -> None:
         with self._lock:
             self._snapshot = None  # closed when the last search using it lets go
 
-    def _terms(self, snapshot: _Snapshot, words: list[str]) -> list[str] | None:
+    def _terms(self, snapshot: _Snapshot | _Overlay, words: list[str]) -> list[str] | None:
         """Each word as FTS5 indexes it: the chunks_fts tokenizer on a scratch table."""
         with self._lock:
             if self._tokenizer is None or self._tokenizer_spec != snapshot.tokenizer:
@@ -275,13 +359,21 @@ class PostingsRanker:
         return None if any(t is None for t in terms) else [t for t in terms if t]
 
     def _score(
-        self, snapshot: _Snapshot, terms: list[str], limit: int, title_weight: float
+        self,
+        snapshot: _Snapshot | _Overlay,
+        terms: list[str],
+        limit: int,
+        title_weight: float,
     ) -> list[tuple[int, float]]:
         """The scores FTS5 gives, from the shared numpy core (:func:`bm25_arrays.score`),
         terms in FTS5's order."""
         lists = []
         for term in terms:  # a term twice (two words, one stem) counts twice, as in FTS5
-            found = self._postings(snapshot, term)
+            found = (
+                self._overlay_postings(snapshot, term)
+                if isinstance(snapshot, _Overlay)
+                else self._postings(snapshot, term)
+            )
             if found is not None:  # else in no chunk
                 lists.append(found)
         floor = snapshot.norm_floor
@@ -312,6 +404,24 @@ class PostingsRanker:
         with self._lock:
             snapshot.terms.put(term, found)
         return found
+
+    def _overlay_postings(self, overlay: _Overlay, term: str) -> bm25_arrays.TermPostings | None:
+        """The snapshot's postings of ``term`` followed by the added passages' (their ids
+        are all higher), weighted with the library's current row count."""
+        base = self._postings(overlay.base, term)
+        with self._lock:
+            ids, tf, at, counts = overlay.delta.postings(term)
+        if base is not None and len(ids):
+            ids = np.concatenate((base.ids, ids))
+            tf = np.concatenate((base.tf, tf))  # one byte and two: two
+            at = np.concatenate((base.at, at + len(base.ids)))
+            counts = np.concatenate((base.counts, counts))
+        elif base is not None:
+            ids, tf, at, counts = base.ids, base.tf, base.at, base.counts
+        elif len(ids) == 0:
+            return None
+        weight = fts_plan.idf(len(ids), overlay.rows) * (K1 + 1)
+        return bm25_arrays.TermPostings(ids, tf, at, counts, weight)
 
     def _refresh(self) -> None:
         if time.monotonic() < self._next_build or not self._building.acquire(blocking=False):
@@ -359,6 +469,9 @@ class PostingsRanker:
             if self._tokenizer is not None:
                 self._tokenizer.close()
                 self._tokenizer = None
+            if self._delta is not None:
+                self._delta.close()
+                self._delta, self._overlay = None, None
 
 
 def _single_word(expression: str) -> list[str] | None:
