@@ -32,7 +32,7 @@ import numpy as np
 from prioris.engines.sqlite import postings, postings_delta
 from prioris.engines.sqlite.connection import sqlite3
 from prioris.search import bm25_arrays, fts_plan
-from prioris.search.bm25_arrays import K1
+from prioris.search.bm25_arrays import K1, B
 
 WORD_CACHE = 20_000  # query words whose FTS5 term is remembered
 # common terms' arrays kept decoded (per snapshot): reading and checking a term in a
@@ -80,7 +80,6 @@ class _Snapshot:
     norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
     tokenizer: str
     file_id: tuple[int, int, int]
-    lengths: np.ndarray  # tokens by chunk id (float64), what an overlay extends
     tokens: int
     rewrites: int  # the library's ``fts_rewrites`` when built (-1: unknown, no overlay)
     agrees: bool  # its statistics were the library's when opened (a fresh key is trusted)
@@ -104,6 +103,13 @@ class _Overlay:
     @property
     def tokenizer(self) -> str:
         return self.base.tokenizer
+
+
+def _lengths(snapshot: _Snapshot) -> np.ndarray:
+    """The snapshot's token counts by chunk id, back from its norms (exact: the counts are
+    whole numbers, the float64 error ~1e-12) rather than kept twice in memory."""
+    avgdl = snapshot.tokens / snapshot.rows
+    return np.rint((snapshot.norm / K1 - (1 - B)) * avgdl / B)
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:
@@ -188,7 +194,6 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             bm25_arrays.floor(norm),
             str(meta["tokenizer"]),
             file_id,
-            lengths,
             tokens,
             int(meta.get("rewrites", -1)),
             agrees,
@@ -287,9 +292,7 @@ class PostingsRanker:
                 if delta is None or delta.base_key != base.key:
                     if delta is not None:
                         delta.close()
-                    delta = postings_delta.DeltaIndex(
-                        base.tokenizer, base.key, len(base.lengths) - 1
-                    )
+                    delta = postings_delta.DeltaIndex(base.tokenizer, base.key, len(base.norm) - 1)
                     self._delta = delta
                 delta.catch_up(conn)
                 if (
@@ -301,7 +304,7 @@ class PostingsRanker:
                     self._delta = None
                     delta.close()
                     return None
-                lengths = delta.lengths(base.lengths)
+                lengths = delta.lengths(_lengths(base))
                 norm, norm32 = bm25_arrays.norms(lengths, library.tokens / library.rows)
                 floor = bm25_arrays.floor(norm)
                 overlay = _Overlay(key, base, delta, library.rows, norm, norm32, floor)
