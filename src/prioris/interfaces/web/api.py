@@ -370,24 +370,24 @@ async def delete(request: Request) -> Response:
     return JSONResponse({"deleted": deleted})
 
 
-async def reindex(request: Request) -> Response:
-    """Re-embed stale chunks by a job (one at a time: a running one is returned)."""
+def _one_job(request: Request, kind: str, label: str, make: Any) -> Response:
+    """Start a library-wide job of ``kind``, one at a time: a running one is returned."""
     state = state_of(request)
-    running = [j for j in state.jobs.list(["reindex"]) if j["active"]]
+    running = [j for j in state.jobs.list([kind]) if j["active"]]
     if running:
         return JSONResponse({"job": running[0]}, status_code=202)
-    job = state.jobs.submit("reindex", "re-index stale chunks", tasks.reindex_job(state.library))
+    job = state.jobs.submit(kind, label, make(state.library))
     return JSONResponse({"job": job.snapshot()}, status_code=202)
+
+
+async def reindex(request: Request) -> Response:
+    """Re-embed stale chunks by a job."""
+    return _one_job(request, "reindex", "re-index stale chunks", tasks.reindex_job)
 
 
 async def compact(request: Request) -> Response:
-    """Compact the library file by a job (SQLite; one at a time: a running one is returned)."""
-    state = state_of(request)
-    running = [j for j in state.jobs.list(["compact"]) if j["active"]]
-    if running:
-        return JSONResponse({"job": running[0]}, status_code=202)
-    job = state.jobs.submit("compact", "compact the library", tasks.compact_job(state.library))
-    return JSONResponse({"job": job.snapshot()}, status_code=202)
+    """Compact the library file by a job (SQLite: ``reindex --compact``)."""
+    return _one_job(request, "compact", "compact the library", tasks.compact_job)
 
 
 async def jobs(request: Request) -> Response:
