@@ -154,8 +154,12 @@ def test_a_sidecar_that_disagrees_is_ignored_and_says_why_in_the_debug_log(
     assert opened is not None and opened.rows == facts.rows
     opened.conn.close()
     grown = dataclasses.replace(facts, rows=facts.rows + 1)  # a chunk added since
+    kept = postings_rank._open(target, file_id, grown)  # may serve with the added ones
+    assert kept is not None and not kept.agrees
+    kept.conn.close()
+    shrunk = dataclasses.replace(facts, last_id=facts.last_id - 1)  # lengths past its ids
     with caplog.at_level(logging.DEBUG, logger=postings_rank.__name__):
-        assert postings_rank._open(target, file_id, grown) is None
+        assert postings_rank._open(target, file_id, shrunk) is None
     assert f"postings sidecar {target} ignored: the sidecar does not describe" in caplog.text
 
 

@@ -290,6 +290,7 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "DROP TABLE snowball_dismissed",  # migration 12
             "DROP TABLE accounts",  # migration 13
             "DROP TABLE audit_log",
+            "DROP TRIGGER works_title_fts_rewrites",  # migration 15
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)

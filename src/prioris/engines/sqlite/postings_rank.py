@@ -316,8 +316,8 @@ class PostingsRanker:
 
     def _current(self, key: bytes | None, conn: Any) -> _Snapshot | None:
         snapshot = self._snapshot
-        if snapshot is not None and snapshot.key == key:
-            return snapshot if snapshot.agrees else None
+        if snapshot is not None and snapshot.key == key and snapshot.agrees:
+            return snapshot
         assert self.path is not None
         file_id = _file_id(self.path)
         if file_id is None or file_id == self._examined:
