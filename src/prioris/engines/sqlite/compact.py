@@ -43,10 +43,12 @@ def compact(
     size_bytes: Callable[[], int],
     on_progress: Callable[[int, int], None] | None = None,
 ) -> CompactReport:
-    """Pack every passage still stored as TEXT, then ``VACUUM`` when pages were freed.
+    """Pack every passage still stored as TEXT and halve float32 work vectors, then
+    ``VACUUM`` when anything was packed or pages are free.
 
-    ``on_progress(done, total)`` counts the passages looked at. The lock is held a batch at
-    a time, so searches and other writers of this process go on between batches."""
+    ``on_progress(done, total)`` counts the TEXT passages looked at. The lock is held a
+    batch at a time, so searches and other writers of this process go on between batches
+    (not during the ``VACUUM``)."""
     before = size_bytes()
     unpacked = conn.execute("SELECT count(*) FROM chunks WHERE typeof(text) = 'text'")
     total = int(unpacked.fetchone()[0])
@@ -70,8 +72,8 @@ def compact(
     halved = _halve_work_vectors(conn, lock)
     # rows that shrink leave their pages part-filled more often than free: rewrite the file
     # when anything was packed, or when pages are free (a run stopped before its VACUUM)
-    vacuumed = packed + halved > 0
-    vacuumed = vacuumed or int(conn.execute("PRAGMA freelist_count").fetchone()[0]) > 0
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    vacuumed = packed + halved + free > 0
     if vacuumed:
         with lock:
             conn.execute("VACUUM")

@@ -101,10 +101,18 @@ def _references(library: Any, json_output: bool) -> dict[str, Any]:
 
 
 def _compact(library: Any, json_output: bool) -> dict[str, Any]:
-    """``reindex --compact``: stored passages packed, a bar on stderr counting them."""
-    progress = bar(library.status()["chunks"], "passage", "compact", wants_progress(json_output))
+    """``reindex --compact``: stored passages packed, a bar on stderr counting them (its
+    total is the passages still unpacked, which the library counts first)."""
+    progress = bar(None, "passage", "compact", wants_progress(json_output))
+    follow = Follower(progress)
+
+    def on_progress(done: int, total: int) -> None:
+        if follow.done == 0:
+            progress.reset(total=total)
+        follow(done, total)
+
     try:
-        return dict(library.compact(on_progress=Follower(progress)))
+        return dict(library.compact(on_progress=on_progress))
     finally:
         progress.close()
 
