@@ -288,10 +288,10 @@ class PostingsRanker:
             if not 0 <= added <= postings_delta.MAX_ROWS:
                 return None
             with self._lock:
+                # a delta let go is never closed here: a search on another thread may still
+                # be reading it (its connection closes when the last reference goes)
                 delta = self._delta
                 if delta is None or delta.base_key != base.key:
-                    if delta is not None:
-                        delta.close()
                     delta = postings_delta.DeltaIndex(base.tokenizer, base.key, len(base.norm) - 1)
                     self._delta = delta
                 delta.catch_up(conn)
@@ -302,7 +302,6 @@ class PostingsRanker:
                     or postings.freshness_key(conn) != key  # written meanwhile
                 ):
                     self._delta = None
-                    delta.close()
                     return None
                 lengths = delta.lengths(_lengths(base))
                 norm, norm32 = bm25_arrays.norms(lengths, library.tokens / library.rows)
