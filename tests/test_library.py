@@ -370,11 +370,11 @@ def test_a_library_that_fails_to_open_closes_what_it_opened(
 ) -> None:  # type: ignore[no-untyped-def]
     """An error while assembling (here: the vector index) used to leave the connection and
     the storage open, holding the file (and on PostgreSQL a pool) until the process ended."""
-    import prioris.library as library_module
+    import prioris.compose as compose_module
     from prioris.storage import chunks
 
     closed: list[str] = []
-    real_open = library_module.open_storage
+    real_open = compose_module.open_storage
 
     def tracking_open(location, cfg):  # type: ignore[no-untyped-def]
         storage = real_open(location, cfg)
@@ -404,7 +404,7 @@ def test_a_library_that_fails_to_open_closes_what_it_opened(
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise InvalidRequestError("the model does not fit the index")
 
-    monkeypatch.setattr(library_module, "open_storage", tracking_open)
+    monkeypatch.setattr(compose_module, "open_storage", tracking_open)
     monkeypatch.setattr(chunks, "ensure_vector_index", broken)
     with pytest.raises(InvalidRequestError):
         Library.open(settings, embedder=FakeEmbedder())

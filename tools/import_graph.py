@@ -31,11 +31,23 @@ PACKAGE = "prioris"
 LAYERS: list[tuple[str, ...]] = [
     ("interfaces", "__main__"),
     ("library",),
+    ("compose",),
     ("services",),
     ("engines",),
-    ("ingest", "search", "sources", "discovery", "enrichment", "export", "rendering"),
+    ("ingest", "search", "sources", "discovery", "enrichment", "export", "rendering", "refman"),
     ("storage", "embedding"),
-    ("models", "errors", "identifiers", "config", "config_file", "strings", "resources"),
+    ("provenance",),
+    (
+        "models",
+        "errors",
+        "identifiers",
+        "config",
+        "config_file",
+        "strings",
+        "text_clean",
+        "resources",
+        "abstracts",
+    ),
 ]
 
 
