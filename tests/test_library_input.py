@@ -284,12 +284,12 @@ def test_a_files_bytes_are_read_once_and_checked_once(
 ) -> None:
     """A PDF used to be checked three times on its way in (and an upload as often): the
     bytes are read and checked once, then handed on as checked."""
-    from prioris.ingest import prepare
+    from prioris.ingest import prepared
 
     a, b, _ = _paths(tmp_path)
     checks: list[int] = []
     opened: list[str] = []
-    real_check, real_open = prepare.check_pdf_bytes, pathlib.Path.open
+    real_check, real_open = prepared.check_pdf_bytes, pathlib.Path.open
 
     def check(data: bytes, max_bytes: int) -> None:
         checks.append(len(data))
@@ -299,7 +299,7 @@ def test_a_files_bytes_are_read_once_and_checked_once(
         opened.append(self.name)
         return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(prepare, "check_pdf_bytes", check)
+    monkeypatch.setattr(prepared, "check_pdf_bytes", check)
     monkeypatch.setattr(pathlib.Path, "open", counted)
     summary = library.ingest_paths([a])
     assert len(summary.ingested) == 1

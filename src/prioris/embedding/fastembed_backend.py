@@ -118,8 +118,7 @@ class FastembedEmbedder:
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
-        if self._is_default:
-            _register_default_model()
+        if self._is_default:  # registered with fastembed when the session loads
             self._dim = DEFAULT_DIM
         else:
             self._dim = _model_dim(self._model_name)
@@ -138,6 +137,8 @@ class FastembedEmbedder:
                 return self._model
             from fastembed import TextEmbedding
 
+            if self._is_default:
+                _register_default_model()
             path = self._model_path
             if self._is_default and path is None:
                 base = self._cache_dir or Path.home() / ".cache" / "prioris"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,30 +18,19 @@ from prioris.abstracts import trim_abstract
 from prioris.ingest.chunking import PageSpan, chunk_markdown
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.pdf.author_lines import demote_author_headings
-from prioris.ingest.pdf.magic import check_pdf_bytes
-from prioris.ingest.prepared import IngestResult, Prepared, assemble_markdown, sha256_bytes
+from prioris.ingest.prepared import (
+    CheckedPdf,
+    IngestResult,
+    Prepared,
+    assemble_markdown,
+    sha256_bytes,
+)
 from prioris.ingest.records import validate_record
 from prioris.models import Chunk, Document, FullText, Page, Work
 from prioris.strings import without_surrogates
 from prioris.text_clean import clean_text, clean_work
 
 log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
-
-
-@dataclass(frozen=True)
-class CheckedPdf:
-    """PDF bytes that passed ``check_pdf_bytes`` (the size cap and the magic bytes).
-
-    Whoever checked a file's bytes on the way in hands this on, so the bytes are checked
-    once per file however many layers they pass through."""
-
-    data: bytes
-
-    @classmethod
-    def check(cls, data: bytes, max_bytes: int) -> CheckedPdf:
-        """FileTooLargeError over ``max_bytes``, ParseError for bytes that are no PDF."""
-        check_pdf_bytes(data, max_bytes)
-        return cls(data)
 
 
 class Preparer:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from prioris.ingest.pdf.magic import check_pdf_bytes
 from prioris.models import Chunk, Document, Page, Work
 
 PAGE_SEPARATOR = "\n\n"
@@ -19,6 +20,22 @@ Now = Callable[[], str]
 StepProgress = Callable[[str, int, int], None]
 """``(stage, done, total)`` while a document is ingested: ``"pages"`` read (OCR included),
 ``"embed"`` chunks embedded, ``"index"`` documents committed to the indexes."""
+
+
+@dataclass(frozen=True)
+class CheckedPdf:
+    """PDF bytes that passed ``check_pdf_bytes`` (the size cap and the magic bytes).
+
+    Whoever checked a file's bytes on the way in hands this on, so the bytes are checked
+    once per file however many layers they pass through."""
+
+    data: bytes
+
+    @classmethod
+    def check(cls, data: bytes, max_bytes: int) -> CheckedPdf:
+        """FileTooLargeError over ``max_bytes``, ParseError for bytes that are no PDF."""
+        check_pdf_bytes(data, max_bytes)
+        return cls(data)
 
 
 @dataclass

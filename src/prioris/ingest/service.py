@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prioris.errors import InvalidRequestError, ParseError, PriorisError
 from prioris.ingest.batch import (
@@ -23,10 +23,11 @@ from prioris.ingest.batch import (
     read_file,
     read_jsonl,
 )
-from prioris.ingest.pipeline import IngestPipeline
-from prioris.ingest.prepare import CheckedPdf
-from prioris.ingest.prepared import IngestResult, Prepared, StepProgress, sha256_bytes
+from prioris.ingest.prepared import CheckedPdf, IngestResult, Prepared, StepProgress, sha256_bytes
 from prioris.models import Work
+
+if TYPE_CHECKING:
+    from prioris.ingest.pipeline import IngestPipeline
 
 IMPORT_BATCH = 64
 Complete = Callable[[Prepared], None]

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from prioris.errors import ParseError, PriorisError
 from prioris.ingest.batch import IngestSummary
-from prioris.ingest.pipeline import IngestPipeline
 from prioris.ingest.prepared import IngestResult
 from prioris.models import Page
 from prioris.services.catalog import Catalog
@@ -24,6 +23,7 @@ from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
 
 if TYPE_CHECKING:
+    from prioris.ingest.pipeline import IngestPipeline
     from prioris.sources.remote import RemoteSources
 
 log = logging.getLogger("prioris.library")  # the facade's name, as ``-v`` has always shown it

@@ -34,6 +34,10 @@ from prioris.errors import (
 from prioris.identifiers import arxiv_id_from_doi, normalise_arxiv, parse_identifier
 from prioris.models import FullText, Work
 from prioris.sources.arxiv_feed import (
+    MAX_RESULTS,
+    MAX_WINDOW,
+    SORT_BY,
+    SORT_ORDER,
     ArxivCategory,
     ArxivFeed,
     build_query,
@@ -60,10 +64,6 @@ __all__ = [
     "repair_mojibake",
 ]
 
-SORT_BY = ("relevance", "lastUpdatedDate", "submittedDate")
-SORT_ORDER = ("ascending", "descending")
-MAX_RESULTS = 2000
-MAX_WINDOW = 30000
 ID_BATCH = 100
 MAX_REDIRECTS = 3
 _CATEGORY_RE = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z\-]+)?$")

@@ -24,6 +24,11 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OAI = "{http://www.openarchives.org/OAI/2.0/}"
+# the API's sort keys and paging limits (the CLI's choices read them without the client)
+SORT_BY = ("relevance", "lastUpdatedDate", "submittedDate")
+SORT_ORDER = ("ascending", "descending")
+MAX_RESULTS = 2000
+MAX_WINDOW = 30000
 
 _FIELD_RE = re.compile(r"\b(ti|au|abs|co|jr|cat|rn|id|all|submittedDate|lastUpdatedDate):")
 _BOOLEAN_RE = re.compile(r"\b(AND|OR|ANDNOT)\b")

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from prioris import __version__
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
 from prioris.interfaces.cli import (
@@ -41,9 +40,19 @@ from prioris.interfaces.cli import (
 from prioris.interfaces.cli.completion import iter_parsers
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_USAGE, CliContext
 from prioris.interfaces.cli.log import CliLogging, cli_logging
-from prioris.library import database_errors, display_location
 
 log = logging.getLogger("prioris.cli")
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, read from the package's metadata only when
+    asked for (``importlib.metadata`` costs every other command ~20 ms of start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from prioris import __version__
+
+        print(f"{parser.prog} {__version__}")  # on stdout, as argparse's own action
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,7 +93,18 @@ def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
 
 def _shown_location(settings: Any) -> str:
     """The library named in an error (a URL without its password)."""
+    from prioris.library import display_location
+
     return display_location(settings.db_url or settings.db_path)
+
+
+def _database_errors() -> tuple[type[Exception], ...]:
+    """The database drivers' errors, asked for only when an error reaches ``_run`` (an
+    ``except`` clause's expression is evaluated then): ``--version`` and ``--help`` never
+    import the library."""
+    from prioris.library import database_errors
+
+    return database_errors()
 
 
 def _command_modules() -> list[Callable[[Any], None]]:
@@ -155,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         "config.toml > defaults (docs/configuration.md).",
     )
     parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version"
+        "--version", action=_Version, nargs=0, default=argparse.SUPPRESS, help="print the version"
     )
     _add_global_options(parser)
     parser.add_argument(
@@ -264,7 +284,7 @@ def _run(argv: list[str], logs: CliLogging) -> int:
     except PriorisError as exc:
         log.error(f"error [{exc.code}]: {exc.message}")
         return EXIT_ITEM_FAILED
-    except database_errors() as exc:  # read-only, locked past the timeout, disk full...
+    except _database_errors() as exc:  # read-only, locked past the timeout, disk full...
         db = _shown_location(ctx.settings) if ctx is not None else "the library file"
         log.error(f"error [configuration_error]: {db}: {exc}")
         return EXIT_USAGE

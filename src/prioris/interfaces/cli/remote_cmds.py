@@ -16,7 +16,7 @@ from typing import Any
 
 from prioris.interfaces.cli.render import plural
 from prioris.models import Work
-from prioris.sources.arxiv import MAX_RESULTS, MAX_WINDOW, SORT_BY, SORT_ORDER
+from prioris.sources.arxiv_feed import MAX_RESULTS, MAX_WINDOW, SORT_BY, SORT_ORDER
 
 
 def _count(text: str) -> int:
