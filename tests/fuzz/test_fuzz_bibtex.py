@@ -1,4 +1,4 @@
-"""The BibTeX reader (src/prioris/refman/bibtex.py) as a target for hostile .bib files.
+"""The BibTeX reader (src/prioris/refman/bibtex/) as a target for hostile .bib files.
 
 What is promised: whatever the bytes, :func:`read_bibtex` returns items and errors, or
 raises a PriorisError with a known code; never another exception. Every text it returns

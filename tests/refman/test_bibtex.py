@@ -1,4 +1,4 @@
-"""The BibTeX reader (src/prioris/refman/bibtex.py) on small files written here for each
+"""The BibTeX reader (src/prioris/refman/bibtex/) on small files written here for each
 form it promises, and on the two real exports in ../shared/fixtures/bibtex (Better
 BibTeX with absolute paths, Zotero's own export with relative ``files/NN/`` paths).
 

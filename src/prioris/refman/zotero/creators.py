@@ -1,0 +1,54 @@
+"""Zotero's creators: each item's people in order with their roles, and which roles are
+an item type's primary ones.
+
+A creator is a first and last name, or one name (``fieldMode`` 1: an institution), with a
+role (author, editor, programmer...). Which roles count as the item's authors depends on
+its type (``itemTypeCreatorTypes.primaryField``: a program's programmers, a patent's
+inventors), so both are read here, once for the library. Separate from the item rows
+because creators are tables of their own, joined per item in the reader.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+
+from prioris.refman.zotero.values import as_int, as_line, as_text, rows
+
+
+def read_primary_creator_types(conn: sqlite3.Connection) -> dict[int | None, frozenset[str]]:
+    """Each item type's primary creator roles (none when the table is missing)."""
+    roles: dict[int | None, set[str]] = defaultdict(set)
+    try:
+        found = rows(
+            conn,
+            "SELECT ict.itemTypeID, ct.creatorType FROM itemTypeCreatorTypes ict "
+            "JOIN creatorTypes ct ON ct.creatorTypeID = ict.creatorTypeID "
+            "WHERE ict.primaryField = 1",
+        )
+    except sqlite3.OperationalError:
+        found = []
+    for type_id, role in found:
+        roles[as_int(type_id)].add(as_text(role))
+    return {k: frozenset(v) for k, v in roles.items()}
+
+
+def read_creators(conn: sqlite3.Connection, lib: int) -> dict[int, list[dict[str, str]]]:
+    """Each item's creators in Zotero's order, as ``{"name": ..., "role": ...}``."""
+    result: dict[int, list[dict[str, str]]] = defaultdict(list)
+    found = rows(
+        conn,
+        "SELECT ic.itemID, ic.orderIndex, c.firstName, c.lastName, c.fieldMode, "
+        "ct.creatorType FROM itemCreators ic JOIN items i ON i.itemID = ic.itemID "
+        "JOIN creators c ON c.creatorID = ic.creatorID "
+        "LEFT JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID "
+        "WHERE i.libraryID = ?",
+        lib,
+    )
+    found.sort(key=lambda r: (r[0], as_int(r[1]) or 0))
+    for item_id, _order, first, last, mode, role in found:
+        first, last = as_line(first), as_line(last)
+        name = last if as_int(mode) == 1 else f"{first} {last}".strip()
+        if name:
+            result[item_id].append({"name": name, "role": as_text(role) or "contributor"})
+    return result
