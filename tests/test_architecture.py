@@ -54,6 +54,12 @@ def test_the_import_graph_has_no_circle_and_no_upward_import() -> None:
     assert figures["upward_imports"] == []
 
 
+def test_no_module_is_over_500_lines() -> None:
+    """Modules are split by job before they grow long (docs/architecture.md): ~400 lines is
+    the aim, 500 the line this test holds."""
+    assert _graph_tool().long_modules(ROOT / "src") == []
+
+
 def test_no_module_is_imported_by_name() -> None:
     """The contracts and the graph see import statements only: a module loaded by name
     (``importlib.import_module``, ``__import__``) would hide a dependency, even a circle,
@@ -78,12 +84,15 @@ def _planted_copy(tmp_path: Path) -> Path:
     ):
         path = src / "prioris" / module
         path.write_text(path.read_text(encoding="utf-8") + line, encoding="utf-8")
+    # and a module grown past the long-module line
+    long = "".join(f"PLANTED_{n} = {n}\n" for n in range(501))
+    (src / "prioris" / "storage" / "planted_long.py").write_text(long, encoding="utf-8")
     return src
 
 
 def test_the_guards_break_on_planted_violations(tmp_path: Path) -> None:
-    """Both guards really look: the contracts and the graph figures fail on a copy of the
-    package with a layer broken and two circles planted."""
+    """The guards really look: the contracts and the graph figures fail on a copy of the
+    package with a layer broken, two circles and a 501-line module planted."""
     src = _planted_copy(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(src)  # before the editable install on the path: the copy
@@ -112,6 +121,9 @@ def test_the_guards_break_on_planted_violations(tmp_path: Path) -> None:
         check=True,
     )
     figures = json.loads(graphed.stdout)
+    assert figures["modules_over_500_lines"] == [
+        {"module": "prioris.storage.planted_long", "lines": 501}
+    ]
     circles = [set(c) for c in figures["module_circles"]]
     assert {"prioris.storage.chunks", "prioris.engines.sqlite.index"} in circles
     assert any(
