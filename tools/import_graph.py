@@ -36,7 +36,17 @@ LAYERS: list[tuple[str, ...]] = [
     ("compose",),
     ("services",),
     ("engines",),
-    ("ingest", "search", "sources", "discovery", "enrichment", "export", "rendering", "refman"),
+    (
+        "ingest",
+        "search",
+        "sources",
+        "discovery",
+        "alerts",
+        "enrichment",
+        "export",
+        "rendering",
+        "refman",
+    ),
     ("storage", "embedding"),
     ("provenance",),
     (
