@@ -1,6 +1,6 @@
 """The snowball's fuzzy title threshold: how close distinct real titles come to each other,
 and how far realistic variants of one title fall from it (rapidfuzz ``ratio`` over
-:func:`prioris.discovery.snowball.normalise_title`).
+:func:`prioris.discovery.snowball_identity.normalise_title`).
 
 Titles: every OpenAlex work record under ``../shared/fixtures/api``, the ``title`` fields
 of the BibTeX files under ``fixtures/bibtex`` and the titles of the Zotero databases under
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
 from rapidfuzz import fuzz
 
-from prioris.discovery.snowball import TITLE_MATCH_THRESHOLD, normalise_title
+from prioris.discovery.snowball_dedupe import TITLE_MATCH_THRESHOLD
+from prioris.discovery.snowball_identity import normalise_title
 
 FIXTURES = common.SHARED / "fixtures"
 

@@ -9,20 +9,18 @@ import numpy as np
 import pytest
 
 from prioris.discovery.snowball import (
-    TITLE_MATCH_THRESHOLD,
     WEIGHTS,
-    Candidate,
-    CandidatePool,
-    LibraryIndex,
-    candidate_key,
-    clean_ids,
-    from_record,
-    from_reference,
-    is_candidate_key,
     keep_direction,
-    normalise_title,
     score_candidates,
     seed_centroid,
+)
+from prioris.discovery.snowball_candidates import Candidate, from_record, from_reference
+from prioris.discovery.snowball_dedupe import TITLE_MATCH_THRESHOLD, CandidatePool, LibraryIndex
+from prioris.discovery.snowball_identity import (
+    candidate_key,
+    clean_ids,
+    is_candidate_key,
+    normalise_title,
 )
 
 

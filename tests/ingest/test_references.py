@@ -8,12 +8,9 @@ from typing import Any
 
 import pytest
 
-from prioris.ingest.references import (
-    MAX_RAW_CHARS,
-    parse_entry,
-    parse_references,
-    split_authors,
-)
+from prioris.ingest.reference_entry import parse_entry, split_authors
+from prioris.ingest.reference_text import MAX_RAW_CHARS
+from prioris.ingest.references import parse_references
 
 from conftest import shared_path
 
@@ -139,7 +136,7 @@ def test_a_10000_character_line_is_cut_not_fatal() -> None:
 
 
 def test_many_entries_are_bounded() -> None:
-    from prioris.ingest.references import MAX_ENTRIES
+    from prioris.ingest.reference_text import MAX_ENTRIES
 
     text = " ".join(f"[{i}] Author A. Title number {i}. Venue, 2001." for i in range(1, 1500))
     assert len(parse_references("## References\n\n" + text)) == MAX_ENTRIES

@@ -21,19 +21,14 @@ from typing import Any
 import numpy as np
 
 from prioris.discovery.graph import GraphRecords
-from prioris.discovery.snowball import (
-    Candidate,
-    CandidatePool,
-    LibraryIndex,
+from prioris.discovery.snowball import keep_direction, score_candidates, seed_centroid
+from prioris.discovery.snowball_candidates import Candidate, from_record, from_reference
+from prioris.discovery.snowball_dedupe import CandidatePool, LibraryIndex
+from prioris.discovery.snowball_identity import (
     clean_ids,
-    from_record,
-    from_reference,
     is_candidate_key,
-    keep_direction,
     library_aliases,
     openalex_short,
-    score_candidates,
-    seed_centroid,
 )
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
