@@ -121,6 +121,9 @@ def python_surface() -> dict[str, Any]:
 
 def surface() -> dict[str, Any]:
     return {
+        # argparse's help layout changes between Python versions: a snapshot is compared
+        # only on the version that wrote it
+        "python_version": f"{sys.version_info.major}.{sys.version_info.minor}",
         "cli": cli_surface(),
         "mcp": mcp_surface(),
         "web": web_surface(),
