@@ -2,7 +2,7 @@
 
 Zotero, BibTeX and RIS differ in everything but this: an item has a key, a record of
 bibliographic fields, files, the researcher's notes and highlights, collections and tags.
-Each reader fills :class:`RefItem`; the sync (``services/refsync.py``) stores it the same
+Each reader fills :class:`RefItem`; the sync (``services/refsync/``) stores it the same
 way whatever it came from, so a change to one reader cannot change how items are stored.
 
 ``record`` uses the field names of :data:`prioris.provenance.FIELDS` (``title``,
