@@ -26,35 +26,6 @@ from prioris.storage import chunks as chunk_store
 
 T = TypeVar("T")
 
-PARTS = frozenset(
-    {
-        "ocr",
-        "pipeline",
-        "searcher",
-        "ingester",
-        "catalog",
-        "stored_text",
-        "fetcher",
-        "editor",
-        "citations_service",
-        "refsync",
-        "snowballer",
-        "accounts_service",
-        "maintenance",
-        "enriching",
-        "searching",
-        "refimports",
-        "openalex_access",
-        "snowball_runs",
-        "watching",
-        "library_status",
-        "remote",
-        "enrichment",
-        "artefacts",
-    }
-)
-"""The services a :class:`Composition` builds on first use (the facade's attributes)."""
-
 
 def _part(build: Callable[[Composition], T]) -> property:
     """A service built by ``build`` the first time it is asked for, then kept.
@@ -387,6 +358,10 @@ class Composition:
         from prioris.services.snowball_runs import SnowballRuns
 
         return SnowballRuns(lambda: self.snowballer, self.openalex_access, self.settings, self.now)
+
+
+PARTS = frozenset(name for name, value in vars(Composition).items() if isinstance(value, property))
+"""The services a :class:`Composition` builds on first use (the facade's attributes)."""
 
 
 def migrate_library(
