@@ -9,6 +9,11 @@ Only the composition root (:class:`prioris.library.Library`) calls :func:`open_s
 everything else receives the :class:`~prioris.storage.backend.StorageBackend` it returns
 or a connection from it. A new engine is a package here implementing ``StorageBackend``,
 ``ChunkIndex`` and ``SearchBackend``, plus one branch below.
+
+Which server each connection goes to is :class:`prioris.engines.router.Router`'s business:
+:func:`open_storage` builds one from the location and hands it to the engine, whose
+storage opens writers at ``for_write()`` and readers at ``for_read()`` (the primary, until
+read replicas and shards are configured). Nothing outside ``engines/`` imports the router.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.engines.postgres.connection import is_postgres_url
+from prioris.engines.router import Router
 from prioris.storage.backend import StorageBackend
 
 
@@ -25,11 +31,12 @@ def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
     if is_postgres_url(location):
         from prioris.engines.postgres.storage import PostgresStorage
 
-        return PostgresStorage(str(location), settings)
+        url = str(location)
+        return PostgresStorage(url, settings, router=Router(url))
     from prioris.engines.sqlite.storage import SqliteStorage
 
     minimum = getattr(settings, "postings_min_chunks", None)
-    return SqliteStorage(location, postings_min_chunks=minimum)
+    return SqliteStorage(location, postings_min_chunks=minimum, router=Router(Path(location)))
 
 
 def database_errors() -> tuple[type[Exception], ...]:

@@ -11,6 +11,7 @@ import logging
 import re
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,3 +82,24 @@ def embed_prepared(
     for item, text in zip(owners, work_texts, strict=True):
         item.work_vector, item.work_text = vectors[position], text
         position += 1
+
+
+Vectors = tuple[Any, Any, "str | None"]
+"""What embedding gave one document: its chunks' vectors, its own vector and its text."""
+
+
+def embed_task(
+    embedder: Embedder, prepared: Sequence[Prepared], progress: StepProgress | None = None
+) -> list[Vectors]:
+    """:func:`embed_prepared` as a task for a :class:`~prioris.ingest.tasks.TaskRunner`:
+    it returns each document's vectors, since a runner in another process embeds copies
+    of the documents (:func:`take_vectors` puts them on the caller's)."""
+    embed_prepared(embedder, prepared, progress)
+    return [(item.vectors, item.work_vector, item.work_text) for item in prepared]
+
+
+def take_vectors(prepared: Sequence[Prepared], vectors: Sequence[Vectors]) -> None:
+    """Give each document the vectors :func:`embed_task` made for it (a no-op when the
+    task ran in this process on these very documents)."""
+    for item, (chunk_vectors, work_vector, text) in zip(prepared, vectors, strict=True):
+        item.vectors, item.work_vector, item.work_text = chunk_vectors, work_vector, text

@@ -8,6 +8,9 @@ it, and a re-run skips bytes already stored, so a batch is resumable.
 :class:`IngestPipeline` runs the steps in that order for a group of documents; each step is
 its own module: :mod:`~prioris.ingest.prepare`, :mod:`~prioris.ingest.embed` and
 :mod:`~prioris.ingest.write` (the data they pass on: :mod:`~prioris.ingest.prepared`).
+Preparing a document and embedding a group run as tasks on the pipeline's
+:class:`~prioris.ingest.tasks.TaskRunner` (in the calling thread unless another runner is
+given); the already-stored checks and the writes stay here, in the one writer.
 """
 
 from __future__ import annotations
@@ -15,14 +18,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import PriorisError
-from prioris.ingest.embed import embed_prepared
+from prioris.ingest.embed import embed_task, take_vectors
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.prepare import CheckedPdf, Preparer
 from prioris.ingest.prepared import IngestResult, Now, Prepared, StepProgress
+from prioris.ingest.tasks import InProcessRunner, TaskRunner, run_one
 from prioris.ingest.write import Writer
 from prioris.models import Document, FullText, Page, Work
 
@@ -43,9 +48,12 @@ class IngestPipeline:
         now: Now,
         pdf_limits: Any = None,
         write_lock: AbstractContextManager[Any] | None = None,
+        runner: TaskRunner | None = None,
     ) -> None:
         # shared with the Library: parsing and embedding run outside it, writes inside
         self.write_lock = write_lock if write_lock is not None else threading.RLock()
+        # where preparing and embedding run (:mod:`prioris.ingest.tasks`); writes stay here
+        self.runner: TaskRunner = runner if runner is not None else InProcessRunner()
         self.embedder = embedder
         self.now = now
         self.writer = Writer(conn, self.write_lock, embedder, now, self.ensure_chunks)
@@ -78,9 +86,15 @@ class IngestPipeline:
         path: str | None = None,
         chunk: bool = True,
     ) -> Prepared:
-        return self.preparer.prepare_pages(
-            work, pages, document=document, content=content, path=path, chunk=chunk
+        prepare = partial(
+            self.preparer.prepare_pages,
+            work,
+            document=document,
+            content=content,
+            path=path,
+            chunk=chunk,
         )
+        return run_one(self.runner, prepare, pages)
 
     def ensure_chunks(self, item: Prepared) -> None:
         """Chunk a record prepared without chunks that has to be indexed after all."""
@@ -98,8 +112,8 @@ class IngestPipeline:
         on_ocr: Callable[[int, int], None] | None = None,
     ) -> Prepared:
         """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
-        return self.preparer.prepare_pdf(
-            data,
+        prepare = partial(
+            self.preparer.prepare_pdf,
             path=path,
             work=work,
             url=url,
@@ -107,20 +121,23 @@ class IngestPipeline:
             progress=progress,
             on_ocr=on_ocr,
         )
+        return run_one(self.runner, prepare, data)
 
     def prepare_fulltext(self, work: Work, full_text: FullText) -> Prepared:
-        return self.preparer.prepare_fulltext(work, full_text)
+        return run_one(self.runner, partial(self.preparer.prepare_fulltext, work), full_text)
 
     def prepare_metadata_only(self, work: Work) -> Prepared:
-        return self.preparer.prepare_metadata_only(work)
+        return run_one(self.runner, self.preparer.prepare_metadata_only, work)
 
     def prepare_record(self, record: Any) -> Prepared:
-        return self.preparer.prepare_record(record)
+        return run_one(self.runner, self.preparer.prepare_record, record)
 
     # -- embedding and committing --------------------------------------------------------
     def embed(self, prepared: Sequence[Prepared], progress: StepProgress | None = None) -> None:
-        """Embed several documents together (:func:`~prioris.ingest.embed.embed_prepared`)."""
-        embed_prepared(self.embedder, prepared, progress)
+        """Embed several documents together (:func:`~prioris.ingest.embed.embed_prepared`),
+        as one task on the runner."""
+        task = partial(embed_task, self.embedder, progress=progress)
+        take_vectors(prepared, run_one(self.runner, task, prepared))
 
     def already_stored(self, sha256: str) -> str | None:
         return self.writer.already_stored(sha256)
@@ -178,10 +195,11 @@ class IngestPipeline:
         try:
             if new:
                 self.embed(new)
-        except PriorisError:
-            for item in new:
+        except PriorisError:  # one task per document, each failing alone
+            each = self.runner.map(partial(embed_task, self.embedder), [[i] for i in new])
+            for item, done in zip(new, each, strict=True):
                 try:
-                    self.embed([item])
+                    take_vectors([item], done.result())
                 except PriorisError as exc:
                     failed[id(item)] = exc
         results: list[IngestResult | PriorisError] = []

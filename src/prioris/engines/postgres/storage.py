@@ -6,7 +6,9 @@ in ``schema_migrations`` as on SQLite; a session advisory lock lets several proc
 open a new database at once. The ``vector`` extension must be installable (pgvector 0.5+
 for HNSW): when it is missing the error says how to install it. Search reads through a
 small pool (``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server
-serve concurrent queries.
+serve concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
+each connection goes: the writer (and migrations) to ``for_write()``, the readers' pool to
+``for_read()`` (both the primary until read replicas are configured).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from prioris.engines.postgres.connection import (
     connect_raw,
     redact,
 )
+from prioris.engines.router import Router
 from prioris.errors import ConfigurationError
 from prioris.storage import migrations
 from prioris.storage.migrations import migrations_dir
@@ -43,8 +46,11 @@ INSTALL_PGVECTOR = (
 class PostgresStorage:
     kind = "postgresql"
 
-    def __init__(self, url: str, settings: Any = None) -> None:
+    def __init__(self, url: str, settings: Any = None, *, router: Router | None = None) -> None:
         self.location = url
+        self.router = router if router is not None else Router(url)
+        if self.router.for_write() != url:
+            raise ValueError(f"the router's primary is not the library {redact(url)}")
         self.connect_timeout = int(
             getattr(settings, "pg_connect_timeout_seconds", DEFAULT_CONNECT_TIMEOUT)
         )
@@ -62,19 +68,20 @@ class PostgresStorage:
         self._pool_lock = threading.Lock()
 
     def connect(self, *, migrate: bool = True) -> PgConnection:
+        url = str(self.router.for_write())
         raw = connect_raw(
-            self.location,
+            url,
             connect_timeout=self.connect_timeout,
             statement_timeout_ms=self.statement_timeout_ms,
         )
         try:
             if migrate:
-                apply_migrations(raw, self.location)
-            _register_vector(raw, self.location)
+                apply_migrations(raw, url)
+            _register_vector(raw, url)
         except BaseException:
             raw.close()
             raise
-        return PgConnection(raw, self.location)
+        return PgConnection(raw, url)
 
     def pool(self) -> Any:
         """Connections for readers, opened on demand up to ``pool_size``."""
@@ -85,15 +92,17 @@ class PostgresStorage:
         if self._pool is None:
             from psycopg_pool import ConnectionPool
 
+            url = str(self.router.for_read())
+
             def configure(raw: Any) -> None:
                 raw.execute(f"SET statement_timeout = {self.statement_timeout_ms}")
-                _register_vector(raw, self.location)
+                _register_vector(raw, url)
 
             kwargs: dict[str, Any] = {"autocommit": True, "row_factory": _row_factory}
-            if "connect_timeout" not in self.location:
+            if "connect_timeout" not in url:
                 kwargs["connect_timeout"] = self.connect_timeout
             self._pool = ConnectionPool(
-                self.location,
+                url,
                 min_size=1,
                 max_size=max(self.pool_size, 1),
                 kwargs=kwargs,

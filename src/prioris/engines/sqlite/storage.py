@@ -1,4 +1,9 @@
-"""A library in one SQLite file: its connections, search backend and size."""
+"""A library in one SQLite file: its connections, search backend and size.
+
+Connections are opened where the library's :class:`~prioris.engines.router.Router` says:
+the writer at ``for_write()``, each search thread's WAL reader at ``for_read()`` (the same
+file today).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from prioris.engines.router import Router
 from prioris.engines.sqlite.connection import connect
 from prioris.engines.sqlite.postings import sidecar_path
 from prioris.engines.sqlite.search import FTS_SPLIT_ROWS, SqliteSearchBackend
@@ -17,19 +23,32 @@ class SqliteStorage:
 
     kind = "sqlite"
 
-    def __init__(self, path: Path | str, *, postings_min_chunks: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        postings_min_chunks: int | None = None,
+        router: Router | None = None,
+    ) -> None:
         self.path = Path(path)
         self.location = str(self.path)
         self.postings_min_chunks = postings_min_chunks
+        self.router = router if router is not None else Router(self.path)
+        if Path(self.router.for_write()) != self.path:
+            raise ValueError(f"the router's primary is not the library file {self.path}")
 
     def connect(self, *, migrate: bool = True) -> Any:
-        return connect(self.path, migrate=migrate)
+        return connect(Path(self.router.for_write()), migrate=migrate)
+
+    def connect_reader(self) -> Any:
+        """A search thread's own read connection (WAL lets it read beside the writer)."""
+        return connect(Path(self.router.for_read()), migrate=False)
 
     def search_backend(self) -> Any:
         in_memory = str(self.path) == ":memory:"
         minimum = self.postings_min_chunks
         return SqliteSearchBackend(
-            lambda: self.connect(migrate=False),
+            self.connect_reader,
             postings_path=None if in_memory else sidecar_path(self.path),
             postings_min_rows=FTS_SPLIT_ROWS if minimum is None else minimum,
         )
