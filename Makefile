@@ -37,7 +37,8 @@ MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.
 	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
 	enrichment storage.copy engines.postgres.search \
 	interfaces.web.security interfaces.mcp.runtime ingest.reindex \
-	engines.postgres.postings search.bm25_arrays
+	engines.postgres.postings engines.postgres.postings_build engines.postgres.postings_snapshot \
+	search.bm25_arrays
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \
 		$(BIN)/python tools/mutation.py $(MUTATE)

@@ -70,6 +70,8 @@ SECOND = [
     "interfaces.mcp.runtime",
     "ingest.reindex",
     "engines.postgres.postings",
+    "engines.postgres.postings_build",
+    "engines.postgres.postings_snapshot",
     "search.bm25_arrays",
 ]
 CORE += SECOND
