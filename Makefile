@@ -33,8 +33,8 @@ test: setup
 MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.works \
 	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
 	ingest.pipeline ingest.prepare ingest.embed ingest.write \
-	engines.sqlite.postings engines.sqlite.postings_rank search.vector_copy \
-	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
+	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.postings_snapshot \
+	search.vector_copy storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
 	enrichment storage.copy engines.postgres.search \
 	interfaces.web.security interfaces.mcp.runtime ingest.reindex \
 	engines.postgres.postings engines.postgres.postings_build engines.postgres.postings_snapshot \

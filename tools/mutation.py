@@ -58,6 +58,7 @@ CORE = [
 SECOND = [
     "engines.sqlite.postings",
     "engines.sqlite.postings_rank",
+    "engines.sqlite.postings_snapshot",
     "search.vector_copy",
     "storage.work_vectors",
     "search.scoring",
