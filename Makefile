@@ -33,11 +33,12 @@ test: setup
 MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.works \
 	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
 	ingest.pipeline ingest.prepare ingest.embed ingest.write \
-	engines.sqlite.postings engines.sqlite.postings_rank search.vector_copy \
-	storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
+	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.postings_snapshot \
+	search.vector_copy storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
 	enrichment storage.copy engines.postgres.search \
 	interfaces.web.security interfaces.mcp.runtime ingest.reindex \
-	engines.postgres.postings search.bm25_arrays
+	engines.postgres.postings engines.postgres.postings_build engines.postgres.postings_snapshot \
+	search.bm25_arrays
 mutation: setup
 	PRIORIS_TEST_SHARED=$${PRIORIS_TEST_SHARED:-$(abspath ..)/shared} \
 		$(BIN)/python tools/mutation.py $(MUTATE)

@@ -160,7 +160,7 @@ def postings_figures(
 
     import bench_scifact
 
-    from prioris.engines.postgres import postings as pg_postings
+    from prioris.engines.postgres import postings_snapshot
 
     print(f"\n{name}: load average {os.getloadavg()[0]:.2f} at start")
     with common.open_library(data_dir, embedder=embedder) as library:
@@ -215,7 +215,7 @@ def postings_figures(
                 f"{post_quality['recall@100']}); postings answered {postings.answered}"
             )
         # writes since the build: 1% of the chunks changed (half the share that rebuilds)
-        changed = max(1, int(result.rows * pg_postings.CHANGES_SHARE / 2))
+        changed = max(1, int(result.rows * postings_snapshot.CHANGES_SHARE / 2))
         with library.storage.pool().connection() as raw:
             raw.execute(
                 "UPDATE chunks SET heading = heading WHERE id IN "

@@ -58,6 +58,7 @@ CORE = [
 SECOND = [
     "engines.sqlite.postings",
     "engines.sqlite.postings_rank",
+    "engines.sqlite.postings_snapshot",
     "search.vector_copy",
     "storage.work_vectors",
     "search.scoring",
@@ -70,6 +71,8 @@ SECOND = [
     "interfaces.mcp.runtime",
     "ingest.reindex",
     "engines.postgres.postings",
+    "engines.postgres.postings_build",
+    "engines.postgres.postings_snapshot",
     "search.bm25_arrays",
 ]
 CORE += SECOND

@@ -298,7 +298,7 @@ DEFECTS = [
     ),
     Defect(
         "second round: postings tokenizer not checked",
-        "src/prioris/engines/sqlite/postings_rank.py",
+        "src/prioris/engines/sqlite/postings_snapshot.py",
         '            str(meta["tokenizer"]) != library.tokenizer\n',
         "            False\n",
         ("tests/fuzz/test_fuzz_postings.py",),

@@ -1,14 +1,14 @@
 """The BM25 postings sidecar (``<library>.bm25``) as hostile input: a real sidecar built on
 a small library, then its bytes, its postings rows and its meta values mutated.
 
-What is promised (src/prioris/engines/sqlite/postings_rank.py): a sidecar that is
-unreadable or disagrees with the library (format, tokenizer, row count, lengths size, ids
-out of range or out of order, blobs of the wrong size) is never trusted, so every fts
-search returns exactly FTS5's ranking; nothing ever raises or hangs. A *consistent* forgery
-(a plausible term frequency, one id dropped from a list) cannot be told from a real
-snapshot without a checksum the format does not have: for arbitrary bytes the oracle is
-therefore "FTS5's ranking, or a well-formed ranking from the sidecar", and the structural
-damage above is checked against FTS5 exactly (docs/testing.md, "Second round").
+What is promised (src/prioris/engines/sqlite/postings_snapshot.py and postings_rank.py): a
+sidecar that is unreadable or disagrees with the library (format, tokenizer, row count,
+lengths size, ids out of range or out of order, blobs of the wrong size) is never trusted,
+so every fts search returns exactly FTS5's ranking; nothing ever raises or hangs. A
+*consistent* forgery (a plausible term frequency, one id dropped from a list) cannot be told
+from a real snapshot without a checksum the format does not have: for arbitrary bytes the
+oracle is therefore "FTS5's ranking, or a well-formed ranking from the sidecar", and the
+structural damage above is checked against FTS5 exactly (docs/testing.md, "Second round").
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prioris.engines.sqlite import postings, postings_delta, postings_rank
+from prioris.engines.sqlite import postings, postings_delta, postings_snapshot
 from prioris.engines.sqlite.postings_rank import PostingsRanker
 from prioris.engines.sqlite.queries import fts_search
 from prioris.library import Library
@@ -473,7 +473,7 @@ def test_common_terms_are_read_once_per_snapshot_and_the_cache_stays_bounded(
     """A term's decoded arrays are kept (common words recur across queries) while they
     fit the budget, least recently used out first; a new snapshot starts empty, so a
     rebuilt sidecar is never answered from the old one's arrays."""
-    monkeypatch.setattr(postings_rank, "TERM_CACHE_MIN_BYTES", 1)
+    monkeypatch.setattr(postings_snapshot, "TERM_CACHE_MIN_BYTES", 1)
     _build(library_of_words)
     ranker = library_of_words.searcher.backend.postings
     full = _fts(library_of_words, "alpha zeta", 10)
@@ -483,13 +483,13 @@ def test_common_terms_are_read_once_per_snapshot_and_the_cache_stays_bounded(
     snapshot.conn.set_trace_callback(reads.append)
     assert _fts(library_of_words, "alpha zeta", 10) == full  # from the kept arrays
     assert not [sql for sql in reads if "FROM postings" in sql]
-    sizes = [postings_rank._size(found) for found in snapshot.terms._found.values()]
+    sizes = [postings_snapshot._size(found) for found in snapshot.terms._found.values()]
     assert len(sizes) == 2
-    monkeypatch.setattr(postings_rank, "TERM_CACHE_BYTES", max(sizes) + 1)
+    monkeypatch.setattr(postings_snapshot, "TERM_CACHE_BYTES", max(sizes) + 1)
     _fts(library_of_words, "kappa", 10)  # a third term: the least recent ones make room
     assert "kappa" in snapshot.terms._found
     assert snapshot.terms._bytes <= max(sizes) + 1
-    assert sum(postings_rank._size(f) for f in snapshot.terms._found.values()) == (
+    assert sum(postings_snapshot._size(f) for f in snapshot.terms._found.values()) == (
         snapshot.terms._bytes
     )
     library_of_words.import_records([{"_id": "late", "title": "Late", "text": "alpha"}])

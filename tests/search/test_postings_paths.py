@@ -139,27 +139,27 @@ def test_a_sidecar_that_disagrees_is_ignored_and_says_why_in_the_debug_log(
     import dataclasses
     import logging
 
-    from prioris.engines.sqlite import postings_rank
+    from prioris.engines.sqlite import postings_rank, postings_snapshot
 
     target = tmp_path / "other.bm25"
     _snapshot(library_of_terms, target)
     conn = library_of_terms.storage.connect(migrate=False)
     try:
-        facts = postings_rank._library_facts(conn)
+        facts = postings_snapshot._library_facts(conn)
     finally:
         conn.close()
-    file_id = postings_rank._file_id(target)
+    file_id = postings_snapshot._file_id(target)
     assert file_id is not None
-    opened = postings_rank._open(target, file_id, facts)
+    opened = postings_snapshot._open(target, file_id, facts)
     assert opened is not None and opened.rows == facts.rows
     opened.conn.close()
     grown = dataclasses.replace(facts, rows=facts.rows + 1)  # a chunk added since
-    kept = postings_rank._open(target, file_id, grown)  # may serve with the added ones
+    kept = postings_snapshot._open(target, file_id, grown)  # may serve with the added ones
     assert kept is not None and not kept.agrees
     kept.conn.close()
     shrunk = dataclasses.replace(facts, last_id=facts.last_id - 1)  # lengths past its ids
     with caplog.at_level(logging.DEBUG, logger=postings_rank.__name__):
-        assert postings_rank._open(target, file_id, shrunk) is None
+        assert postings_snapshot._open(target, file_id, shrunk) is None
     assert f"postings sidecar {target} ignored: the sidecar does not describe" in caplog.text
 
 
@@ -171,7 +171,7 @@ def test_a_token_total_past_the_formats_range_is_not_trusted(
     agrees with (both damaged alike)."""
     import dataclasses
 
-    from prioris.engines.sqlite import postings_rank
+    from prioris.engines.sqlite import postings_snapshot
 
     target = tmp_path / "tokens.bm25"
     _snapshot(library_of_terms, target)
@@ -181,12 +181,12 @@ def test_a_token_total_past_the_formats_range_is_not_trusted(
     out.close()
     conn = library_of_terms.storage.connect(migrate=False)
     try:
-        facts = dataclasses.replace(postings_rank._library_facts(conn), tokens=tokens)
+        facts = dataclasses.replace(postings_snapshot._library_facts(conn), tokens=tokens)
     finally:
         conn.close()
-    file_id = postings_rank._file_id(target)
+    file_id = postings_snapshot._file_id(target)
     assert file_id is not None
-    opened = postings_rank._open(target, file_id, facts)
+    opened = postings_snapshot._open(target, file_id, facts)
     assert (opened is not None) == trusted
     if opened is not None:
         opened.conn.close()

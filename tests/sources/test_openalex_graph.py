@@ -22,16 +22,9 @@ from prioris.errors import (
     ProviderUnavailableError,
 )
 from prioris.sources.http import ProviderHttp, make_client
-from prioris.sources.openalex_graph import (
-    MAX_OR_VALUES,
-    WORK_FIELDS,
-    MemoryBudget,
-    MemoryCache,
-    NoCache,
-    OpenAlexGraph,
-    graph_record,
-    record_work,
-)
+from prioris.sources.openalex_graph import MAX_OR_VALUES, OpenAlexGraph
+from prioris.sources.openalex_graph_cache import MemoryBudget, MemoryCache, NoCache
+from prioris.sources.openalex_graph_records import WORK_FIELDS, graph_record, record_work
 
 from openalex_server import SEEDS, OpenAlexServer
 

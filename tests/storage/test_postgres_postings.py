@@ -15,6 +15,7 @@ import pytest
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.engines.postgres import postings as pg_postings
+from prioris.engines.postgres import postings_build, postings_snapshot
 from prioris.library import Library
 from prioris.search.protocols import SearchFilters
 
@@ -221,7 +222,7 @@ def test_a_build_beside_a_writer_keeps_exactly_the_later_changes(pg_url: str) ->
         backend.postings.build_now()  # tracking on
         library.import_records(_records(30, 35))  # before the next build's snapshot
         gate, release = threading.Event(), threading.Event()
-        original = pg_postings._TERMS_SQL
+        original = postings_build._TERMS_SQL
 
         def slow_build() -> None:
             raw = psycopg.connect(pg_url, autocommit=True)
@@ -277,8 +278,8 @@ def test_a_searching_process_builds_in_the_background(
 ) -> None:
     """No build: the second query starts one in a thread; changes past the share start
     another, which absorbs them."""
-    monkeypatch.setattr(pg_postings, "CHANGES_MIN", 0)
-    monkeypatch.setattr(pg_postings, "CHANGES_SHARE", 0.0)
+    monkeypatch.setattr(postings_snapshot, "CHANGES_MIN", 0)
+    monkeypatch.setattr(postings_snapshot, "CHANGES_SHARE", 0.0)
     library = Library.open(load_settings().with_library(pg_url), embedder=FakeEmbedder())
     backend = library.searcher.backend
     postings = backend.postings

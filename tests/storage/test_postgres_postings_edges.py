@@ -10,7 +10,7 @@ import pytest
 
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
-from prioris.engines.postgres import postings as pg_postings
+from prioris.engines.postgres import postings_snapshot
 from prioris.library import Library
 from prioris.search.protocols import SearchFilters
 
@@ -50,8 +50,8 @@ def test_a_rebuild_starts_only_past_the_changes_allowed(
 ) -> None:
     """Exactly as many changed chunks as allowed are scored beside the build; one more
     starts a rebuild."""
-    monkeypatch.setattr(pg_postings, "CHANGES_MIN", 3)
-    monkeypatch.setattr(pg_postings, "CHANGES_MAX", 3)
+    monkeypatch.setattr(postings_snapshot, "CHANGES_MIN", 3)
+    monkeypatch.setattr(postings_snapshot, "CHANGES_MAX", 3)
     library = _library(pg_url, 5)
     backend = library.searcher.backend
     postings = backend.postings
@@ -101,7 +101,7 @@ def test_the_row_cache_drops_its_oldest_rows_and_keeps_its_count_of_bytes(
         backend.fts('"1"', SearchFilters(), 10, title_weight=3.0)  # a word of one chunk
         one = postings._rows_bytes
         assert one > 0
-        monkeypatch.setattr(pg_postings, "ROW_CACHE_BYTES", one + 1)  # room for one word
+        monkeypatch.setattr(postings_snapshot, "ROW_CACHE_BYTES", one + 1)  # room for one word
         for word in ("2", "3", "2"):  # each of one chunk: the same size
             assert backend.fts(f'"{word}"', SearchFilters(), 10, title_weight=3.0)
             cached = [a for arrays in postings._rows.values() for a in arrays]

@@ -27,6 +27,12 @@ result, a cursor that comes back again (a cycle) or a page that is missing ends 
 with what it has (noted in :attr:`OpenAlexGraph.warnings`), and a 400 is a clear
 ``invalid_request`` naming OpenAlex's own message. Spacing, the 429 ``Retry-After``
 backoff, timeouts and the bounded body are :class:`~prioris.sources.http.ProviderHttp`'s.
+
+This module is the client (requests, batching, pagination); the cache and budget
+protocols are in :mod:`~prioris.sources.openalex_graph_cache` and the records in
+:mod:`~prioris.sources.openalex_graph_records`. It re-exports ``ResponseCache``,
+``RequestBudget``, ``NoCache``, ``MemoryCache``, ``MemoryBudget``, ``WORK_FIELDS``,
+``graph_record`` and ``record_work``, the names its callers import from here.
 """
 
 from __future__ import annotations
@@ -34,26 +40,32 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from prioris.errors import (
     ConfigurationError,
     InvalidRequestError,
     NotFoundError,
-    ParseError,
     ProviderUnavailableError,
 )
-from prioris.models import Work
 from prioris.sources.http import ProviderHttp
 from prioris.sources.openalex import API_KEY_HELP
-from prioris.sources.openalex_records import (
-    as_dict,
-    as_int,
-    normalize_doi,
-    openalex_work_id,
-    parse_openalex_work,
+from prioris.sources.openalex_graph_cache import (
+    MemoryBudget,
+    MemoryCache,
+    NoCache,
+    RequestBudget,
+    ResponseCache,
 )
+from prioris.sources.openalex_graph_records import (
+    SELECT,
+    WORK_FIELDS,
+    graph_record,
+    record_work,
+    records_of,
+)
+from prioris.sources.openalex_records import as_dict, as_int, normalize_doi, openalex_work_id
 
 __all__ = [
     "MAX_OR_VALUES",
@@ -77,193 +89,7 @@ PER_PAGE = 100
 """Results a page: the top of the range OpenAlex's current reference gives (1-100)."""
 MAX_PAGES = 1000
 """No walk reads more pages than this, whatever the cursors say."""
-WORK_FIELDS = (
-    "id",
-    "doi",
-    "title",
-    "display_name",
-    "publication_year",
-    "publication_date",
-    "ids",
-    "type",
-    "authorships",
-    "primary_location",
-    "best_oa_location",
-    "locations",
-    "open_access",
-    "cited_by_count",
-    "referenced_works",
-    "related_works",
-    "abstract_inverted_index",
-)
-"""What a graph record is built from (``select=``): ids, the bibliographic fields, the
-locations the fetch ladder reads, the abstract and the two lists of linked works."""
-SELECT = ",".join(WORK_FIELDS)
 _FILTER_UNSAFE = (",", "|")  # separate filters and OR values: such a DOI goes alone
-
-
-class ResponseCache(Protocol):
-    """Where OpenAlex's answers are kept: ``get`` gives a body still fresh, else None;
-    ``get_many`` and ``put_many`` do the same for many keys at once (a snowball reads and
-    keeps thousands of works, and one query or one transaction for all is what keeps a
-    warm run quick on PostgreSQL)."""
-
-    def get(self, key: str) -> str | None: ...
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]: ...
-
-    def put(self, key: str, body: str) -> None: ...
-
-    def put_many(self, items: Sequence[tuple[str, str]]) -> None: ...
-
-
-class RequestBudget(Protocol):
-    """Today's request allowance: ``take`` counts one request if any is left."""
-
-    def take(self) -> bool: ...
-
-    def left(self) -> int: ...
-
-
-class NoCache:
-    """Keeps nothing (``PRIORIS_MCP_OPENALEX_CACHE_DAYS=0``)."""
-
-    def get(self, key: str) -> str | None:
-        return None
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        return {}
-
-    def put(self, key: str, body: str) -> None:
-        return None
-
-    def put_many(self, items: Sequence[tuple[str, str]]) -> None:
-        return None
-
-
-class MemoryCache:
-    """A cache in a dict: for a Python caller without a library, and for tests."""
-
-    def __init__(self) -> None:
-        self.bodies: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.bodies.get(key)
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        return {key: self.bodies[key] for key in keys if key in self.bodies}
-
-    def put(self, key: str, body: str) -> None:
-        self.bodies[key] = body
-
-    def put_many(self, items: Sequence[tuple[str, str]]) -> None:
-        self.bodies.update(items)
-
-
-class MemoryBudget:
-    """A budget counted in this process only (the library's is shared by every process)."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.used = 0
-
-    def take(self) -> bool:
-        if self.used >= self.budget:
-            return False
-        self.used += 1
-        return True
-
-    def left(self) -> int:
-        return max(0, self.budget - self.used)
-
-
-def _ids(values: Iterable[Any]) -> list[str]:
-    out: list[str] = []
-    for value in values:
-        wid = openalex_work_id(value.strip()) if isinstance(value, str) else None
-        if wid:
-            out.append(wid)
-    return out
-
-
-def graph_record(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """One OpenAlex work object as a graph record (see :class:`GraphRecords`), or None
-    when it cannot be identified.
-
-    ``{"id": "W123", "title", "authors", "year", "doi", "arxiv", "pmid", "pmcid", "venue",
-    "type", "cited_by_count", "referenced_works", "related_works", "is_oa", "pdf_url",
-    "abstract"}`` with missing values None or [], ids without the ``https://openalex.org/``
-    prefix; ``published`` and ``locations`` (what :func:`record_work` gives the fetch
-    ladder) are added. The fields are read as :func:`parse_openalex_work` reads them.
-    """
-    try:
-        work = parse_openalex_work(obj)
-    except ParseError:
-        return None
-    wid = work.id.removeprefix("openalex:") if work.id.startswith("openalex:") else None
-    if not wid:
-        return None
-    aliases = {a.split(":", 1)[0]: a.split(":", 1)[1] for a in reversed(work.aliases)}
-    pmcid = aliases.get("europepmc")
-    return {
-        "id": wid,
-        "title": work.title or None,
-        "authors": list(work.authors),
-        "year": work.year,
-        "doi": aliases.get("doi"),
-        "arxiv": aliases.get("arxiv"),
-        "pmid": aliases.get("pmid"),
-        "pmcid": pmcid if pmcid and pmcid.upper().startswith("PMC") else None,
-        "venue": work.venue,
-        "type": work.type,
-        "cited_by_count": work.cited_by_count,
-        "referenced_works": list(dict.fromkeys(_ids(obj.get("referenced_works") or []))),
-        "related_works": list(dict.fromkeys(_ids(obj.get("related_works") or []))),
-        "is_oa": work.is_oa,
-        "pdf_url": work.pdf_url,
-        "abstract": work.abstract,
-        "published": work.published,
-        "locations": list(work.extra.get("locations") or []),
-    }
-
-
-def record_work(record: dict[str, Any]) -> Work:
-    """A graph record as a :class:`Work` (id ``openalex:W…``, its aliases and locations),
-    the form :func:`prioris.discovery.fetch_route` reads."""
-    aliases = [f"openalex:{record['id']}"]
-    for scheme, key in (("doi", "doi"), ("arxiv", "arxiv"), ("europepmc", "pmcid")):
-        if record.get(key):
-            aliases.append(f"{scheme}:{record[key]}")
-    if record.get("pmid"):
-        aliases.append(f"pmid:{record['pmid']}")
-    work_type = record.get("type")
-    return Work(
-        id=aliases[0],
-        title=record.get("title") or "",
-        authors=list(record.get("authors") or []),
-        year=record.get("year"),
-        venue=record.get("venue"),
-        abstract=record.get("abstract"),
-        aliases=aliases,
-        source="openalex",
-        published=record.get("published"),
-        type=work_type,
-        is_oa=record.get("is_oa"),
-        pdf_url=record.get("pdf_url"),
-        cited_by_count=record.get("cited_by_count"),
-        is_preprint=(work_type == "preprint") if work_type else None,
-        extra={"locations": list(record.get("locations") or [])},
-    )
-
-
-def _records(objects: Iterable[Any]) -> list[dict[str, Any]]:
-    """The graph records of OpenAlex work objects, those that cannot be identified left out."""
-    records = []
-    for obj in objects:
-        record = graph_record(obj) if isinstance(obj, dict) else None
-        if record:
-            records.append(record)
-    return records
 
 
 def _chunks(values: Sequence[str], size: int) -> Iterator[list[str]]:
@@ -409,7 +235,7 @@ class OpenAlexGraph:
         meta = as_dict(payload.get("meta"))
         page = {
             "meta": {"count": as_int(meta.get("count")), "next_cursor": meta.get("next_cursor")},
-            "results": _records(payload["results"]),
+            "results": records_of(payload["results"]),
             "returned": len(payload["results"]),
         }
         self._keep([(key, page)])
@@ -507,7 +333,7 @@ class OpenAlexGraph:
             return None
         if obj is None:
             return None
-        records = _records([obj])
+        records = records_of([obj])
         self._keep_records(records)
         wid = records[0]["id"] if records else None
         self._keep([(_doi_key(doi), wid)])
