@@ -46,6 +46,8 @@ CORE = [
     "search.protocols",
     "engines.sqlite.queries",
     "search.service",
+    "search.request",
+    "search.candidates",
     "search.hits",
     "search.fusion_config",
     "sources.http",
