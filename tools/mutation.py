@@ -84,7 +84,12 @@ GROUPS = {
         "ingest.header.text",
         "ingest.header.venue",
     ],
-    "ingest.header:pdf_metadata": ["ingest.header.embedded", "ingest.header.metadata"],
+    "ingest.header:pdf_metadata": [
+        "ingest.header.embedded",
+        "ingest.header.metadata",
+        "ingest.header.years",
+        "ingest.header.own_identifiers",
+    ],
 }
 
 
