@@ -31,7 +31,8 @@ test: setup
 
 # mutation testing of the core modules (slow: run by hand, not by CI; docs/testing.md)
 MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.works \
-	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service sources.http \
+	storage.chunks search.fusion search.protocols engines.sqlite.queries search.service search.request \
+	search.candidates sources.http \
 	ingest.pipeline ingest.prepare ingest.embed ingest.write \
 	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.postings_snapshot \
 	search.vector_copy storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \

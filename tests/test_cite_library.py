@@ -14,7 +14,7 @@ import rispy
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.interfaces.cli import main
 from prioris.models import Document, Work
-from prioris.services.catalog import download_name
+from prioris.services.downloads import download_name
 from prioris.storage.works import upsert_work
 
 NOW = "2026-01-01T00:00:00+00:00"

@@ -46,6 +46,8 @@ CORE = [
     "search.protocols",
     "engines.sqlite.queries",
     "search.service",
+    "search.request",
+    "search.candidates",
     "search.hits",
     "search.fusion_config",
     "sources.http",
@@ -85,7 +87,12 @@ GROUPS = {
         "ingest.header.text",
         "ingest.header.venue",
     ],
-    "ingest.header:pdf_metadata": ["ingest.header.embedded", "ingest.header.metadata"],
+    "ingest.header:pdf_metadata": [
+        "ingest.header.embedded",
+        "ingest.header.metadata",
+        "ingest.header.years",
+        "ingest.header.own_identifiers",
+    ],
 }
 
 

@@ -24,9 +24,10 @@ from prioris.ingest.header.embedded import (
 )
 from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import HeaderLine, HeaderPage, Span
-from prioris.ingest.header.metadata import choose_authors, choose_title, printed_year
+from prioris.ingest.header.metadata import choose_authors, choose_title
 from prioris.ingest.header.names import looks_like_name, names_in_byline, strip_trailing
 from prioris.ingest.header.venue import venue_line
+from prioris.ingest.header.years import printed_year
 from prioris.ingest.pdf.reader import extract_pdf
 
 from conftest import shared_path

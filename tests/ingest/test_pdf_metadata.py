@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from prioris.ingest.header.metadata import (
-    arxiv_year,
-    find_own_identifiers,
-    printed_year,
-    real_title,
-    split_authors,
-)
+from prioris.ingest.header.metadata import real_title, split_authors
 from prioris.ingest.header.names import MARK, looks_like_name, names_in_byline
+from prioris.ingest.header.own_identifiers import find_own_identifiers
+from prioris.ingest.header.years import arxiv_year, printed_year
 
 
 @pytest.mark.parametrize(

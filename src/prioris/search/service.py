@@ -10,9 +10,12 @@ stop list from a plain query than hybrid does (it won fts on both development se
 lost hybrid on one). Passage decay, pseudo-relevance feedback, bigram phrases and a
 cross-encoder are hooks, off by default (measured there).
 
-This module gathers each mode's candidate lists and orders them; the settings
+This module runs each mode's candidate lists and orders them; the settings
 (:class:`FusionConfig`) live in :mod:`prioris.search.fusion_config` and the hits and
 response built from the ordered list in :mod:`prioris.search.hits`, both re-exported here.
+The request's checks, label filter and FTS expression are :mod:`prioris.search.request`
+(``MODES``, ``SYNTAXES`` and ``MAX_K`` re-exported here), and how one leg's list is
+gathered (BM25 or vector, passages or works) :mod:`prioris.search.candidates`.
 """
 
 from __future__ import annotations
@@ -24,32 +27,29 @@ from dataclasses import replace
 import numpy as np
 
 from prioris.embedding.base import Embedder
-from prioris.errors import InvalidRequestError
 from prioris.models import Hit
 from prioris.search import feedback, fusion
 from prioris.search import sections as passage_sections
+from prioris.search.candidates import fts_candidates, nearest_candidates
 from prioris.search.fusion_config import SHORT_QUERY_FEEDBACK, FusionConfig
 from prioris.search.hits import SearchResponse, build_hits, list_ranks
 from prioris.search.protocols import (
-    VEC_MAX_K,
     ChunkScore,
     ChunkSections,
     ChunkVectors,
     SearchBackend,
     SearchFilters,
     WorkCounts,
-    WorkLabels,
-    WorkVectors,
 )
-from prioris.search.query import (
-    EXTENDED_STOPWORDS,
-    STOPWORDS,
-    fts5_expression_terms,
-    plain_to_fts5,
-    query_terms,
+from prioris.search.request import (
+    MAX_K,
+    MODES,
+    SYNTAXES,
+    fts_query,
+    resolve_labels,
+    validate,
 )
 from prioris.search.rerank import Reranker, rerank_head
-from prioris.search.scoring import collapse, top_works, with_work_vectors
 from prioris.strings import without_surrogates
 
 __all__ = [
@@ -62,9 +62,6 @@ __all__ = [
     "SearchService",
 ]
 
-MODES = ("fts", "vector", "hybrid")
-SYNTAXES = ("plain", "fts5")
-MAX_K = 1000
 LEFT_OUT_DEPTH = 10_000  # passages read to count the undated works a year filter left out
 
 
@@ -116,25 +113,10 @@ class SearchService:
         started = time.perf_counter()
         filters = filters or SearchFilters()
         query = without_surrogates(query) if isinstance(query, str) else query
-        self._validate(query, mode, k, syntax)
-        if len(query) > self.max_query_chars:
-            raise InvalidRequestError(
-                f"the query is {len(query)} characters long, over the limit of "
-                f"{self.max_query_chars} (PRIORIS_MCP_MAX_QUERY_CHARS)"
-            )
+        validate(query, mode, k, syntax, self.max_query_chars)
         filters.validate()
-        filters = self._resolve_labels(filters)
-        if syntax == "fts5":
-            expression: str | None = query
-            terms = fts5_expression_terms(query)
-            if mode != "fts":
-                raise InvalidRequestError("syntax 'fts5' is only for mode 'fts'")
-        else:
-            stopwords = STOPWORDS
-            if mode == "fts" and self.config.fts_extended_stopwords:
-                stopwords = EXTENDED_STOPWORDS
-            expression = plain_to_fts5(query, bigrams=self.config.fts_bigrams, stopwords=stopwords)
-            terms = query_terms(query, stopwords)
+        filters = resolve_labels(self.backend, filters)
+        expression, terms = fts_query(query, mode, syntax, self.config)
 
         wanted = k  # the reranker, when there is one, sees a deeper list than k
         if self.reranker is not None and k is not None and self.config.rerank_depth > k:
@@ -186,20 +168,6 @@ class SearchService:
         )
 
     # -- steps -------------------------------------------------------------------------
-    def _resolve_labels(self, filters: SearchFilters) -> SearchFilters:
-        """Collections and tags become a work-id restriction (intersected with one already
-        given), read once per search, so every engine's path that honours ``work_ids``
-        (FTS5, the postings ranker's fallback, the vector copy, PostgreSQL) is filtered
-        the same way. No matching work gives an empty restriction: no hits."""
-        if not filters.has_labels:
-            return filters
-        if not isinstance(self.backend, WorkLabels):
-            raise InvalidRequestError("this library cannot filter by collection or tag")
-        found = self.backend.labelled_works(filters.collections, filters.tags)
-        if filters.work_ids is not None:
-            found &= set(filters.work_ids)
-        return replace(filters, work_ids=tuple(sorted(found)), collections=(), tags=())
-
     def _left_out_no_year(
         self, mode: str, expression: str | None, filters: SearchFilters
     ) -> int | None:
@@ -220,20 +188,6 @@ class SearchService:
             return self.backend.count_works(undated)
         return None
 
-    @staticmethod
-    def _validate(query: str, mode: str, k: int | None, syntax: str) -> None:
-        if mode not in MODES:
-            raise InvalidRequestError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-        if syntax not in SYNTAXES:
-            raise InvalidRequestError(f"syntax {syntax!r} is not one of {', '.join(SYNTAXES)}")
-        if k is None:
-            if mode != "fts":
-                raise InvalidRequestError(f"mode {mode!r} needs a number of hits (k)")
-        elif not 1 <= k <= MAX_K:
-            raise InvalidRequestError(f"k must be between 1 and {MAX_K}, got {k}")
-        if not query or not query.strip():
-            raise InvalidRequestError("the query is empty")
-
     def _feedback_wanted(self, query: str, mode: str) -> bool:
         """Whether a second, feedback pass runs: only for short (topic) queries."""
         limit = self.config.prf_max_words
@@ -247,18 +201,7 @@ class SearchService:
         chunks: bool,
         seen: list[ChunkScore] | None = None,
     ) -> list[ChunkScore]:
-        def ranked(limit: int) -> list[ChunkScore]:
-            found = self.backend.fts(
-                expression, filters, limit, title_weight=self.config.title_weight
-            )
-            if seen is not None:
-                seen[:] = found  # a longer fetch holds the shorter one
-            return found
-
-        decay = self.config.fts_decay
-        if k is None:  # every match (SQLite: LIMIT -1)
-            return ranked(-1) if chunks else collapse(ranked(-1), decay)
-        return ranked(k) if chunks else top_works(ranked, k, cap=None, decay=decay)
+        return fts_candidates(self.backend, self.config, expression, filters, k, chunks, seen)
 
     def _vector(
         self,
@@ -279,21 +222,7 @@ class SearchService:
         chunks: bool,
         seen: list[ChunkScore] | None = None,
     ) -> list[ChunkScore]:
-        def nearest(limit: int) -> list[ChunkScore]:
-            found = self.backend.knn(vector, filters, limit)
-            if seen is not None:
-                seen[:] = found  # a longer fetch holds the shorter one
-            return found
-
-        if chunks:
-            return nearest(k)
-        decay, weight = self.config.vector_decay, self.config.work_vector_weight
-        if weight <= 0 or not isinstance(self.backend, WorkVectors):
-            return top_works(nearest, k, cap=VEC_MAX_K, decay=decay)
-        pool = max(self.config.work_vector_pool, self.config.work_vector_pool_factor * k)
-        found = top_works(nearest, pool, cap=VEC_MAX_K, decay=decay)
-        own = self.backend.work_vectors([item.work_id for item in found])
-        return with_work_vectors(found, own, vector, weight)[:k]
+        return nearest_candidates(self.backend, self.config, vector, filters, k, chunks, seen)
 
     def _order(
         self,

@@ -5,7 +5,8 @@ sit below the facade that wires them (and the interfaces above it) and above ing
 search, sources and storage:
 
 - :mod:`~prioris.services.catalog`: finding, reading, browsing, exporting and deleting
-  stored works;
+  stored works (its collection and tag filter in ``catalog_labels``, exports and
+  citations as text in ``catalog_export``, download names in ``downloads``);
 - :mod:`~prioris.services.reading`: a stored work's text one page at a time, in any
   format it stores;
 - :mod:`~prioris.services.fetching`: fetching works by identifier, from storage first;

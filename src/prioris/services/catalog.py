@@ -3,11 +3,15 @@
 Every read and every delete goes through the library's one connection under its lock
 (worker threads share the library), so this service takes the two instead of opening its
 own. Nothing here fetches or parses: a work not stored is not_found.
+
+The collection and tag filter's plumbing is :mod:`prioris.services.catalog_labels`, the
+text of exports and citations :mod:`prioris.services.catalog_export`, and the name a
+stored original is downloaded under :mod:`prioris.services.downloads` (``download_name``
+is still importable from here).
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -15,7 +19,10 @@ from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
-from prioris.models import Document, Work
+from prioris.models import Work
+from prioris.services.catalog_export import check_format, cite_works, render_export
+from prioris.services.catalog_labels import filter_names, label_condition, with_labels
+from prioris.services.downloads import download_name
 from prioris.storage import documents as document_store
 from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
@@ -23,26 +30,6 @@ from prioris.storage import works as work_store
 from prioris.storage.backend import StorageBackend
 from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
-
-_EXTENSIONS = {"pdf": "pdf", "html": "html", "xml": "xml", "text": "md"}
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
-
-
-def download_name(work: Work, document: Document) -> str:
-    """The file name a stored original is saved under: the name of the file it was
-    ingested from or uploaded as (``documents.path``, else the work's ``filename``), so
-    a download is the file the person put in; else one made from the work's id.
-
-    Control characters and path separators are replaced; the HTTP layer encodes the rest
-    (RFC 6266 / 5987)."""
-    extension = _EXTENSIONS.get(document.format, "bin")
-    original = document.path or (work.extra or {}).get("filename")
-    if isinstance(original, str) and original.strip():
-        name = original.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-        name = _UNSAFE.sub("_", name).strip(" .")[:200]
-        if name:
-            return name if "." in name else f"{name}.{extension}"
-    return re.sub(r"[^\w.-]+", "_", work.id) + f".{extension}"
 
 
 class Catalog:
@@ -117,26 +104,11 @@ class Catalog:
             limit = min(limit, work_store.SQLITE_MAX_INT)  # past every row anyway
         offset = min(offset, work_store.SQLITE_MAX_INT)
         with self.lock:
-            where = self._label_condition(collections, tags)
+            where = label_condition(self.conn, collections, tags)
             rows = work_store.list_works(self.conn, limit=limit, offset=offset, where=where)
-            return self._with_labels(rows)
+            return with_labels(self.conn, rows)
 
     # -- collections and tags ----------------------------------------------------------
-    def _label_condition(
-        self, collections: str | Sequence[str] | None, tags: str | Sequence[str] | None
-    ) -> tuple[str, list[Any]] | None:
-        """The collection and tag filter as SQL on ``w.id`` (the caller holds the lock)."""
-        return label_store.label_condition(
-            self.conn,
-            collections=label_store.filter_names(collections, "collection"),
-            tags=label_store.filter_names(tags, "tag"),
-        )
-
-    def _with_labels(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Listing rows with each work's collections and tags (one read for them all)."""
-        labels = label_store.labels_of_many(self.conn, [row["id"] for row in rows])
-        return [{**row, **labels[row["id"]]} for row in rows]
-
     def works_in(
         self,
         collections: str | Sequence[str] | None = None,
@@ -144,11 +116,7 @@ class Catalog:
     ) -> set[str] | None:
         """The ids of the works a collection and tag filter keeps; None without one."""
         with self.lock:
-            return label_store.works_in(
-                self.conn,
-                collections=label_store.filter_names(collections, "collection"),
-                tags=label_store.filter_names(tags, "tag"),
-            )
+            return label_store.works_in(self.conn, **filter_names(collections, tags))
 
     def labels(self, text: str) -> dict[str, list[str]]:
         """A work's ``{"collections": [...], "tags": [...]}`` (every source's)."""
@@ -174,11 +142,7 @@ class Catalog:
         stored label matches, with the closest known ones (a filter that matches nothing
         is not an error, so interfaces show these as notes)."""
         with self.lock:
-            found = label_store.unmatched(
-                self.conn,
-                collections=label_store.filter_names(collections, "collection"),
-                tags=label_store.filter_names(tags, "tag"),
-            )
+            found = label_store.unmatched(self.conn, **filter_names(collections, tags))
         return [*found["collections"], *found["tags"]]
 
     def browse(
@@ -206,9 +170,9 @@ class Catalog:
                 source=source,
                 limit=limit,
                 offset=offset,
-                where=self._label_condition(collections, tags),
+                where=label_condition(self.conn, collections, tags),
             )
-            return {**page, "works": self._with_labels(page["works"])}
+            return {**page, "works": with_labels(self.conn, page["works"])}
 
     def year_source_counts(self) -> list[dict[str, Any]]:
         """Works per (year, source): what the status plot draws."""
@@ -338,24 +302,11 @@ class Catalog:
         the files; never the web or MCP). ``collections`` and ``tags`` keep the works in
         them (of ``ids``, or of the library); ``jsonl`` records carry each work's
         ``collections`` and ``tags``."""
-        from prioris.export import FORMATS, render
-
-        if fmt not in FORMATS:
-            raise InvalidRequestError(
-                f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}"
-            )
+        check_format(fmt)
         works = self._export_works(ids, collections, tags)
-        labels = None
-        if fmt == "jsonl":
-            from prioris.storage.notes import notes_of_many
-
-            with self.lock:
-                ids = [w.id for w in works]
-                labels = label_store.labels_of_many(self.conn, ids)
-                for work_id, notes in notes_of_many(self.conn, ids).items():
-                    labels.setdefault(work_id, {"collections": [], "tags": []})
-                    labels[work_id]["notes"] = notes  # type: ignore[assignment]
-        return render(works, fmt, style, allow_path=allow_style_file, labels=labels)
+        return render_export(
+            self.conn, self.lock, works, fmt, style, allow_style_file=allow_style_file
+        )
 
     def cite(
         self, ids: Sequence[str], style: str | None = None, fmt: str | None = None
@@ -365,19 +316,9 @@ class Catalog:
 
         Returns ``{"format", "style", "items": [{"id", "key", "citation"}], "text"}``;
         ``text`` is every citation together (a reference list or a .bib file)."""
-        from prioris.export import cite_each, render
-
         if not ids:
             raise InvalidRequestError("give at least one work id to cite")
-        fmt = fmt or "text"
-        works = self._export_works(ids)
-        items = cite_each(works, fmt, style)
-        return {
-            "format": fmt,
-            "style": (style or "apa") if fmt == "text" else None,
-            "items": items,
-            "text": render(works, fmt, style),
-        }
+        return cite_works(self._export_works(ids), style, fmt or "text")
 
     def _export_works(
         self,
@@ -390,7 +331,7 @@ class Catalog:
                 works = [self.get_work(i) for i in dict.fromkeys(ids)]
                 kept = self.works_in(collections, tags)
                 return works if kept is None else [w for w in works if w.id in kept]
-            where = self._label_condition(collections, tags)
+            where = label_condition(self.conn, collections, tags)
             listed = [row["id"] for row in work_store.list_works(self.conn, where=where)]
             return [w for w in (work_store.get_work(self.conn, i) for i in listed) if w]
 

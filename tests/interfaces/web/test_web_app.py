@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 from interfaces.web.web_helpers import ProviderStub, make_library, text_pdf_bytes
 from prioris.embedding.fake import FakeEmbedder
 from prioris.interfaces.web import build_app
-from prioris.interfaces.web.api import sweep_uploads, upload_folder
+from prioris.interfaces.web.api_intake import sweep_uploads, upload_folder
 from prioris.interfaces.web.app import bind
 from prioris.library import Library
 

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from interfaces.web.web_helpers import make_library, text_pdf_bytes
 from prioris.interfaces.web import build_app
-from prioris.interfaces.web.api import content_disposition
+from prioris.interfaces.web.api_reading import content_disposition
 
 BASE = "http://127.0.0.1:8765"
 FOLDING = "Protein folding with attention networks predicts structures from sequences. " * 12

@@ -7,32 +7,24 @@ wins over the info dictionary, which is often a file name or a stale title, exce
 :mod:`~prioris.ingest.header.embedded` finds the Info/XMP title or creators printed on
 page 1 and the printed guess is something else (a journal's name set large).
 
-A year comes only from a place a paper prints its own date: a copyright or
-"published" line, a proceedings or journal line, a venue tag (``PLDI'09``, ``NIPS 2017``)
-in the header, running heads or footnotes, or else the month encoded in its arXiv id.
-File and scanner dates and years in the body text are never used: no year beats a wrong
-one.
-
-Identifiers become aliases of a work, and a wrong alias would merge two papers, so only
-one DOI and one arXiv id are kept, each from the most trustworthy place it appears: the
-metadata (publishers put ``prism:doi`` in XMP), page 1's rotated margin text (the arXiv
-stamp), its header and footer, its text, page 2, and a "Cite this article as" box on a
-later page. References sections and ``arXiv preprint arXiv:...`` citations are not
-searched. A cover sheet (JSTOR and the like) hands the header over to page 2.
+A year comes only from a place a paper prints its own date, or else its arXiv id: the
+rules are :mod:`~prioris.ingest.header.years`; this module weighs their year against the
+embedded one. Identifiers become aliases of a work, so only one DOI and one arXiv id are
+kept, each from the most trustworthy place it appears (the order of the places is here,
+the search :mod:`~prioris.ingest.header.own_identifiers`). A cover sheet (JSTOR and the
+like) hands the header over to page 2. ``printed_year``, ``arxiv_year`` and
+``find_own_identifiers`` are still importable from here.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz
 
-from prioris.identifiers import find_identifiers_in_text
 from prioris.ingest.header.embedded import (
     TITLE_RATIO,
     EmbeddedRecord,
@@ -45,8 +37,10 @@ from prioris.ingest.header.embedded import (
 from prioris.ingest.header.header import parse_header
 from prioris.ingest.header.layout import Header, HeaderPage
 from prioris.ingest.header.names import names_in_byline
+from prioris.ingest.header.own_identifiers import cite_boxes, find_own_identifiers, ocr_stamp
 from prioris.ingest.header.text import header_from_text
 from prioris.ingest.header.venue import find_venue
+from prioris.ingest.header.years import arxiv_year, dating_lines, printed_year
 from prioris.ingest.lines import MARGIN_BAND
 
 
@@ -128,90 +122,11 @@ class PdfMetadata:
 
 
 log = logging.getLogger(__name__)
-_REFERENCES = re.compile(r"(?im)^(?:#{1,3}\s*)?(?:\d+\.?\s*)?(?:references|bibliography)\s*$")
-_CITED_PREPRINT = re.compile(r"(?i)arxiv\s+preprint\s*,?\s*(?:arxiv\s*:\s*)?\S+")
-_CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
 _COVER = re.compile(
     r"(?is)(?:jstor.{0,400}stable url|this content downloaded from|"
     r"terms (?:&|and) conditions of use)"
 )
 _COVER_AUTHORS = re.compile(r"(?im)^\s*Author\(s\):\s*(.+)$")
-
-_Y = r"((?:19|20)\d\d)"
-_NOT_VENUES = (  # grants, viruses, standards, and states before a postcode ("NSW 2006")
-    r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std|NSW|QLD|VIC|TAS|ACT)"
-)
-# (priority, pattern): 0 = how the paper is cited (its issue), 1 = the publication itself,
-# 2 = its venue, 3-4 = the review process
-_YEAR_RULES: tuple[tuple[int, re.Pattern[str]], ...] = (
-    # "To cite this article: S. M. Dobson & J. A. Goddard (1998) Performance and ..."
-    (
-        0,
-        re.compile(
-            rf"\b(?:to cite this article|cite this article as)\b[^()]{{0,250}}\({_Y}\)", re.I
-        ),
-    ),
-    # a journal's citation line: "Information Systems 93 (2020) 101562",
-    # "Int J Data Sci Anal (2018) 5:213-222", "ACM Trans. Comput. Syst. 2008.26:1-26"
-    (0, re.compile(rf"(?<![\d.])\d{{1,4}}\s*\({_Y}\)\s*[:,]?\s*[A-Za-z]?\d+")),
-    (0, re.compile(rf"[A-Za-z.]\s*\({_Y}\)\s*\d{{1,4}}\s*[:(]\s*\d+")),
-    (0, re.compile(rf"\b{_Y}\.\d{{1,4}}:\d+")),
-    (0, re.compile(rf"\bdate of current version\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
-    # ResearchGate's cover: "Article · February 2009", "Conference Paper · May 2019"
-    (
-        1,
-        re.compile(
-            rf"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
-            rf"research|working paper)(?: in [^·]{{0,120}})?\s*·\s*(?:[A-Z][a-z]+\s+)?{_Y}\b",
-            re.I | re.M,
-        ),
-    ),
-    (1, re.compile(rf"(?:©|\(c\)|c⃝|\bcopyright\b)\s*(?:\(c\)|©|c⃝)?\s*(?:by\s+)?{_Y}\b", re.I)),
-    # "© Springer International Publishing AG, part of Springer Nature 2018"
-    (1, re.compile(rf"^\s*(?:©|\(c\)|c⃝|copyright\b)[^\n]{{0,100}}?\b{_Y}\s*\.?\s*$", re.I | re.M)),
-    (
-        1,
-        re.compile(
-            rf"\b(?:published(?: online)?|available online|first published|date of "
-            rf"publication|issue date)\b[^.;]{{0,40}}?\b{_Y}\b",
-            re.I,
-        ),
-    ),
-    (
-        2,
-        re.compile(
-            rf"\b(?:proceedings|conference|workshop|symposium|congress|journal|transactions|"
-            rf"annual meeting|vol|volume|issue)\b.{{0,160}}?\b{_Y}\b",
-            re.I | re.S,
-        ),
-    ),
-    (2, re.compile(rf"\b(?!{_NOT_VENUES}\b)[A-Z][A-Za-z]*[A-Z]\s?{_Y}\b")),  # NIPS 2017
-    # "MathSport International 2019 Conference Proceedings"
-    (
-        2,
-        re.compile(
-            rf"\b{_Y}\s+(?:[A-Z]\w*\s+){{0,3}}(?:conference|proceedings|symposium|workshop)\b", re.I
-        ),
-    ),
-    (2, re.compile(r"\b[A-Z][A-Za-z]*[A-Z][’'](\d\d)\b")),  # PLDI'09
-    (2, re.compile(rf"\bet al\.?,?\s*\({_Y}\)")),  # "How to cite: Webb et al. (2017)"
-    (2, re.compile(rf"\b{_Y}\s*[,;]\s*\d+\s*[:(]")),  # "Health Services Research 2014, 14:1"
-    (3, re.compile(rf"\b(?:accepted|revised)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
-    (4, re.compile(rf"\b(?:received|submitted)\b[^.;]{{0,40}}?\b{_Y}\b", re.I)),
-)
-# lines of page 1 that date the paper wherever they stand (a cover page, a box)
-_STRONG_LINES = re.compile(
-    r"(?im)^.*\b(?:to cite this article|cite this article as)\b.*$|"
-    r"^\s*(?:article|conference paper|chapter|book|preprint|thesis|technical report|"
-    r"working paper)\b[^\n]{0,120}·[^\n]*$|"
-    r"^\W{0,3}(?:received|accepted|published(?: online)?|available online|revised)\s*"
-    r"(?::|on\b|\d)[^\n]*$|"
-    r"^\s*(?:©|copyright\s*©?)\s*[^\n]{0,100}$"
-)
-_ARXIV_STAMP = re.compile(r"arXiv:\S+\s+\[[^\]]+\]\s+\d{1,2}\s+\w{3}\s+\d{4}")
-_BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
-_ARXIV_NEW = re.compile(r"^(\d\d)(\d\d)\.\d{4,5}")
-_ARXIV_OLD = re.compile(r"^[a-z][\w.-]*/(\d\d)(\d\d)\d{3}")
 
 
 def title_from_ocr_text(text: str) -> str | None:
@@ -276,76 +191,6 @@ def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
     return repaired
 
 
-def _year_in_range(year: int) -> bool:
-    return 1900 <= year <= time.gmtime().tm_year + 1
-
-
-def printed_year(notes: list[str]) -> tuple[int, int] | None:
-    """(year, priority) from the places a paper prints its dates; priority 1 is best."""
-    found: list[tuple[int, int]] = []
-    for note in notes:
-        note = _ARXIV_STAMP.sub(" ", note)
-        for priority, pattern in _YEAR_RULES:
-            for match in pattern.finditer(note):
-                value = match.group(1)
-                year = int(value) if len(value) == 4 else 2000 + int(value)
-                if len(value) == 2 and year > time.gmtime().tm_year + 1:
-                    year -= 100
-                if _year_in_range(year):
-                    found.append((priority, year))
-    if not found:
-        return None
-    best = min(priority for priority, _ in found)
-    counts = Counter(year for priority, year in found if priority == best)
-    year = max(counts, key=lambda y: (counts[y], y))
-    return year, best
-
-
-def arxiv_year(identifiers: list[str]) -> int | None:
-    """The year an arXiv id was first submitted (``2103.15348`` -> 2021)."""
-    for ident in identifiers:
-        if not ident.startswith("arxiv:"):
-            continue
-        value = ident[6:]
-        match = _ARXIV_NEW.match(value) or _ARXIV_OLD.match(value)
-        if match:
-            yy = int(match.group(1))
-            return 2000 + yy if match.re is _ARXIV_NEW or yy < 91 else 1900 + yy
-    return None
-
-
-def _searchable(text: str) -> str:
-    cut = _REFERENCES.search(text)
-    if cut:
-        text = text[: cut.start()]
-    return _CITED_PREPRINT.sub(" ", text)
-
-
-def find_own_identifiers(sources: list[str]) -> list[str]:
-    """At most one DOI and one arXiv id, each from the first source (most trusted) having one."""
-    best: dict[str, str] = {}
-    for text in sources:
-        for ident in find_identifiers_in_text(_searchable(text)):
-            best.setdefault(ident.scheme, ident.canonical)
-    return [best[scheme] for scheme in ("doi", "arxiv") if scheme in best]
-
-
-def _ocr_stamp(text: str) -> str:
-    """An OCR'd arXiv stamp loses its rotated "arXiv:" prefix; put it back where the
-    ``id [category]`` shape leaves no doubt (``1706.03762v7 [cs.CL]``)."""
-    return _BARE_STAMP.sub(r"arXiv:\1 [\2]", text)
-
-
-def _cite_boxes(page_texts: list[str]) -> str:
-    """Paragraphs of later pages that say how to cite the paper (they carry its DOI)."""
-    boxes = []
-    for text in page_texts[2:]:
-        for paragraph in re.split(r"\n\s*\n", text):
-            if _CITE_BOX.search(paragraph):
-                boxes.append(paragraph)
-    return "\n\n".join(boxes)
-
-
 def _margin_texts(page: HeaderPage | None) -> tuple[str, str]:
     """(rotated lines, top/bottom band lines) of a page: where stamps and running heads are."""
     if page is None:
@@ -400,7 +245,7 @@ def pdf_metadata(
     # line by line (the Markdown joins a paragraph's lines): a copyright, how-to-cite or
     # Received/Published line dates the paper wherever it stands on page 1
     lines_one = "\n".join(line.text for line in pages[0].lines) if pages[0] else ""
-    notes += _STRONG_LINES.findall(lines_one or first_text or "")
+    notes += dating_lines(lines_one or first_text or "")
     page_one = pages[1] if cover else pages[0]
     embedded = embedded_record(info, xmp, page_one, texts[1] if cover else first_text)
     title = choose_title(real_title(header.title or ""), embedded.title)
@@ -413,8 +258,8 @@ def pdf_metadata(
     for index in order:
         rotated, margins = _margin_texts(pages[index])
         scanned = pages[index] is None
-        sources += [rotated, margins, _ocr_stamp(texts[index]) if scanned else texts[index]]
-    sources.append(_cite_boxes(page_texts))
+        sources += [rotated, margins, ocr_stamp(texts[index]) if scanned else texts[index]]
+    sources.append(cite_boxes(page_texts))
     identifiers = find_own_identifiers(sources)
 
     venue = find_venue([_margin_texts(page_one)[1], *header.notes])

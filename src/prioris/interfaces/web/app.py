@@ -32,7 +32,7 @@ from prioris.interfaces.http_guard import is_loopback
 from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.web import accounts_web, api, edit, pages, snowball_view, views
 from prioris.interfaces.web.accounts_web import AccountsMiddleware, Sessions
-from prioris.interfaces.web.api import sweep_uploads, upload_folder
+from prioris.interfaces.web.api_intake import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
 from prioris.interfaces.web.markdown_view import markdown_html
 from prioris.interfaces.web.security import SecurityMiddleware, new_csrf_token
