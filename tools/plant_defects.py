@@ -65,7 +65,7 @@ DEFECTS = [
     ),
     Defect(
         "hybrid: default weights changed in settings",
-        "src/prioris/config.py",
+        "src/prioris/config/search.py",
         '"0.6,0.4" if method == "weighted" else "0.5,0.5"',
         '"0.5,0.5"',
         HYBRID,
