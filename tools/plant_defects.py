@@ -65,8 +65,8 @@ DEFECTS = [
     ),
     Defect(
         "hybrid: default weights changed in settings",
-        "src/prioris/config.py",
-        '"0.6,0.4" if method == "weighted" else "0.5,0.5"',
+        "src/prioris/config/search.py",
+        '"0.5,0.5" if method == "rrf" else "0.6,0.4"',
         '"0.5,0.5"',
         HYBRID,
     ),

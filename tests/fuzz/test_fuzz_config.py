@@ -20,11 +20,10 @@ import prioris.config as config_module
 from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError
 
-# every setting's name as the file writes it: the variables config.py reads, less the prefix
-SETTINGS = sorted(
-    set(re.findall(r'"PRIORIS_MCP_([A-Z0-9_]+)"', Path(config_module.__file__).read_text()))
-    - {"CONFIG"}
-)
+# every setting's name as the file writes it: the variables the config package's modules
+# read, less the prefix
+_CONFIG_SOURCE = "".join(p.read_text() for p in Path(config_module.__file__).parent.glob("*.py"))
+SETTINGS = sorted(set(re.findall(r'"PRIORIS_MCP_([A-Z0-9_]+)"', _CONFIG_SOURCE)) - {"CONFIG"})
 _files = itertools.count()
 
 

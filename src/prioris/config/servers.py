@@ -1,0 +1,49 @@
+"""The servers: the MCP transport and its HTTP address, CORS, remote access and token, the
+web UI's port, and the per-account limits of accounts mode.
+
+Separate because these settings decide who can reach a running Prioris (docs/security.md):
+reading them in one place keeps every exposure choice visible together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from prioris.config.parsing import _choice, _flag, _integer, _token
+
+TRANSPORTS = ("stdio", "http")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How ``prioris serve`` and ``prioris ui`` listen, and what an account may use."""
+
+    transport: str = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    cors_origins: tuple[str, ...] = ()
+    http_allow_remote: bool = False
+    http_token: str | None = None
+    ui_port: int = 8765
+    # per account in accounts mode (docs/security.md, "Accounts and roles")
+    account_requests_per_minute: int = 600
+    account_upload_bytes_per_hour: int = 2**31
+
+
+def server_settings(env: Mapping[str, str]) -> ServerSettings:
+    """The servers' settings from ``env``."""
+    cors = tuple(o.strip() for o in env.get("PRIORIS_MCP_CORS_ORIGINS", "").split(",") if o.strip())
+    return ServerSettings(
+        transport=_choice(env, "PRIORIS_MCP_TRANSPORT", TRANSPORTS, "stdio"),
+        host=(env.get("PRIORIS_MCP_HOST") or "127.0.0.1").strip(),
+        port=_integer(env, "PRIORIS_MCP_PORT", 8000),
+        cors_origins=cors,
+        http_allow_remote=_flag(env, "PRIORIS_MCP_HTTP_ALLOW_REMOTE"),
+        http_token=_token(env, "PRIORIS_MCP_HTTP_TOKEN"),
+        ui_port=_integer(env, "PRIORIS_MCP_UI_PORT", 8765),
+        account_requests_per_minute=_integer(env, "PRIORIS_MCP_ACCOUNT_REQUESTS_PER_MINUTE", 600),
+        account_upload_bytes_per_hour=_integer(
+            env, "PRIORIS_MCP_ACCOUNT_UPLOAD_BYTES_PER_HOUR", 2**31
+        ),
+    )
