@@ -561,8 +561,8 @@ def test_library_watch_calls_zotero_sync_with_its_folder(
     """``--zotero`` re-syncs through :meth:`Library.zotero_sync` (the integrator's; a
     stand-in here), at start and after a change."""
     calls: list[Any] = []
-    monkeypatch.setattr(
-        library, "zotero_sync", lambda d=None, **k: calls.append(d) or {}, raising=False
+    monkeypatch.setattr(  # the sync the watch calls (services/refimport.py)
+        library.refimports, "zotero_sync", lambda d=None, **k: calls.append(d) or {}
     )
     clock, actions = Clock(), []
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import dataclasses
 import difflib
 import inspect
@@ -66,7 +67,9 @@ def mcp_surface() -> dict[str, Any]:
             "resources": [r.model_dump(mode="json", exclude_none=True) for r in resources],
         }
 
-    return asyncio.run(listed())
+    # in a thread of its own: the caller may already run an event loop (a test's)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, listed()).result()
 
 
 def web_surface() -> list[list[Any]]:

@@ -48,7 +48,7 @@ def test_snowball_tool_online(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRIORIS_MCP_OPENALEX_API_KEY", "key")
     library = h.build(make_library())
     graph = h.FakeGraph(h.graph_records(), budget=10)
-    library.openalex_graph = lambda: graph  # type: ignore[attr-defined]
+    library.openalex_access.openalex_graph = lambda: graph  # type: ignore[method-assign]
 
     async def body(client: Client) -> Any:
         return await client.call_tool("research_discovery_snowball", {"ids": ["s1"]})

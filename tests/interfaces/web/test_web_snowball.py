@@ -129,10 +129,12 @@ def test_online_through_a_fake_graph(web: Any, monkeypatch: pytest.MonkeyPatch) 
     graph = h.FakeGraph(h.graph_records(), budget=10)
     import dataclasses
 
-    monkeypatch.setattr(
-        library, "settings", dataclasses.replace(library.settings, openalex_api_key="key")
+    monkeypatch.setattr(  # the snowball's runs read the key (services/snowball_runs.py)
+        library.snowball_runs,
+        "settings",
+        dataclasses.replace(library.settings, openalex_api_key="key"),
     )
-    library.openalex_graph = lambda: graph  # type: ignore[attr-defined]
+    library.openalex_access.openalex_graph = lambda: graph  # type: ignore[method-assign]
     html = client.post("/api/snowball", json={"seeds": "ids", "ids": ["s1"]}, headers=POST).text
     assert "3 OpenAlex request(s), 7 left today" in html
     assert "https://example.org/w20.pdf" in html  # an OA link shown, never fetched
