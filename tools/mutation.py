@@ -82,6 +82,7 @@ CORE += SECOND
 GROUPS = {
     "ingest.header:parser": [
         "ingest.header.header",
+        "ingest.header.cues",
         "ingest.header.layout",
         "ingest.header.names",
         "ingest.header.text",
