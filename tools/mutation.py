@@ -62,6 +62,7 @@ SECOND = [
     "engines.sqlite.postings_rank",
     "engines.sqlite.postings_snapshot",
     "search.vector_copy",
+    "search.vector_snapshot",
     "storage.work_vectors",
     "search.scoring",
     "ingest.header:parser",
