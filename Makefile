@@ -35,7 +35,8 @@ MUTATE ?= discovery.routes sources.doi ingest.uploads storage.documents storage.
 	search.candidates sources.http \
 	ingest.pipeline ingest.prepare ingest.embed ingest.write \
 	engines.sqlite.postings engines.sqlite.postings_rank engines.sqlite.postings_snapshot \
-	search.vector_copy storage.work_vectors search.scoring ingest.header:parser ingest.header:pdf_metadata \
+	search.vector_copy search.vector_snapshot storage.work_vectors search.scoring \
+	ingest.header:parser ingest.header:pdf_metadata \
 	enrichment storage.copy engines.postgres.search \
 	interfaces.web.security interfaces.mcp.runtime ingest.reindex \
 	engines.postgres.postings engines.postgres.postings_build engines.postgres.postings_snapshot \

@@ -62,6 +62,7 @@ SECOND = [
     "engines.sqlite.postings_rank",
     "engines.sqlite.postings_snapshot",
     "search.vector_copy",
+    "search.vector_snapshot",
     "storage.work_vectors",
     "search.scoring",
     "ingest.header:parser",
@@ -82,6 +83,7 @@ CORE += SECOND
 GROUPS = {
     "ingest.header:parser": [
         "ingest.header.header",
+        "ingest.header.cues",
         "ingest.header.layout",
         "ingest.header.names",
         "ingest.header.text",

@@ -120,9 +120,9 @@ DEFECTS = [
     ),
     Defect(
         "filters: to_year keeps unknown years in vector search (in-memory copy)",
-        "src/prioris/search/vector_copy.py",
-        "both((self.years <= filters.to_year) & (self.years > 0))",
-        "both(self.years <= filters.to_year)",
+        "src/prioris/search/vector_snapshot.py",
+        "dated = ~undated",
+        "dated = self.years >= 0",
         ("tests/search/test_vector_cache.py",),
     ),
     Defect(

@@ -66,7 +66,7 @@ def test_xmp_creators_written_family_first_are_turned_only_when_whole() -> None:
 def test_sizes_within_the_tolerance_are_one_size_up_to_its_edge() -> None:
     """Sizes within 4% of the larger (at least 0.35 pt) are one size, the edge included:
     a title's second line set at 12 pt under a 12.5 pt first line is the same title."""
-    from prioris.ingest.header.header import _same_size
+    from prioris.ingest.header.cues import _same_size
 
     assert _same_size(12.5, 12.0)  # exactly 4% of 12.5
     assert _same_size(8.0, 8.25)

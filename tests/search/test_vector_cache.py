@@ -12,7 +12,7 @@ from prioris.engines.sqlite.connection import connect
 from prioris.engines.sqlite.queries import vector_search
 from prioris.engines.sqlite.vector_cache import VectorCache
 from prioris.library import Library
-from prioris.search import vector_copy
+from prioris.search import vector_copy, vector_snapshot
 from prioris.search.protocols import SearchFilters
 
 
@@ -229,7 +229,7 @@ def test_the_float_copy_scans_on_one_blas_thread(
             self.inner.__exit__(*exc)
 
     before = blas_threads()
-    monkeypatch.setattr(vector_copy, "one_blas_thread", Recording)
+    monkeypatch.setattr(vector_snapshot, "one_blas_thread", Recording)
     cache = _cache(filled)
     conn = connect(filled.settings.db_path, migrate=False)
     vector = filled.embedder.embed_query("topic 3 words")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from prioris.ingest.header.header import ABSTRACT, AFFILIATION, HEADING, LABEL
+from prioris.ingest.header.cues import ABSTRACT, AFFILIATION, HEADING, LABEL
 from prioris.ingest.header.layout import Header
 from prioris.ingest.header.names import MARK, looks_like_name, split_byline
 

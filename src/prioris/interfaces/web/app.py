@@ -30,7 +30,15 @@ from starlette.staticfiles import StaticFiles
 from prioris.errors import ConfigurationError, PriorisError
 from prioris.interfaces.http_guard import is_loopback
 from prioris.interfaces.permissions import RateLimiter
-from prioris.interfaces.web import accounts_web, api, edit, pages, snowball_view, views
+from prioris.interfaces.web import (
+    accounts_web,
+    api,
+    edit,
+    library_pages,
+    pages,
+    snowball_view,
+    views,
+)
 from prioris.interfaces.web.accounts_web import AccountsMiddleware, Sessions
 from prioris.interfaces.web.api_intake import sweep_uploads, upload_folder
 from prioris.interfaces.web.jobs import JobRegistry
@@ -136,6 +144,7 @@ def build_app(
     state = WebState(library, registry, make_templates(), csrf_token or new_csrf_token())
     routes = [
         *pages.ROUTES,
+        *library_pages.ROUTES,
         *api.ROUTES,
         *edit.ROUTES,
         *snowball_view.ROUTES,

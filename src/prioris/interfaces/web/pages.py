@@ -1,7 +1,11 @@
-"""The HTML pages: Search, Read, Library, Add, Discover, Status.
+"""The HTML pages for finding and reading a work: Search and Read, with the URL
+parameters every page and the JSON API share (:func:`int_param`, :func:`label_params`,
+:class:`SearchForm`, :func:`run_search`) and the collection and tag facets.
 
 Each handler reads its query parameters, calls the Library (in a worker thread) and
 renders a template; a page's state lives in its URL, so any view can be bookmarked.
+The pages about the library as a whole (Library, Add, Discover, Status) are in
+:mod:`.library_pages`, registered right after these.
 """
 
 from __future__ import annotations
@@ -16,15 +20,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError, PriorisError
-from prioris.interfaces.web import charts, views
 from prioris.interfaces.web.edit import form_fields
 from prioris.interfaces.web.state import blocking, state_of
 
 MODES = ("hybrid", "fts", "vector")
 K_CHOICES = (10, 20, 50)
-LIBRARY_PAGE = 50
 HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{3,8}")
-UPLOAD_KINDS = ("upload", "folder", "fetch", "import", "zotero", "references")
 CITE_CHOICES = (
     ("style:apa", "APA"),
     ("style:vancouver", "Vancouver"),
@@ -304,111 +305,7 @@ async def read_page(request: Request) -> Response:
     )
 
 
-async def library_page(request: Request) -> Response:
-    state = state_of(request)
-    params = request.query_params
-    sort = params.get("sort") or "added"
-    order = params.get("order") or ("asc" if sort == "title" else "desc")
-    if order not in ("asc", "desc"):
-        raise InvalidRequestError(f"order must be asc or desc, got {order!r}")
-    # the page's offset (p - 1) x 50 must still be a number the database takes
-    number = int_param(params, "p", low=1, high=MAX_NUMBER // LIBRARY_PAGE) or 1
-    text = (params.get("q") or "").strip()
-    source = (params.get("source") or "").strip()
-    collection, tags = label_params(params)
-    listing = await blocking(
-        state.library.browse,
-        sort=sort,
-        descending=order == "desc",
-        text=text or None,
-        source=source or None,
-        limit=LIBRARY_PAGE,
-        offset=(number - 1) * LIBRARY_PAGE,
-        collections=collection or None,
-        tags=tags or None,
-    )
-    counts = await blocking(state.library.year_source_counts)
-    last = max(1, -(-listing["total"] // LIBRARY_PAGE))
-    filters = {
-        "sort": sort,
-        "order": order,
-        "q": text,
-        "source": source,
-        "collection": collection,
-        "tag": list(tags),
-    }
-    sort_links = {}
-    for key in ("added", "year", "title"):
-        flipped = "asc" if order == "desc" else "desc"
-        default = "asc" if key == "title" else "desc"
-        sort_links[key] = "/library" + views.query_string(
-            filters, sort=key, order=flipped if key == sort else default
-        )
-    return state.render(
-        request,
-        "library.html",
-        listing=listing,
-        filters=filters,
-        sort_links=sort_links,
-        sources=sorted({row["source"] for row in counts}),
-        facets=await label_facets(request, tags),
-        number=number,
-        last=last,
-        page="library",
-    )
-
-
-async def add_page(request: Request) -> Response:
-    state = state_of(request)
-    settings = state.library.settings
-    return state.render(
-        request,
-        "add.html",
-        jobs=state.jobs.list(UPLOAD_KINDS)[:20],
-        max_file_bytes=settings.max_file_bytes,
-        zotero_dir=str(state.library.zotero_dir()),
-        page="add",
-    )
-
-
-async def discover_page(request: Request) -> Response:
-    state = state_of(request)
-    return state.render(
-        request,
-        "discover.html",
-        has_key=bool(state.library.settings.openalex_api_key),
-        page="discover",
-    )
-
-
-async def status_page(request: Request) -> Response:
-    state = state_of(request)
-    status = await blocking(state.library.status)
-    counts = await blocking(state.library.year_source_counts)
-    reindex = next(iter(state.jobs.list(["reindex"])), None)
-    compact = next(iter(state.jobs.list(["compact"])), None)
-    return state.render(
-        request,
-        "status.html",
-        status=status,
-        counts=counts,
-        year_plot=charts.works_per_year_svg(counts),
-        year_rows=charts.works_per_year_rows_svg(counts),
-        legend=charts.legend_html(counts),
-        source_plot=charts.works_by_source_svg(counts),
-        undated=sum(r["count"] for r in counts if r["year"] is None),
-        reindex=reindex,
-        compact=compact,
-        engine=state.library.storage.kind,
-        page="status",
-    )
-
-
 ROUTES = [
     Route("/", search_page),
     Route("/read", read_page),
-    Route("/library", library_page),
-    Route("/add", add_page),
-    Route("/discover", discover_page),
-    Route("/status", status_page),
 ]
