@@ -52,9 +52,10 @@ SITE = "lab.example.org"
 
 # -- settings and commands the files name -------------------------------------------------
 def known_settings() -> set[str]:
-    """Every ``PRIORIS_MCP_*`` variable Prioris reads (config.py names each, or builds it
-    from a provider's name)."""
-    text = (ROOT / "src" / "prioris" / "config.py").read_text(encoding="utf-8")
+    """Every ``PRIORIS_MCP_*`` variable Prioris reads (the config package names each, or
+    builds it from a provider's name)."""
+    package = ROOT / "src" / "prioris" / "config"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
     names = set(re.findall(r"PRIORIS_MCP_[A-Z0-9_]*[A-Z0-9]", text))
     names |= {f"PRIORIS_MCP_{p.upper()}_MIN_INTERVAL_SECONDS" for p in DEFAULT_MIN_INTERVALS}
     return names - {"PRIORIS_MCP_"}

@@ -326,7 +326,7 @@ def test_reindex_goes_by_batches_counts_progress_and_clears_the_pending_flag(
     monkeypatch.setattr(reindex, "BATCH", 1)
     lib = Library.open(settings, embedder=FakeEmbedder(model_id="fake/b"), ocr=FakeOcr())
     try:
-        runner = lib._reindexer()
+        runner = lib.maintenance._reindexer()
         assert runner.pending() == chunks + 3
         with lib.lock:
             lib.conn.execute(
@@ -370,7 +370,7 @@ def test_reindexing_chosen_works_goes_by_whole_batches_and_counts_from_zero(
     with Library.open(settings, embedder=embedder, ocr=FakeOcr()) as lib:
         progress: list[tuple[int, int]] = []
         ids = [r["_id"] for r in records]
-        runner = lib._reindexer()
+        runner = lib.maintenance._reindexer()
         assert runner.works(ids, on_progress=lambda d, of: progress.append((d, of))) == 4
         assert progress == [(2, 0), (4, 0)] and calls == [2, 2]
         assert set(_own_vectors(lib, *ids)) == set(ids)
@@ -388,7 +388,7 @@ def test_an_embedder_answering_too_few_vectors_stores_none_of_the_batch(settings
 
     with Library.open(settings, embedder=Short(model_id="fake/b"), ocr=FakeOcr()) as lib:
         with pytest.raises(ValueError):
-            lib._reindexer().works(["a", "b"])
+            lib.maintenance._reindexer().works(["a", "b"])
         assert _own_vectors(lib, "a", "b") == {}
 
 
