@@ -6,7 +6,8 @@ child, from ``wait4``) is the figure: a loaded machine stretches wall time but n
 process spends. Wall time is printed beside it, for a quiet machine.
 
 The library is a small one made here (``--works`` records imported from JSONL with the real
-model), kept in ``bench/out/startup-library`` between runs::
+model), kept in ``bench/out/startup-library`` between runs. Each command runs once to warm
+the page cache and write ``__pycache__``, then ``--runs`` times::
 
     .venv/bin/python bench/bench_startup.py [--runs 7] [--json]
     PYTHONPATH=<old checkout>/src .venv/bin/python bench/bench_startup.py   # another version
@@ -95,6 +96,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     env = dict(os.environ, PRIORIS_MCP_ENRICH="off")
+    # a user's Python caches compiled modules (__pycache__): measure that, not a compile
+    # of every module at every start (this machine's shells set PYTHONDONTWRITEBYTECODE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     build_library(args.data_dir, args.works)
     results: dict[str, Any] = {}
     for name, rest in commands(args.data_dir).items():

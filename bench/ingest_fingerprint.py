@@ -6,8 +6,8 @@ library with enrichment off and the real model, then prints each work's fields (
 authors, year, identifiers, venue, abstract) and a SHA-256 of every stored passage (its
 text, pages, character span and heading) and of its vector's bytes rounded to 1e-6::
 
-    .venv/bin/python bench/ingest_fingerprint.py > /tmp/after.json
-    PYTHONPATH=<old checkout>/src .venv/bin/python bench/ingest_fingerprint.py > /tmp/before.json
+    .venv/bin/python bench/ingest_fingerprint.py --out /tmp/after.json
+    PYTHONPATH=../old/src .venv/bin/python bench/ingest_fingerprint.py --out /tmp/before.json
     diff /tmp/before.json /tmp/after.json
 """
 
@@ -68,14 +68,18 @@ def fingerprint(folder: Path, data_dir: Path) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, default=common.SHARED / "fixtures/pdfmeta/pdfs")
+    parser.add_argument("--out", type=Path, help="write the JSON here (default: stdout)")
     args = parser.parse_args()
     if not args.folder.is_dir():
         print(f"skipped: {args.folder} is missing (the shared fixtures)", file=sys.stderr)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         found = fingerprint(args.folder, Path(tmp))
-    json.dump(found, sys.stdout, indent=1, sort_keys=True, ensure_ascii=False)
-    print()
+    text = json.dumps(found, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
     return 0
 
 
