@@ -5,7 +5,7 @@
 - :mod:`prioris.engines.postgres`: PostgreSQL with pgvector (``pip install
   prioris[postgres]``), imported only when a ``postgresql://`` location asks for it.
 
-Only the composition root (:class:`prioris.library.Library`) calls :func:`open_storage`;
+Only the composition root (:mod:`prioris.compose`) calls :func:`open_storage`;
 everything else receives the :class:`~prioris.storage.backend.StorageBackend` it returns
 or a connection from it. A new engine is a package here implementing ``StorageBackend``,
 ``ChunkIndex`` and ``SearchBackend``, plus one branch below.
