@@ -127,7 +127,7 @@ DEFECTS = [
     ),
     Defect(
         "filters: ids filter returns nothing in keyword mode",
-        "src/prioris/search/protocols.py",
+        "src/prioris/engines/sqlite/queries.py",
         'clauses.append(f"{alias}.{id_column} IN ({marks})")',
         'clauses.append(f"{alias}.{id_column} IN ({marks})" if alias == "v" else "0")',
         ("tests/search/test_search.py",),
