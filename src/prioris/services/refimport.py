@@ -10,6 +10,7 @@ from typing import Any
 
 from prioris.config import Settings
 from prioris.errors import InvalidRequestError
+from prioris.services.watching.paths import default_zotero_dir
 
 
 class RefImports:
@@ -22,7 +23,7 @@ class RefImports:
     def zotero_dir(self, given: str | Path | None = None) -> Path:
         """The Zotero data directory to read: ``given``, else ``PRIORIS_MCP_ZOTERO_DIR``,
         else Zotero's own default (``~/Zotero`` on Linux, macOS and Windows alike)."""
-        chosen = given or self.settings.zotero_dir or Path.home() / "Zotero"
+        chosen = given or self.settings.zotero_dir or default_zotero_dir()
         return Path(chosen).expanduser()
 
     def zotero_sync(
