@@ -36,7 +36,14 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
-    """The public names, each imported the first time it is asked for (PEP 562)."""
+    """The public names, each imported the first time it is asked for (PEP 562) and then
+    kept in the module, so later look-ups do not come here."""
+    value = _load(name)
+    globals()[name] = value
+    return value
+
+
+def _load(name: str) -> Any:
     if name == "__version__":  # importlib.metadata costs ~20 ms: only when asked for
         from importlib.metadata import PackageNotFoundError, version
 
