@@ -45,3 +45,23 @@ def test_plain_objects_fit_the_protocols() -> None:
     assert [c.id for c in new] == ["a"]
     state.record_run("weekly", "2026-01-03", list(zip(["a"], ranker.scores(new), strict=True)))
     assert state.last_run("weekly") == "2026-01-03"
+
+
+def test_an_object_missing_a_step_is_not_taken_for_one() -> None:
+    """The protocols ask for each step: a state that cannot record a run, a source that
+    cannot list candidates or a ranker without scores is refused at the seam."""
+
+    class _NoRecord:
+        def last_run(self, alert: str) -> str | None:
+            return None
+
+        def dismissed(self, alert: str) -> set[str]:
+            return set()
+
+    class _Nameless:
+        def candidates(self, since: str | None) -> list[Candidate]:
+            return []
+
+    assert not isinstance(_NoRecord(), AlertState)
+    assert not isinstance(_Nameless(), CandidateSource)  # a source says its name
+    assert not isinstance(_Listed([]).candidates, CandidateRanker)
