@@ -199,6 +199,13 @@ class Composition:
 
         return Searching(lambda: self.searcher, self.catalog)
 
+    @_part
+    def evidence_service(self) -> Any:
+        """Sentences to quote for a claim, and citation checks."""
+        from prioris.services.evidence import EvidenceService
+
+        return EvidenceService(lambda: self.searcher, self.searching, self.catalog)
+
     # -- the stored works --------------------------------------------------------------
     @_part
     def catalog(self) -> Any:

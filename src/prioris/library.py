@@ -27,6 +27,7 @@ from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
 from prioris.services.editing import Editor
 from prioris.services.enriching import Enriching
+from prioris.services.evidence import EvidenceService
 from prioris.services.fetching import Fetcher
 from prioris.services.maintenance import Maintenance
 from prioris.services.openalex_access import OpenAlexAccess
@@ -226,6 +227,10 @@ class Library:
 
     # -- search (:class:`~prioris.services.searching.Searching`) -------------------------
     search = _to("searching", Searching.search)
+
+    # -- evidence (:class:`~prioris.services.evidence.EvidenceService`) -----------------
+    evidence = _to("evidence_service", EvidenceService.evidence)
+    cite_check = _to("evidence_service", EvidenceService.cite_check)
 
     # -- upkeep (:class:`~prioris.services.maintenance.Maintenance`) ---------------------
     reindex = _to("maintenance", Maintenance.reindex)

@@ -149,6 +149,9 @@ class Hit:
     chunk_id: int | None
     source: str | None = None
     section: str | None = None  # the passage's part of the paper (SECTIONS)
+    # each leg's own score beside its rank (BM25, higher is better; cosine similarity), so
+    # a caller can fuse lists its own way; None where the hit is not in that leg's list
+    scores: dict[str, float | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary with the contract's hit fields."""

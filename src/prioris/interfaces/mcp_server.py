@@ -37,6 +37,7 @@ from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, Ser
 from prioris.interfaces.mcp.tools_citations import register_citation_tools
 from prioris.interfaces.mcp.tools_cite import register_cite_tools
 from prioris.interfaces.mcp.tools_edit import register_edit_tools
+from prioris.interfaces.mcp.tools_evidence import register_evidence_tools
 from prioris.interfaces.mcp.tools_library import register_library_tools
 from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_parse import register_parse_tools
@@ -93,6 +94,7 @@ def build_server(
     register_library_tools(server, state)
     register_cite_tools(server, state)
     register_citation_tools(server, state)
+    register_evidence_tools(server, state)
     register_edit_tools(server, state)
     register_refman_tools(server, state)
     register_snowball_tools(server, state)

@@ -41,6 +41,8 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_cite": "reader",
     "research_format_citation": "reader",
     "research_citations": "reader",
+    "research_evidence": "reader",
+    "research_cite_check": "reader",
     # writes
     "research_arxiv_fetch_full_text": "writer",
     "research_europepmc_fetch_full_text": "writer",

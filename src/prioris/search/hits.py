@@ -46,6 +46,7 @@ def build_hits(
     vec_ranks: dict[object, int],
     chunks: bool,
     mode: str,
+    leg_scores: dict[str, dict[object, float]] | None = None,
 ) -> list[Hit]:
     """A :class:`Hit` for each ranked item: its work, passage, snippet and list ranks.
 
@@ -63,10 +64,14 @@ def build_hits(
             continue
         key = item.chunk_id if chunks else item.work_id
         ranks: dict[str, int | None] = {}
+        scores: dict[str, float | None] = {}
+        legs = leg_scores or {}
         if mode in ("fts", "hybrid"):
             ranks["fts"] = fts_ranks.get(key)
+            scores["fts"] = _rounded(legs.get("fts", {}).get(key))
         if mode in ("vector", "hybrid"):
             ranks["vector"] = vec_ranks.get(key)
+            scores["vector"] = _rounded(legs.get("vector", {}).get(key))
         hits.append(
             Hit(
                 id=work.id,
@@ -82,11 +87,24 @@ def build_hits(
                 chunk_id=item.chunk_id,
                 source=work.source,
                 section=row.section,
+                scores=scores,
             )
         )
     return hits
 
 
+def _rounded(score: float | None) -> float | None:
+    return None if score is None else float(f"{float(score):.6g}")
+
+
 def list_ranks(items: list[ChunkScore], chunks: bool) -> dict[object, int]:
     """Rank (from 1) of each chunk, or each work, in one candidate list."""
     return {(c.chunk_id if chunks else c.work_id): i for i, c in enumerate(items, start=1)}
+
+
+def list_scores(items: list[ChunkScore], chunks: bool) -> dict[object, float]:
+    """Score of each chunk, or each work (its first, best, item), in one candidate list."""
+    found: dict[object, float] = {}
+    for c in items:
+        found.setdefault(c.chunk_id if chunks else c.work_id, c.score)
+    return found

@@ -207,6 +207,16 @@ class ChunkSections(Protocol):
 
 
 @runtime_checkable
+class PageSpans(Protocol):
+    """Backends that know where each PDF page of a work's text begins and ends, so a
+    sentence quoted as evidence names the page it is printed on."""
+
+    def page_spans(self, work_ids: Sequence[str]) -> dict[str, list[tuple[int, int, int]]]:
+        """``(page number, start, end)`` per PDF-indexed work, in page order."""
+        ...
+
+
+@runtime_checkable
 class WorkVectors(Protocol):
     """What a backend offers for the work score of vector search: each work's own vector
     (title + abstract). Optional: without it a work is scored by its best chunk alone."""

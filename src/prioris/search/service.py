@@ -32,7 +32,7 @@ from prioris.search import feedback, fusion
 from prioris.search import sections as passage_sections
 from prioris.search.candidates import fts_candidates, nearest_candidates
 from prioris.search.fusion_config import SHORT_QUERY_FEEDBACK, FusionConfig
-from prioris.search.hits import SearchResponse, build_hits, list_ranks
+from prioris.search.hits import SearchResponse, build_hits, list_ranks, list_scores
 from prioris.search.protocols import (
     ChunkScore,
     ChunkSections,
@@ -160,7 +160,8 @@ class SearchService:
             ordered = self._rerank(query, ordered)[:k]
         fts_ranks = list_ranks(fts_list, chunks)
         vec_ranks = list_ranks(vec_list, chunks)
-        hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode)
+        leg_scores = {"fts": list_scores(fts_list, chunks), "vector": list_scores(vec_list, chunks)}
+        hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode, leg_scores)
         left_out = self._left_out_no_year(mode, expression, filters)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(
@@ -357,6 +358,9 @@ class SearchService:
         vec_ranks: dict[object, int],
         chunks: bool,
         mode: str,
+        leg_scores: dict[str, dict[object, float]] | None = None,
     ) -> list[Hit]:
         """Hits for the ordered list; a method so benches can swap it on a copied service."""
-        return build_hits(self.backend, ordered, terms, fts_ranks, vec_ranks, chunks, mode)
+        return build_hits(
+            self.backend, ordered, terms, fts_ranks, vec_ranks, chunks, mode, leg_scores
+        )

@@ -46,18 +46,14 @@ class Searching:
         ``collections`` (any of them, subcollections included) and ``tags`` (all of them)
         too (:mod:`prioris.storage.labels`). A year filter leaves out works without a year
         (the response's ``left_out_no_year`` says how many) unless ``include_undated``."""
-        work_ids = tuple(self.catalog.resolve_work_id(i) for i in ids) if ids else None
-        if isinstance(source, str):
-            source = without_surrogates(source)
-            self.catalog.check_source(source)
-        filters = SearchFilters(
+        filters = self.filters(
             source=source,
             from_year=from_year,
             to_year=to_year,
-            work_ids=work_ids,
+            ids=ids,
             include_undated=include_undated,
-            collections=filter_names(collections, "collection"),
-            tags=filter_names(tags, "tag"),
+            collections=collections,
+            tags=tags,
         )
         # no lock: the searcher reads through its own WAL read connections
         response = self.searcher().search(
@@ -66,3 +62,30 @@ class Searching:
         hits, took = len(response.hits), response.took_ms
         log.debug("search %r: mode %s, k %d, %d hits in %.1f ms", query, mode, k, hits, took)
         return response
+
+    def filters(
+        self,
+        *,
+        source: str | None = None,
+        from_year: int | None = None,
+        to_year: int | None = None,
+        ids: Sequence[str] | None = None,
+        include_undated: bool = False,
+        collections: str | Sequence[str] | None = None,
+        tags: str | Sequence[str] | None = None,
+    ) -> SearchFilters:
+        """The search filters of the arguments, ids resolved and the source checked (also
+        what evidence searches with: :mod:`prioris.services.evidence`)."""
+        work_ids = tuple(self.catalog.resolve_work_id(i) for i in ids) if ids else None
+        if isinstance(source, str):
+            source = without_surrogates(source)
+            self.catalog.check_source(source)
+        return SearchFilters(
+            source=source,
+            from_year=from_year,
+            to_year=to_year,
+            work_ids=work_ids,
+            include_undated=include_undated,
+            collections=filter_names(collections, "collection"),
+            tags=filter_names(tags, "tag"),
+        )

@@ -198,6 +198,16 @@ def get_work(conn: Any, work_id: str) -> Work | None:
     return _from_row(row, aliases_of(conn, work_id)) if row else None
 
 
+def ids_of_year(conn: Any, year: int | None) -> list[str]:
+    """The ids of the works of one year (None: without a year), in id order: where a
+    citation key, which holds the year, is looked for."""
+    if year is None:
+        rows = conn.execute("SELECT id FROM works WHERE year IS NULL ORDER BY id")
+    else:
+        rows = conn.execute("SELECT id FROM works WHERE year = ? ORDER BY id", (year,))
+    return [r[0] for r in rows]
+
+
 def get_works(conn: Any, work_ids: Sequence[str]) -> dict[str, Work]:
     """Several works at once (aliases omitted: search hits do not need them)."""
     found: dict[str, Work] = {}

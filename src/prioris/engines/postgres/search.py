@@ -327,6 +327,24 @@ class PostgresSearchBackend:
 
         return int(self._run(run))
 
+    def page_spans(self, work_ids: Sequence[str]) -> dict[str, list[tuple[int, int, int]]]:
+        """``(number, start, end)`` of each PDF page of the works indexed from a PDF."""
+
+        def run(conn: PgConnection) -> dict[str, list[tuple[int, int, int]]]:
+            rows = conn.execute(
+                "SELECT p.work_id, p.number, p.char_start, p.char_end FROM pages p "
+                "JOIN works w ON w.id = p.work_id "
+                "WHERE w.markdown_format = 'pdf' AND p.work_id = ANY(?) "
+                "ORDER BY p.work_id, p.number",
+                (list(work_ids),),
+            ).fetchall()
+            found: dict[str, list[tuple[int, int, int]]] = {}
+            for r in rows:
+                found.setdefault(str(r[0]), []).append((int(r[1]), int(r[2]), int(r[3])))
+            return found
+
+        return dict(self._run(run)) if work_ids else {}
+
     def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:
         """Each chunk's part of the paper, so back matter ranks below a work's body."""
 

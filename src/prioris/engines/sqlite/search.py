@@ -201,6 +201,22 @@ class SqliteSearchBackend:
                 found[row[0]] = Passage(row[0], text, row[2], row[3], row[4], row[5])
         return found
 
+    def page_spans(self, work_ids: Sequence[str]) -> dict[str, list[tuple[int, int, int]]]:
+        """``(number, start, end)`` of each PDF page of the works indexed from a PDF (a
+        text without printed pages has none), so a quoted sentence names its page."""
+        found: dict[str, list[tuple[int, int, int]]] = {}
+        for batch in _batches(list(dict.fromkeys(work_ids))):
+            marks = ", ".join("?" for _ in batch)
+            for row in self.conn.execute(
+                "SELECT p.work_id, p.number, p.char_start, p.char_end FROM pages p "
+                "JOIN works w ON w.id = p.work_id "
+                f"WHERE w.markdown_format = 'pdf' AND p.work_id IN ({marks}) "
+                "ORDER BY p.work_id, p.number",
+                batch,
+            ):
+                found.setdefault(row[0], []).append((row[1], row[2], row[3]))
+        return found
+
     def sections(self, chunk_ids: Sequence[int]) -> dict[int, str]:
         """Each chunk's part of the paper, so back matter ranks below a work's body."""
         found: dict[int, str] = {}

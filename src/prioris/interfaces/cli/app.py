@@ -247,6 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 # fetch, serve, ui, the provider searches) start a library where none is.
 NEEDS_A_LIBRARY = frozenset(
     {"search", "list", "show", "delete", "status", "reindex", "export", "enrich", "edit"}
+    | {"evidence", "cite-check"}
     | {"snowball", "graph", "dismiss"}
 )
 

@@ -9,7 +9,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from prioris.interfaces.cli import edit_cmds, ingest_cmds, maintenance_cmds, read_cmds
+from prioris.interfaces.cli import (
+    edit_cmds,
+    evidence_cmds,
+    ingest_cmds,
+    maintenance_cmds,
+    read_cmds,
+)
 from prioris.interfaces.cli.context import CliContext
 
 
@@ -18,6 +24,7 @@ def register(sub: Any) -> None:
     ingest_cmds.add_ingest(sub)
     ingest_cmds.add_import(sub)
     read_cmds.add_search(sub)
+    evidence_cmds.register(sub)
     read_cmds.add_list(sub)
     read_cmds.add_show(sub)
     edit_cmds.add_edit(sub)

@@ -43,6 +43,19 @@ def add_search(sub: Any) -> None:
     )
     p.add_argument("-k", type=int, default=10, metavar="N", help="number of hits (default 10)")
     p.add_argument("--chunks", action="store_true", help="return passages, not works")
+    add_filter_flags(p)
+    p.add_argument(
+        "--syntax",
+        choices=("plain", "fts5"),
+        default="plain",
+        help="plain words (default) or a raw FTS5 expression (fts mode)",
+    )
+    add_json_flag(p)
+    p.set_defaults(func=cmd_search)
+
+
+def add_filter_flags(p: argparse.ArgumentParser) -> None:
+    """The filters a search takes (source, years, ids, collections, tags): also evidence's."""
     p.add_argument(
         "--source",
         metavar="SOURCE",
@@ -74,15 +87,7 @@ def add_search(sub: Any) -> None:
         metavar="ID",
         help="only this work; repeat for several (default: the whole library)",
     )
-    p.add_argument(
-        "--syntax",
-        choices=("plain", "fts5"),
-        default="plain",
-        help="plain words (default) or a raw FTS5 expression (fts mode)",
-    )
     add_label_flags(p)
-    add_json_flag(p)
-    p.set_defaults(func=cmd_search)
 
 
 def add_list(sub: Any) -> None:
@@ -123,19 +128,26 @@ def add_show(sub: Any) -> None:
     p.set_defaults(func=cmd_show)
 
 
+def filter_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The Library's filter arguments from :func:`add_filter_flags`' options."""
+    return {
+        "source": args.source,
+        "from_year": args.from_year,
+        "to_year": args.to_year,
+        "ids": args.ids,
+        "include_undated": args.include_undated,
+        "collections": args.collections,
+        "tags": args.tags,
+    }
+
+
 def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "mode": args.mode,
         "k": args.k,
         "chunks": args.chunks,
-        "source": args.source,
-        "from_year": args.from_year,
-        "to_year": args.to_year,
-        "ids": args.ids,
         "syntax": args.syntax,
-        "include_undated": args.include_undated,
-        "collections": args.collections,
-        "tags": args.tags,
+        **filter_kwargs(args),
     }
 
 

@@ -163,6 +163,11 @@ class HitOut(_Out):
     year: int | None
     score: float
     ranks: dict[str, int | None] = Field(description="rank in each mode's list (1 = best)")
+    scores: dict[str, float | None] = Field(
+        default={},
+        description="each mode's own score: fts BM25 (higher is better), vector cosine "
+        "similarity; null where the hit is not in that mode's list",
+    )
     snippet: str = Field(description="matched passage, matched terms marked")
     page_start: int | None
     page_end: int | None

@@ -113,6 +113,7 @@ class SearchForm:
     undated: bool = False  # keep works without a year when a year filter is set
     collection: str = ""  # a collection path (its subcollections included)
     tags: tuple[str, ...] = ()  # all of them
+    evidence: bool = False  # the sentences that state the query, not works or passages
 
     @classmethod
     def parse(cls, params: Any) -> SearchForm:
@@ -132,6 +133,7 @@ class SearchForm:
             undated=params.get("undated") in ("1", "on", "true"),
             collection=collection,
             tags=tags,
+            evidence=params.get("evidence") in ("1", "on", "true"),
         )
 
     def params(self) -> dict[str, Any]:
@@ -146,6 +148,7 @@ class SearchForm:
             "undated": self.undated or None,
             "collection": self.collection,
             "tag": list(self.tags),
+            "evidence": self.evidence or None,
         }
 
 
@@ -153,6 +156,8 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
     """The hits of ``form`` (or the error that explains why there are none)."""
     library = state_of(request).library
     started = time.perf_counter()
+    if form.evidence:
+        return await run_evidence(library, form, started)
     try:
         response = await blocking(
             library.search,
@@ -175,6 +180,33 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
         "left_out_no_year": response.left_out_no_year,
         "took_ms": response.took_ms,
         "server_ms": (time.perf_counter() - started) * 1000,
+    }
+
+
+async def run_evidence(library: Any, form: SearchForm, started: float) -> dict[str, Any]:
+    """The Evidence view of a search: the sentences that state the query, each linking to
+    the Read page with the sentence marked (:func:`read_page`'s ``start`` and ``end``)."""
+    try:
+        found = await blocking(
+            library.evidence,
+            form.q,
+            k=min(form.k, 50),
+            source=form.source or None,
+            from_year=form.from_year,
+            to_year=form.to_year,
+            include_undated=form.undated,
+            collections=form.collection or None,
+            tags=form.tags or None,
+        )
+    except PriorisError as exc:
+        return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
+    server_ms = (time.perf_counter() - started) * 1000
+    return {
+        "error": None,
+        "hits": [],
+        "evidence": found["evidence"],
+        "took_ms": server_ms,
+        "server_ms": server_ms,
     }
 
 
@@ -222,6 +254,23 @@ def _page_of(chunk: dict[str, Any], pages: list[dict[str, Any]]) -> int:
     return int(max(candidates, key=share)["number"])
 
 
+def _quote_span(params: Any) -> tuple[int, int] | None:
+    """``start``/``end`` of a quoted sentence in the work's text, when both are given."""
+    start, end = int_param(params, "start"), int_param(params, "end")
+    if start is None or end is None or end <= start:
+        return None
+    return start, end
+
+
+def _page_at(quote: tuple[int, int] | None, pages: list[dict[str, Any]]) -> int:
+    """The page a quoted sentence starts on (page 1 without one)."""
+    if quote is not None:
+        for span in pages:
+            if span["char_start"] <= quote[0] < span["char_end"]:
+                return int(span["number"])
+    return 1
+
+
 READ_REFERENCES = 500  # entries the Read page lists (the count says how many there are)
 READ_CITATIONS = 200  # works of the library it cites / that cite it, listed
 
@@ -242,7 +291,9 @@ async def read_page(request: Request) -> Response:
         if chunk is not None and chunk["work_id"] != work.id:
             chunk = None
     wanted = int_param(params, "page")
-    number = wanted or (_page_of(chunk, pages) if chunk else 1)
+    # a quoted sentence (the Evidence view): its characters, marked on the page they start on
+    quote = _quote_span(params)
+    number = wanted or (_page_of(chunk, pages) if chunk else _page_at(quote, pages))
     notice = None
     if pages and not 1 <= number <= len(pages):
         notice = f"There is no page {number}; showing page 1 of {len(pages)}."
@@ -250,9 +301,10 @@ async def read_page(request: Request) -> Response:
     view = await blocking(library.show, work.id, page=number) if pages else None
     span = pages[number - 1] if pages else None
     passage = None
-    if chunk and view and span:
-        start = max(chunk["char_start"], span["char_start"]) - view["offset"]
-        end = min(chunk["char_end"], span["char_end"]) - view["offset"]
+    marked = (chunk["char_start"], chunk["char_end"]) if chunk else quote
+    if marked and view and span:
+        start = max(marked[0], span["char_start"]) - view["offset"]
+        end = min(marked[1], span["char_end"]) - view["offset"]
         if start < end:
             passage = (start, end)
     _, documents = await blocking(library.original, work.id)
@@ -291,6 +343,7 @@ async def read_page(request: Request) -> Response:
         view=view,
         span=span,
         chunk=chunk,
+        quote=quote,
         passage=passage,
         documents=documents,
         pdf=pdf,

@@ -106,5 +106,14 @@ def query_string(params: dict[str, Any], **changes: Any) -> str:
     return "?" + urlencode(pairs) if pairs else ""
 
 
-def read_url(work_id: str, page: int | None = None, chunk: int | None = None) -> str:
-    return "/read" + query_string({"id": work_id, "page": page, "chunk": chunk})
+def read_url(
+    work_id: str,
+    page: int | None = None,
+    chunk: int | None = None,
+    start: int | None = None,
+    end: int | None = None,
+) -> str:
+    """The Read page of a work: at a page, a search hit's passage or a quoted sentence's
+    characters ``start:end`` (each marked on its page)."""
+    query = {"id": work_id, "page": page, "chunk": chunk, "start": start, "end": end}
+    return "/read" + query_string(query)

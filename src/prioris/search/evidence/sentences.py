@@ -70,3 +70,58 @@ def _append(sentences: list[Sentence], text: str, start: int, end: int) -> None:
         end -= 1
     if start < end:
         sentences.append(Sentence(start, end, text[start:end]))
+
+
+# lines that are not prose: a heading, a table row, an image, an HTML tag
+_NOT_PROSE = re.compile(r"[ \t]*(?:#{1,6}\s|\||!\[|<)")
+# a list item's marker, left out of the item's sentences
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+\u2022]|\d{1,3}[.)])[ \t]+")
+MIN_WORDS = 4  # fewer words is a label, a caption number or a heading, not a claim
+
+
+def quotable_sentences(text: str) -> list[Sentence]:
+    """The sentences of a passage an agent may quote: prose only, never across a paragraph
+    or heading (a heading has no full stop, so the plain splitter would glue it to the
+    first sentence under it), without headings, table rows, images or markup lines, and
+    without fragments of fewer than :data:`MIN_WORDS` words or mostly not letters
+    (equations, numbers of a table flattened into text)."""
+    out: list[Sentence] = []
+    for begin, end in _prose_blocks(text):
+        for s in split_sentences(text[begin:end]):
+            if _is_prose(s.text):
+                out.append(Sentence(begin + s.start, begin + s.end, s.text))
+    return out
+
+
+def _prose_blocks(text: str) -> list[tuple[int, int]]:
+    """Spans of paragraphs and list items: blank lines and non-prose lines end a block,
+    a list marker starts one (after the marker)."""
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    position = 0
+    for line in text.splitlines(keepends=True):
+        line_start, position = position, position + len(line)
+        body = line.rstrip("\r\n")
+        if not body.strip() or _NOT_PROSE.match(body):
+            if start is not None:
+                blocks.append((start, line_start))
+            start = None
+            continue
+        marker = _LIST_MARKER.match(body)
+        if marker is not None:
+            if start is not None:
+                blocks.append((start, line_start))
+            start = line_start + marker.end()
+        elif start is None:
+            start = line_start
+    if start is not None:
+        blocks.append((start, len(text)))
+    return blocks
+
+
+def _is_prose(text: str) -> bool:
+    words = text.split()
+    if len(words) < MIN_WORDS:
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    return letters >= 0.5 * len(text.replace(" ", ""))
