@@ -111,6 +111,32 @@ def test_stdio_server_end_to_end(tmp_path: Path, data_dir: Path) -> None:
                 out["discovery"] = await client.call_tool(
                     "research_discovery", {"text": "bee communication"}
                 )
+                # evidence with the real model: the sentence, its page, a citation check
+                out["evidence"] = data(
+                    await client.call_tool(
+                        "research_evidence",
+                        {"claim": "pesticides and mites are linked to colony collapse", "k": 2},
+                    )
+                )
+                out["check"] = data(
+                    await client.call_tool(
+                        "research_cite_check",
+                        {
+                            "claim": "Bees decode the dance angle relative to the sun.",
+                            "work": out["stored"]["id"],
+                        },
+                    )
+                )
+                out["refused"] = data(
+                    await client.call_tool(
+                        "research_cite_check",
+                        {
+                            "claim": "Quantum error correction needs surface codes.",
+                            "work": out["stored"]["id"],
+                        },
+                    )
+                )
+                out["tools"] = {t.name: t for t in (await client.list_tools()).tools}
         return out
 
     out = anyio.run(main)
@@ -130,3 +156,12 @@ def test_stdio_server_end_to_end(tmp_path: Path, data_dir: Path) -> None:
     assert error(out["bad_fts5"]).startswith("invalid_request:")
     assert error(out["not_pdf"]).startswith("invalid_request: not a PDF")
     assert error(out["discovery"]).startswith("configuration_error:")
+    best = out["evidence"]["evidence"][0]
+    assert best["sentence"].startswith("Colony collapse has been linked to pesticides")
+    assert best["page"] == 2 and best["work_id"] == stored["id"]
+    assert out["check"]["found"] is True and out["check"]["page"] == 1
+    assert "relative to the sun" in out["check"]["sentence"]
+    assert out["refused"]["found"] is False
+    for name in ("research_evidence", "research_cite_check"):
+        schema = out["tools"][name].output_schema
+        assert schema and "properties" in schema, name
