@@ -37,6 +37,7 @@ from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, Ser
 from prioris.interfaces.mcp.tools_citations import register_citation_tools
 from prioris.interfaces.mcp.tools_cite import register_cite_tools
 from prioris.interfaces.mcp.tools_edit import register_edit_tools
+from prioris.interfaces.mcp.tools_labels import register_label_tools
 from prioris.interfaces.mcp.tools_library import register_library_tools
 from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_parse import register_parse_tools
@@ -94,6 +95,7 @@ def build_server(
     register_cite_tools(server, state)
     register_citation_tools(server, state)
     register_edit_tools(server, state)
+    register_label_tools(server, state)
     register_refman_tools(server, state)
     register_snowball_tools(server, state)
     register_resources(server, state)

@@ -32,6 +32,7 @@ from prioris.interfaces.http_guard import is_loopback
 from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.web import (
     accounts_web,
+    api_labels,
     api,
     edit,
     library_pages,
@@ -147,6 +148,7 @@ def build_app(
         *library_pages.ROUTES,
         *api.ROUTES,
         *edit.ROUTES,
+        *api_labels.ROUTES,
         *snowball_view.ROUTES,
         *accounts_web.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
