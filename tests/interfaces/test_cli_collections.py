@@ -40,8 +40,14 @@ def as_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
 def stocked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Path:
     records = tmp_path / "r.jsonl"
     rows = [
-        {"_id": "a", "title": "Glacier retreat", "text": "glaciers retreat in the Alps",
-         "collections": ["Alps / Ice"], "tags": ["ice"], "metadata": {}},
+        {
+            "_id": "a",
+            "title": "Glacier retreat",
+            "text": "glaciers retreat in the Alps",
+            "collections": ["Alps / Ice"],
+            "tags": ["ice"],
+            "metadata": {},
+        },
         {"_id": "b", "title": "Glacier flow", "text": "glaciers flow downhill"},
         {"_id": "c", "title": "Desert dunes", "text": "sand dunes migrate"},
     ]
@@ -65,7 +71,9 @@ def test_collections_and_tags_from_the_command_line(
     assert added == {"collection": "Reading / Week 1", "added": ["a", "b"], "already": []}
     code, _, err = run(capsys, "collection", "add", "Week 1", "a", "nope")
     assert code == 1 and "error [not_found]: no work 'nope'" in err
-    tagged = as_json(capsys, "tag", "add", "Cold", "--search", "glaciers", "--mode", "fts", "-k", "5")
+    tagged = as_json(
+        capsys, "tag", "add", "Cold", "--search", "glaciers", "--mode", "fts", "-k", "5"
+    )
     assert sorted(tagged["added"]) == ["a", "b"]
     code, _, err = run(capsys, "tag", "add", "Cold", "a", "--search", "glaciers")
     assert code == 2 and "not both" in err
@@ -83,9 +91,13 @@ def test_collections_and_tags_from_the_command_line(
     assert "     2  Reading / Week 1  (user)" in out.splitlines()
 
     # the filters of search and list see them
-    hits = as_json(capsys, "search", "glaciers", "--mode", "fts", "--tag", "cold", "--collection", "week 1")
+    hits = as_json(
+        capsys, "search", "glaciers", "--mode", "fts", "--tag", "cold", "--collection", "week 1"
+    )
     assert {h["id"] for h in hits["hits"]} == {"a", "b"}
-    assert [w["id"] for w in as_json(capsys, "list", "--tag", "ICE", "--tag", "cold")["works"]] == ["a"]
+    assert [w["id"] for w in as_json(capsys, "list", "--tag", "ICE", "--tag", "cold")["works"]] == [
+        "a"
+    ]
 
     code, out, _ = run(capsys, "tag", "remove", "ice", "a", "b")
     assert code == 0 and out.startswith("#ice: 1 work(s) removed (a), 1 did not have it")

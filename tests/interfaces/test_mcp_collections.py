@@ -49,7 +49,9 @@ def test_collections_and_tags_through_mcp(library: Any) -> None:
         out["create"] = data(await call(EDIT, action="create", name="Ferns", parent="botany"))
         out["add"] = data(await call(EDIT, action="add", name="ferns", ids=["b", "c"]))
         out["unknown_id"] = await call(EDIT, action="add", name="Ferns", ids=["zz"])
-        out["tag"] = data(await call(TAG, action="add", tag="Spores", search="fronds", k=2, mode="fts"))
+        out["tag"] = data(
+            await call(TAG, action="add", tag="Spores", search="fronds", k=2, mode="fts")
+        )
         out["untag"] = data(await call(TAG, action="remove", tag="GREEN", ids=["a"]))
         out["listed"] = data(await call(LIST))
         out["search"] = data(
@@ -57,7 +59,9 @@ def test_collections_and_tags_through_mcp(library: Any) -> None:
                 "research_search_fetched", query="ferns", mode="fts", collection="Botany / Ferns"
             )
         )
-        out["rename"] = data(await call(EDIT, action="rename", name="Ferns", new_name="Pteridophytes"))
+        out["rename"] = data(
+            await call(EDIT, action="rename", name="Ferns", new_name="Pteridophytes")
+        )
         out["no_new_name"] = await call(EDIT, action="rename", name="Botany")
         out["managed"] = await call(EDIT, action="delete", name="Botany")
         out["remove"] = data(await call(EDIT, action="remove", name="Pteridophytes", ids=["b"]))
@@ -130,7 +134,10 @@ def test_collections_over_stdio(tmp_path: Path, data_dir: Path) -> None:
         tmp_path / "ferns.pdf", "Fern spores", ["Ferns spread by spores released from sori."]
     )
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "prioris", "serve"], env=_env(data_dir), cwd=str(tmp_path)
+        command=sys.executable,
+        args=["-m", "prioris", "serve"],
+        env=_env(data_dir),
+        cwd=str(tmp_path),
     )
 
     async def main() -> dict[str, Any]:
@@ -144,18 +151,29 @@ def test_collections_over_stdio(tmp_path: Path, data_dir: Path) -> None:
                     )
                 )
                 out["id"] = stored["id"]
-                out["create"] = data(await client.call_tool(EDIT, {"action": "create", "name": "Reading"}))
+                out["create"] = data(
+                    await client.call_tool(EDIT, {"action": "create", "name": "Reading"})
+                )
                 out["add"] = data(
-                    await client.call_tool(EDIT, {"action": "add", "name": "reading", "ids": [stored["id"]]})
+                    await client.call_tool(
+                        EDIT, {"action": "add", "name": "reading", "ids": [stored["id"]]}
+                    )
                 )
                 out["tag"] = data(
-                    await client.call_tool(TAG, {"action": "add", "tag": "spores", "search": "fern spores"})
+                    await client.call_tool(
+                        TAG, {"action": "add", "tag": "spores", "search": "fern spores"}
+                    )
                 )
                 out["listed"] = data(await client.call_tool(LIST, {}))
                 out["found"] = data(
                     await client.call_tool(
                         "research_search_fetched",
-                        {"query": "spores", "mode": "hybrid", "collection": "Reading", "tag": "SPORES"},
+                        {
+                            "query": "spores",
+                            "mode": "hybrid",
+                            "collection": "Reading",
+                            "tag": "SPORES",
+                        },
                     )
                 )
         return out

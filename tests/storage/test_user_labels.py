@@ -47,7 +47,9 @@ def stocked(library):  # type: ignore[no-untyped-def]
 def rows(library: Any, table: str) -> set[tuple[str, str, str]]:
     column = "path" if table == "work_collections" else "tag"
     with library.lock:
-        return {tuple(r) for r in library.conn.execute(f"SELECT work_id, source, {column} FROM {table}")}
+        return {
+            tuple(r) for r in library.conn.execute(f"SELECT work_id, source, {column} FROM {table}")
+        }
 
 
 def by_path(library: Any) -> dict[str, dict[str, Any]]:
@@ -91,7 +93,11 @@ def test_create_add_remove_beside_imported_labels_and_a_resync(stocked: Library)
     # tags: the library's spelling kept, the user's row beside Zotero's
     assert lib.add_tag("ml", ["a", "c"]) == {"tag": "ML", "added": ["c"], "already": ["a"]}
     assert lib.add_tag("to-read", ["c", "d"])["added"] == ["c", "d"]
-    assert rows(lib, "work_tags") >= {("a", "user", "ML"), ("a", "zotero", "ML"), ("c", "user", "ML")}
+    assert rows(lib, "work_tags") >= {
+        ("a", "user", "ML"),
+        ("a", "zotero", "ML"),
+        ("c", "user", "ML"),
+    }
 
     # a re-sync of Zotero replaces Zotero's labels only
     sync(lib, "a", "zotero", ["Thesis / Chapter 3"], [])
@@ -144,7 +150,9 @@ def test_rename_and_delete_follow_subcollections_and_spare_a_managers(stocked: L
     lib.create_collection("Projects / Moss / Plots")
     lib.add_to_collection("Projects / Moss", ["c"])
     lib.add_to_collection("Plots", ["d"])
-    lib.import_records([{"_id": "e", "title": "Imported", "text": "x", "collections": ["Projects"]}])
+    lib.import_records(
+        [{"_id": "e", "title": "Imported", "text": "x", "collections": ["Projects"]}]
+    )
     renamed = lib.rename_collection("moss", "Bryophytes")
     assert renamed == {"collection": "Projects / Moss", "renamed_to": "Projects / Bryophytes"}
     paths = by_path(lib)
@@ -174,13 +182,22 @@ def test_rename_and_delete_follow_subcollections_and_spare_a_managers(stocked: L
     assert set(by_path(lib)) == {"Reading", "Reading / Chapter 2", "Thesis", "Thesis / Chapter 2"}
 
 
-def test_jsonl_import_labels_are_replaced_by_a_reimport_and_keep_the_users(library: Library) -> None:
-    record = {"_id": "w", "title": "Tundra", "text": "tundra soils", "collections": ["Arctic/Soils"]}
+def test_jsonl_import_labels_are_replaced_by_a_reimport_and_keep_the_users(
+    library: Library,
+) -> None:
+    record = {
+        "_id": "w",
+        "title": "Tundra",
+        "text": "tundra soils",
+        "collections": ["Arctic/Soils"],
+    }
     summary = library.import_records([{**record, "tags": "permafrost"}])
     assert not summary.failed
     assert library.labels("w") == {"collections": ["Arctic / Soils"], "tags": ["permafrost"]}
     library.add_tag("mine", ["w"])
-    library.import_records([{**record, "collections": ["Arctic"]}])  # same text: skipped, relabelled
+    library.import_records(
+        [{**record, "collections": ["Arctic"]}]
+    )  # same text: skipped, relabelled
     assert library.labels("w") == {"collections": ["Arctic"], "tags": ["mine", "permafrost"]}
     library.import_records([{**record, "collections": [], "tags": []}])
     assert library.labels("w") == {"collections": [], "tags": ["mine"]}

@@ -103,9 +103,10 @@ def set_labels(
     tags: Sequence[str] | None,
 ) -> bool:
     """Replace ``source``'s collections and tags of a work (other sources' stay; a kind
-    given as None stays as it is); returns whether anything changed. Runs inside the caller's transaction; labels for
-    an unknown work are not_found. An unchanged work costs one read (a re-sync of a large library
-    changes few), a changed one a read per row added or removed besides."""
+    given as None stays as it is); returns whether anything changed. Runs inside the
+    caller's transaction; labels for an unknown work are not_found. An unchanged work costs
+    one read (a re-sync of a large library changes few), a changed one a read per row added
+    or removed besides."""
     stored: dict[str, set[str]] = {"collections": set(), "tags": set()}
     for kind, value in conn.execute(
         "SELECT 'collections', path FROM work_collections WHERE work_id = ? AND source = ? "

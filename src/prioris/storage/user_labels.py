@@ -141,9 +141,7 @@ def collection_list(conn: Any) -> list[dict[str, Any]]:
     made = {fold_path(r[0]) for r in conn.execute("SELECT path FROM user_collections")}
     members: dict[str, set[str]] = {k: set() for k in known}
     origins: dict[str, set[str]] = {k: set() for k in known}
-    for work_id, path, source in conn.execute(
-        "SELECT work_id, path, source FROM work_collections"
-    ):
+    for work_id, path, source in conn.execute("SELECT work_id, path, source FROM work_collections"):
         key = fold_path(path)
         for each in [*_parents(key), key]:
             if each in members:
@@ -250,9 +248,7 @@ def delete_collection(conn: Any, name: str) -> dict[str, Any]:
     for stored in sorted(origins):
         works |= {
             r[0]
-            for r in conn.execute(
-                "SELECT work_id FROM work_collections WHERE path = ?", (stored,)
-            )
+            for r in conn.execute("SELECT work_id FROM work_collections WHERE path = ?", (stored,))
         }
         conn.execute("DELETE FROM work_collections WHERE path = ?", (stored,))
     gone = [
@@ -288,7 +284,11 @@ def _holding(
 
 def _spellings(conn: Any, table: str, column: str, key: Any, wanted: str) -> list[str]:
     return sorted(
-        {r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table}") if key(r[0]) == wanted}
+        {
+            r[0]
+            for r in conn.execute(f"SELECT DISTINCT {column} FROM {table}")
+            if key(r[0]) == wanted
+        }
     )
 
 
@@ -341,7 +341,10 @@ def add_to_collection(conn: Any, name: str, work_ids: Sequence[str]) -> dict[str
 def remove_from_collection(conn: Any, name: str, work_ids: Sequence[str]) -> dict[str, Any]:
     """Take the works out of collection ``name`` itself (not its subcollections)."""
     path = resolve_collection(conn, name)
-    return {"collection": path, **_remove(conn, "work_collections", "path", path, _unique(work_ids))}
+    return {
+        "collection": path,
+        **_remove(conn, "work_collections", "path", path, _unique(work_ids)),
+    }
 
 
 def _tag_spelling(conn: Any, tag: str) -> str:

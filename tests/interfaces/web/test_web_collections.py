@@ -50,12 +50,18 @@ def test_api_routes(stocked: Library) -> None:
         "created": True,
     }
     added = client.post(
-        "/api/collections", json={"action": "add", "name": "marine", "ids": ["reef", "kelp"]}, headers=CSRF
+        "/api/collections",
+        json={"action": "add", "name": "marine", "ids": ["reef", "kelp"]},
+        headers=CSRF,
     )
     assert added.json()["added"] == ["reef", "kelp"]
-    tagged = client.post("/api/tags", json={"action": "add", "tag": "warm", "ids": ["reef"]}, headers=CSRF)
+    tagged = client.post(
+        "/api/tags", json={"action": "add", "tag": "warm", "ids": ["reef"]}, headers=CSRF
+    )
     assert tagged.json() == {"action": "add", "tag": "warm", "added": ["reef"], "already": []}
-    kept = client.post("/api/tags", json={"action": "remove", "tag": "Cold", "ids": ["kelp"]}, headers=CSRF)
+    kept = client.post(
+        "/api/tags", json={"action": "remove", "tag": "Cold", "ids": ["kelp"]}, headers=CSRF
+    )
     assert kept.json()["kept"] == [{"id": "kelp", "origins": ["zotero"]}]
     listed = client.get("/api/collections").json()
     assert [c["path"] for c in listed["collections"]] == ["Ocean", "Ocean / Marine"]
@@ -88,14 +94,18 @@ def test_accounts_a_reader_may_not_label_a_writer_may(library: Library) -> None:
         clients = {}
         for role, token in tokens.items():
             clients[role] = TestClient(app, base_url=BASE)
-            assert clients[role].post("/login", json={"token": token}, headers=CSRF).status_code == 200
+            assert (
+                clients[role].post("/login", json={"token": token}, headers=CSRF).status_code == 200
+            )
         reader = clients["reader"]
         assert reader.get("/api/collections").status_code == 200  # reading is a read
         assert 'id="collection-add"' not in reader.get("/library").text  # no bar for a reader
         body = {"action": "add", "tag": "x", "ids": ["w"]}
         refused = reader.post("/api/tags", json=body, headers=CSRF)
         assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
-        refused = reader.post("/api/collections", json={"action": "create", "name": "R"}, headers=CSRF)
+        refused = reader.post(
+            "/api/collections", json={"action": "create", "name": "R"}, headers=CSRF
+        )
         assert refused.status_code == 403
         assert library.labels("w") == {"collections": [], "tags": []}
         writer = clients["writer"]
@@ -121,7 +131,8 @@ def test_library_page_makes_a_collection_and_labels_ticked_works(
         page.click("#collection-new")
         page.fill("#new-collection-name", "Ocean")
         page.click("#new-collection-ok")
-        until(page, "document.getElementById('new-collection-error').textContent.includes('exists already')")
+        shown = "document.getElementById('new-collection-error').textContent"
+        until(page, f"{shown}.includes('exists already')")
         assert page.locator("#new-collection").is_visible()  # stays open to correct
         assert all("400" in e for e in page.errors)  # the refused create's answer, logged
         page.errors.clear()
@@ -129,7 +140,10 @@ def test_library_page_makes_a_collection_and_labels_ticked_works(
         page.select_option("#new-collection-parent", "Ocean")
         page.click("#new-collection-ok")
         until(page, "document.getElementById('label-status').textContent.includes('created')")
-        assert [c["path"] for c in stocked.list_collections()] == ["Ocean", "Ocean / Reefs and kelp"]
+        assert [c["path"] for c in stocked.list_collections()] == [
+            "Ocean",
+            "Ocean / Reefs and kelp",
+        ]
 
         # tick two works, put them in it, tag them
         page.check("tr[data-id=reef] input.pick")

@@ -129,7 +129,9 @@ def register_label_tools(server: PriorisMCPServer, state: ServerState) -> None:
                 return library.rename_collection(name, new_name)
             if action == "delete":
                 return library.delete_collection(name)
-            change = library.add_to_collection if action == "add" else library.remove_from_collection
+            change = (
+                library.add_to_collection if action == "add" else library.remove_from_collection
+            )
             return change(name, **_works(ids, search, k, mode))
 
         return LabelChangeOut.model_validate({"action": action, **await blocking(run)})

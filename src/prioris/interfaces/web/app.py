@@ -32,8 +32,8 @@ from prioris.interfaces.http_guard import is_loopback
 from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.web import (
     accounts_web,
-    api_labels,
     api,
+    api_labels,
     edit,
     library_pages,
     pages,
