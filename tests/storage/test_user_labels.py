@@ -237,3 +237,24 @@ def test_a_library_made_before_migrates_with_its_labels_imported(settings: Any) 
         lib.add_tag("new", ["a"])
         sync(lib, "a", "bibtex", ["Old shelf"], [])  # the BibTeX file re-imported
         assert lib.labels("a") == {"collections": ["Old shelf"], "tags": ["new"]}
+
+
+def test_migrate_to_carries_the_collections_made_here(pg_url: str, tmp_path: Any) -> None:
+    from prioris.config import load_settings
+    from prioris.library import migrate_library
+
+    source = load_settings({}).with_library(tmp_path / "source.sqlite")
+    with Library.open(source, embedder=FakeEmbedder()) as lib:
+        lib.import_records([{"_id": "a", "title": "Peat", "text": "peat bogs"}])
+        lib.create_collection("Empty / Still empty")
+        lib.create_collection("Bogs")
+        lib.add_to_collection("Bogs", ["a"])
+        lib.add_tag("wet", ["a"])
+        before = lib.list_collections()
+    migrate_library(source, pg_url)
+    migrate_library(source, pg_url)  # resumed: nothing twice
+    with Library.open(load_settings({}).with_library(pg_url), embedder=FakeEmbedder()) as copy:
+        assert copy.list_collections() == before
+        assert copy.labels("a") == {"collections": ["Bogs"], "tags": ["wet"]}
+        copy.remove_tag("wet", ["a"])  # still the user's own on the other engine
+        assert copy.labels("a")["tags"] == []
