@@ -215,6 +215,14 @@ class Composition:
         return Catalog(self.conn, self.lock, embedder=self.embedder, storage=self.storage)
 
     @_part
+    def labelling(self) -> Any:
+        """Collections and tags made in Prioris."""
+        from prioris.services.labelling import Labelling
+
+        search = lambda query, **options: self.searching.search(query, **options)  # noqa: E731
+        return Labelling(self.conn, self.lock, self.catalog.resolve_work_id, search, self.now)
+
+    @_part
     def stored_text(self) -> Any:
         """A stored work's text page by page."""
         from prioris.services.reading import StoredText

@@ -29,6 +29,7 @@ from prioris.services.editing import Editor
 from prioris.services.enriching import Enriching
 from prioris.services.evidence import EvidenceService
 from prioris.services.fetching import Fetcher
+from prioris.services.labelling import Labelling
 from prioris.services.maintenance import Maintenance
 from prioris.services.openalex_access import OpenAlexAccess
 from prioris.services.refimport import RefImports
@@ -193,6 +194,16 @@ class Library:
     tag_counts = _to("catalog", Catalog.tag_counts)
     unmatched_labels = _to("catalog", Catalog.unmatched_labels)
     page_image = _to("catalog", Catalog.page_image)
+
+    # -- collections and tags made in Prioris (:class:`~prioris.services.labelling.Labelling`)
+    list_collections = _to("labelling", Labelling.list_collections)
+    create_collection = _to("labelling", Labelling.create_collection)
+    rename_collection = _to("labelling", Labelling.rename_collection)
+    delete_collection = _to("labelling", Labelling.delete_collection)
+    add_to_collection = _to("labelling", Labelling.add_to_collection)
+    remove_from_collection = _to("labelling", Labelling.remove_from_collection)
+    add_tag = _to("labelling", Labelling.add_tag)
+    remove_tag = _to("labelling", Labelling.remove_tag)
 
     # -- accounts, roles and the audit log (:class:`~prioris.services.accounts.Accounts`)
     add_account = _to("accounts_service", Accounts.add)

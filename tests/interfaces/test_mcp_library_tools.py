@@ -57,6 +57,10 @@ TOOLS = {
     "research_import_references",
     "research_discovery_snowball",
     "research_dismiss_candidate",
+    # issue 37's collections and tags made in Prioris
+    "research_collections",
+    "research_edit_collection",
+    "research_tag_works",
 }
 
 

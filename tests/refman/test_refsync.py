@@ -332,3 +332,37 @@ def test_two_syncs_at_once_store_each_item_once(settings, tmp_path):
             lib.close()
     assert count == 12
     assert all(not r.failed for r in reports)  # type: ignore[attr-defined]
+
+
+def test_a_resync_keeps_the_collections_and_tags_the_user_added(library):
+    """What the user adds in Prioris lives beside Zotero's labels: a re-sync replaces
+    Zotero's only, and an item gone from Zotero leaves its work when the user labelled it."""
+    first = [item("AAAA1111", "Kept by the user"), item("BBBB2222", "Not labelled here")]
+    library.refsync.sync("zotero", first, complete=True)
+    work_id = library.resolve_work_id("zotero:AAAA1111")
+    other = library.resolve_work_id("zotero:BBBB2222")
+    library.create_collection("Mine")
+    library.add_to_collection("Mine", ["zotero:AAAA1111"])
+    library.add_to_collection("Thesis / Chapter 2", ["zotero:AAAA1111"])  # Zotero's, too
+    library.add_tag("starred", ["zotero:AAAA1111"])
+    moved = item("AAAA1111", "Kept by the user", collections=("Reading list",), tags=("lakes",))
+    assert library.refsync.sync("zotero", [moved, first[1]], complete=True).updated == 1
+    assert library.labels(work_id) == {
+        "collections": ["Mine", "Reading list", "Thesis / Chapter 2"],
+        "tags": ["lakes", "starred"],
+    }
+    origins = {c["path"]: c["origins"] for c in library.list_collections()}
+    assert origins["Thesis / Chapter 2"] == ["user", "zotero"]  # the other item's, Zotero's
+    assert origins["Reading list"] == ["zotero"]
+    # both items leave Zotero: the labelled one's work stays, with the user's labels only
+    report = library.refsync.sync("zotero", [], complete=True)
+    assert report.removed == 2
+    assert library.get_work(work_id).id == work_id
+    assert library.labels(work_id) == {
+        "collections": ["Mine", "Thesis / Chapter 2"],
+        "tags": ["starred"],
+    }
+    with pytest.raises(Exception, match="no work"):
+        library.get_work(other)
+    origins = {c["path"]: c["origins"] for c in library.list_collections()}
+    assert origins == {"Mine": ["user"], "Thesis": ["user"], "Thesis / Chapter 2": ["user"]}

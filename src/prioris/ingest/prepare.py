@@ -248,6 +248,9 @@ class Preparer:
             parser_version="text-1",
         )
         stored = self.already_stored(document.sha256) is not None
-        return self.prepare_pages(
+        prepared = self.prepare_pages(
             work, [Page(1, markdown)], document=document, content=content, chunk=not stored
         )
+        if valid.collections is not None or valid.tags is not None:
+            prepared.labels = {"collections": valid.collections, "tags": valid.tags}
+        return prepared

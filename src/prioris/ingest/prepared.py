@@ -88,6 +88,9 @@ class Prepared:
     result: IngestResult = field(default_factory=lambda: IngestResult(id=""))
     records: dict[str, Any] = field(default_factory=dict)
     """Per-source records kept beside the work (``printed``, a provider's name)."""
+    labels: dict[str, list[str] | None] | None = None
+    """A JSONL record's ``{"collections", "tags"}`` (each None when the record does not
+    give it), stored as the import's labels of the work however its text is stored."""
     replace: bool = False  # bytes already stored: replace their parse (ingest --force)
     chunked: bool = True
     """False for a record whose bytes were already stored when it was prepared: its chunks

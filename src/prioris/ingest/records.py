@@ -1,5 +1,9 @@
 """One imported JSONL record, validated: what ``prioris import`` accepts and why a line fails.
 
+Besides the work, a record may say which ``collections`` (paths, ``"A / B"``) and ``tags``
+the work has: they are stored as the import's labels (origin ``import``), replaced by a
+later import of the same record that gives them.
+
 A JSONL file is user data of any provenance (BEIR corpora, exports, hand edits), so each
 record is checked by :class:`ImportRecord` before anything is stored: the types of every
 field the pipeline reads, a plausible year, and text that SQLite and UTF-8 can hold (lone
@@ -18,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 
@@ -26,6 +31,9 @@ from prioris.strings import without_surrogates as clean_text
 
 MIN_YEAR, MAX_YEAR = 1, 9999
 _DIGITS = re.compile(r"[0-9]{1,4}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+MAX_LABELS = 200  # collections or tags of one record
+MAX_LABEL_CHARS = 1000
 NO_DATE = frozenset({"n.d.", "n.d", "nd", "s.d.", "no date", "unknown", "n/a"})
 
 
@@ -53,6 +61,10 @@ class ImportRecord(BaseModel):
     venue: str | None = None
     source: str | None = None
     metadata: dict[str, Any] | None = None
+    collections: list[str] | None = None
+    """The collections the work is in (paths as ``"Thesis / Chapter 2"``); None: not given,
+    so a re-import leaves the ones an earlier import gave."""
+    tags: list[str] | None = None
 
     @field_validator("id", mode="before")
     @classmethod
@@ -92,6 +104,26 @@ class ImportRecord(BaseModel):
         if not MIN_YEAR <= value <= MAX_YEAR:
             raise ValueError(f"must be between {MIN_YEAR} and {MAX_YEAR}")
         return value
+
+    @field_validator("collections", "tags", mode="before")
+    @classmethod
+    def _label_list(cls, value: Any, info: ValidationInfo) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError("must be a list of names")
+        if len(value) > MAX_LABELS:
+            raise ValueError(f"at most {MAX_LABELS} names")
+        if any(len(v) > MAX_LABEL_CHARS for v in value):
+            raise ValueError(f"a name is at most {MAX_LABEL_CHARS} characters")
+        names = [" ".join(clean_text(v).split()) for v in value if v.strip()]
+        if info.field_name == "collections":  # "A/B" and "A / B" are one path
+            names = [" / ".join(s.strip() for s in n.split("/") if s.strip()) for n in names]
+        if any(_CONTROL.search(n) for n in names):
+            raise ValueError("a name must not hold control characters")
+        return [n for n in names if n]
 
     @field_validator("title", "text", "abstract", "venue", "source", "authors", "metadata")
     @classmethod

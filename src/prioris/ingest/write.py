@@ -25,6 +25,7 @@ from prioris.models import Work
 from prioris.provenance import origin_of_source, record_of
 from prioris.storage import chunks as chunk_store
 from prioris.storage import documents as document_store
+from prioris.storage import labels as label_store
 from prioris.storage import records as record_store
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage import works as work_store
@@ -82,6 +83,8 @@ class Writer:
         conn.execute("BEGIN IMMEDIATE")
         try:
             result = self._write(item, self.now())
+            if item.labels is not None:  # a JSONL record's collections and tags
+                label_store.set_labels(conn, result.id, "import", **item.labels)
             self._keep_work_vector(result.id)  # a merged title or abstract dropped it
             if result.status != "skipped":
                 link_references_to(conn, result.id)  # the library's references to it

@@ -38,6 +38,7 @@ from prioris.interfaces.mcp.tools_citations import register_citation_tools
 from prioris.interfaces.mcp.tools_cite import register_cite_tools
 from prioris.interfaces.mcp.tools_edit import register_edit_tools
 from prioris.interfaces.mcp.tools_evidence import register_evidence_tools
+from prioris.interfaces.mcp.tools_labels import register_label_tools
 from prioris.interfaces.mcp.tools_library import register_library_tools
 from prioris.interfaces.mcp.tools_lookup import register_lookup_tools
 from prioris.interfaces.mcp.tools_parse import register_parse_tools
@@ -96,6 +97,7 @@ def build_server(
     register_citation_tools(server, state)
     register_evidence_tools(server, state)
     register_edit_tools(server, state)
+    register_label_tools(server, state)
     register_refman_tools(server, state)
     register_snowball_tools(server, state)
     register_resources(server, state)

@@ -4,7 +4,7 @@ Roles are ordered reader < writer < admin (:func:`prioris.services.accounts.role
 
 * reader: search, read, list, show, cite, export, and remote lookups that store nothing;
 * writer: also ingest, fetch, upload, edit, sync (Zotero, reference files), delete,
-  reindex, dismiss;
+  reindex, dismiss, make collections and tags and put works in them or take them out;
 * admin: also manage accounts, read the audit log and compact the library file.
 
 :data:`MCP_TOOL_ROLES` names the role every MCP tool needs and :data:`WEB_POST_ROLES` the
@@ -43,6 +43,7 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_citations": "reader",
     "research_evidence": "reader",
     "research_cite_check": "reader",
+    "research_collections": "reader",
     # writes
     "research_arxiv_fetch_full_text": "writer",
     "research_europepmc_fetch_full_text": "writer",
@@ -56,6 +57,8 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_zotero_sync": "writer",
     "research_import_references": "writer",
     "research_dismiss_candidate": "writer",
+    "research_edit_collection": "writer",  # collections and tags made in Prioris
+    "research_tag_works": "writer",
 }
 
 WEB_POST_ROLES: dict[str, str] = {
@@ -74,6 +77,8 @@ WEB_POST_ROLES: dict[str, str] = {
     "/api/compact": "admin",  # rewrites the whole library file (VACUUM)
     "/api/edit": "writer",
     "/api/snowball/dismiss": "writer",
+    "/api/collections": "writer",  # collections made in Prioris, works put in or taken out
+    "/api/tags": "writer",
 }
 
 WEB_GET_ROLES: dict[str, str] = {"/audit": "admin"}

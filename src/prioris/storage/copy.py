@@ -9,7 +9,8 @@ is there), chunks (their ids kept, so nothing needs renumbering) with their full
 rows, and their vectors as stored (no re-embedding); then OpenAlex's cached answers and
 the day counts of its requests. A work already in the
 target is skipped, so a copy that was stopped resumes where it stopped when run again.
-The snowball candidates the user dismissed go over too. The target must be new, or a
+The snowball candidates the user dismissed and the collections made in Prioris go over
+too. The target must be new, or a
 copy of the same source: a library holding other works is refused, since kept chunk ids
 could collide with its own.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prioris.errors import ConfigurationError, InvalidRequestError
-from prioris.storage import openalex_cache
+from prioris.storage import openalex_cache, user_labels
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.backend import StorageBackend, index_of
 from prioris.storage.chunks import ensure_vector_index, get_state, set_state
@@ -132,6 +133,7 @@ def _copy(
     )
     openalex_cache.copy_rows(src, dst)  # the day's OpenAlex count and its cached answers
     _copy_dismissed(src, dst)
+    user_labels.copy_rows(src, dst)  # the collections made in Prioris, empty ones too
     _copy_reference_links(src, dst)
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")

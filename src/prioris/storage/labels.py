@@ -99,13 +99,14 @@ def set_labels(
     work_id: str,
     source: str,
     *,
-    collections: Sequence[str],
-    tags: Sequence[str],
+    collections: Sequence[str] | None,
+    tags: Sequence[str] | None,
 ) -> bool:
-    """Replace ``source``'s collections and tags of a work (other sources' stay);
-    returns whether anything changed. Runs inside the caller's transaction; labels for
-    an unknown work are not_found. An unchanged work costs one read (a re-sync of a large library
-    changes few), a changed one a read per row added or removed besides."""
+    """Replace ``source``'s collections and tags of a work (other sources' stay; a kind
+    given as None stays as it is); returns whether anything changed. Runs inside the
+    caller's transaction; labels for an unknown work are not_found. An unchanged work costs
+    one read (a re-sync of a large library changes few), a changed one a read per row added
+    or removed besides."""
     stored: dict[str, set[str]] = {"collections": set(), "tags": set()}
     for kind, value in conn.execute(
         "SELECT 'collections', path FROM work_collections WHERE work_id = ? AND source = ? "
@@ -113,7 +114,10 @@ def set_labels(
         (work_id, source, work_id, source),
     ):
         stored[kind].add(value)
-    wanted = {"collections": _clean(collections), "tags": _clean(tags)}
+    wanted = {
+        kind: sorted(stored[kind]) if given is None else _clean(given)
+        for kind, given in (("collections", collections), ("tags", tags))
+    }
     new = {kind: [v for v in wanted[kind] if v not in stored[kind]] for kind in _TABLES}
     gone = {kind: stored[kind] - set(wanted[kind]) for kind in _TABLES}
     if (
@@ -314,6 +318,29 @@ def works_in(
     return {r[0] for r in conn.execute(f"SELECT w.id FROM works w WHERE {where}", params)}
 
 
+def _made_here(conn: Any, name: str) -> bool:
+    """Whether ``name`` is a collection made in Prioris (one that may hold no work yet,
+    so a filter by it finding nothing is no misspelling)."""
+    wanted = fold_path(name)
+    return any(
+        _path_matches(fold_path(r[0]), wanted)
+        for r in conn.execute("SELECT path FROM user_collections")
+    )
+
+
+def has_labels_from(conn: Any, work_id: str, source: str) -> bool:
+    """Whether ``source`` gave the work any collection or tag (a sync keeps a work the
+    user labelled in Prioris, as it keeps one the user edited)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM work_collections WHERE work_id = ? AND source = ? "
+            "UNION ALL SELECT 1 FROM work_tags WHERE work_id = ? AND source = ?",
+            (work_id, source, work_id, source),
+        ).fetchone()
+        is not None
+    )
+
+
 def unmatched(
     conn: Any, *, collections: Sequence[str] = (), tags: Sequence[str] = ()
 ) -> dict[str, list[str]]:
@@ -329,7 +356,7 @@ def unmatched(
     ):
         known: list[str] | None = None
         for name in names:
-            if match(conn, name):
+            if match(conn, name) or (kind == "collections" and _made_here(conn, name)):
                 continue
             if known is None:
                 stored = _distinct(conn, kind)

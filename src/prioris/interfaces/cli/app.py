@@ -28,6 +28,7 @@ from prioris.interfaces.cli import (
     completion,
     discover_cmds,
     enrich_cmds,
+    label_cmds,
     library_cmds,
     migrate_cmds,
     refman_cmds,
@@ -111,6 +112,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
     """Each command group's ``register``, in the order ``prioris --help`` lists them."""
     return [
         library_cmds.register,
+        label_cmds.register,
         refman_cmds.register,
         watch_cmds.register,
         remote_cmds.register,
@@ -248,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 NEEDS_A_LIBRARY = frozenset(
     {"search", "list", "show", "delete", "status", "reindex", "export", "enrich", "edit"}
     | {"evidence", "cite-check"}
-    | {"snowball", "graph", "dismiss"}
+    | {"snowball", "graph", "dismiss", "tag"}
 )
 
 

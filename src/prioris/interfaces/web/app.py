@@ -33,6 +33,7 @@ from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.web import (
     accounts_web,
     api,
+    api_labels,
     edit,
     library_pages,
     pages,
@@ -147,6 +148,7 @@ def build_app(
         *library_pages.ROUTES,
         *api.ROUTES,
         *edit.ROUTES,
+        *api_labels.ROUTES,
         *snowball_view.ROUTES,
         *accounts_web.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),

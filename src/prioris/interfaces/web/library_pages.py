@@ -46,6 +46,10 @@ async def library_page(request: Request) -> Response:
         tags=tags or None,
     )
     counts = await blocking(state.library.year_source_counts)
+    names = {  # what the collection and tag boxes offer
+        "collections": [c["path"] for c in await blocking(state.library.list_collections)],
+        "tags": [t for t, _ in await blocking(state.library.tag_counts)],
+    }
     last = max(1, -(-listing["total"] // LIBRARY_PAGE))
     filters = {
         "sort": sort,
@@ -70,6 +74,7 @@ async def library_page(request: Request) -> Response:
         sort_links=sort_links,
         sources=sorted({row["source"] for row in counts}),
         facets=await label_facets(request, tags),
+        names=names,
         number=number,
         last=last,
         page="library",

@@ -148,10 +148,13 @@ def remove_item(
 def only_from(conn: Any, work_id: str, source: str, mine: set[str]) -> bool:
     """Whether everything a work has came from this one item: no record origin but the
     manager's and its PDFs' (printed, PDF metadata; a user's edit keeps the work), no
-    document but the ones this item's sync ingested (``mine``), no other synced item."""
+    document but the ones this item's sync ingested (``mine``), no other synced item, no
+    collection or tag the user gave it in Prioris."""
     origins = set(record_store.records_of(conn, work_id))
     if origins - {source, "printed", "pdf_metadata"}:
         return False
+    if label_store.has_labels_from(conn, work_id, "user"):
+        return False  # the user put it in a collection or tagged it in Prioris: it stays
     if sync_store.scopes_of_work(conn, work_id):
         return False  # this item's row is forgotten: any left is another item's
     documents = {d.sha256 for d in document_store.documents_of(conn, work_id)}
