@@ -61,6 +61,9 @@ TOOLS = {
     "research_collections",
     "research_edit_collection",
     "research_tag_works",
+    # issue 36's evidence and citation checks
+    "research_evidence",
+    "research_cite_check",
 }
 
 
