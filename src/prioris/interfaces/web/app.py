@@ -67,6 +67,7 @@ STATUS_OF = {
     "ocr_unavailable": 422,
     "unauthorized": 401,
     "forbidden": 403,
+    "damaged_library": 422,
 }
 
 
