@@ -20,8 +20,8 @@ from prioris.engines.sqlite.queries import fts_search
 from prioris.errors import DamagedLibraryError
 from prioris.interfaces.cli import main
 from prioris.library import Library
-from prioris.search.query import plain_to_fts5
 from prioris.search.protocols import SearchFilters
+from prioris.search.query import plain_to_fts5
 
 DAMAGE = {
     "damaged": b"\x01not deflate at all",
@@ -81,9 +81,7 @@ def test_a_damaged_work_can_be_edited_and_deleted(library: Library) -> None:
     ]
 
 
-def test_the_cli_says_it_in_one_line(
-    library: Library, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_cli_says_it_in_one_line(library: Library, capsys: pytest.CaptureFixture[str]) -> None:
     _damage(_library(library), "w1", DAMAGE["unknown format"])
     assert main(["search", "coral heatwave", "--mode", "fts"]) != 0
     err = capsys.readouterr().err
@@ -100,7 +98,7 @@ def test_inflation_is_bounded(library: Library) -> None:
     _damage(_library(library), "w2", bomb)
     tracemalloc.start()
     try:
-        with pytest.raises(DamagedLibraryError, match="'w2' cannot be read: .* inflates past"):
+        with pytest.raises(DamagedLibraryError, match=r"'w2' cannot be read: .* inflates past"):
             library.search("coral heatwave", mode="fts", k=10)
         peak = tracemalloc.get_traced_memory()[1]
     finally:

@@ -128,8 +128,9 @@ def _library_facts(conn: Any) -> _Library:
 def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snapshot | None:
     """The sidecar's statistics, or None when it is unreadable, of another format, or
     cannot describe this library (another tokenizer, more passages than the library
-    holds, ids out of order or past the library's highest): a sidecar is a cache, and only a consistent one is used. One whose
-    row count, tokens and lengths are the library's ``agrees``; another may still serve
+    holds, ids out of order or past the library's highest): a sidecar is a cache, and
+    only a consistent one is used. One whose row count, tokens and highest id are the
+    library's ``agrees``; another may still serve
     the passages it covers while the library has only grown since (:class:`_Overlay`)."""
     try:
         conn = sqlite3.connect(
@@ -151,7 +152,7 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             or rows > library.rows  # checked before any array is made
             or len(raw) != 4 * rows
             or len(raw_ids) != 8 * rows
-            or not 0 < rows
+            or rows <= 0
             or not 0 < tokens < 1 << 62
         ):
             raise ValueError("the sidecar does not describe this library")
