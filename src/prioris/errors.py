@@ -14,6 +14,7 @@ error. Third-party exceptions are wrapped only at the boundary (``raise ... from
     ├── FormatUnavailableError     format_unavailable
     ├── UnsupportedProviderError   unsupported_provider
     ├── DamagedLibraryError        damaged_library
+    ├── QuotaExceededError         quota_exceeded
     ├── SourceError                (a remote provider failed)
     │   ├── RateLimitedError       rate_limited
     │   └── ProviderUnavailableError provider_unavailable
@@ -95,6 +96,13 @@ class DamagedLibraryError(PriorisError):
     code = "damaged_library"
 
 
+class QuotaExceededError(PriorisError):
+    """An account's share of a library-wide allowance (OpenAlex's daily requests) is
+    spent for today; the library's own allowance may still have room for others."""
+
+    code = "quota_exceeded"
+
+
 class SourceError(PriorisError):
     """A remote provider failed; subclasses say how."""
 
@@ -145,4 +153,5 @@ ERROR_CODES: tuple[str, ...] = (
     "unauthorized",
     "forbidden",
     "damaged_library",
+    "quota_exceeded",
 )

@@ -68,6 +68,7 @@ STATUS_OF = {
     "unauthorized": 401,
     "forbidden": 403,
     "damaged_library": 422,
+    "quota_exceeded": 429,
 }
 
 
