@@ -81,12 +81,12 @@ def test_answers_past_the_cache_age_are_deleted_not_only_ignored(
 def test_reindex_openalex_cache_from_the_cli(
     settings: Any, server: OpenAlexServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with open_library(settings, server, Now()) as library:
-        with library.lock, immediate(library.conn):  # an answer from long ago, one of today
-            library.conn.execute(
-                "INSERT INTO openalex_cache(key, body, fetched_at) VALUES "
-                "('/works/W1', '{}', '2000-01-01T00:00:00+00:00')"
-            )
+    library = open_library(settings, server, Now())
+    with library, library.lock, immediate(library.conn):  # an answer from long ago
+        library.conn.execute(
+            "INSERT INTO openalex_cache(key, body, fetched_at) VALUES "
+            "('/works/W1', '{}', '2000-01-01T00:00:00+00:00')"
+        )
     assert main(["reindex", "--openalex-cache", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["openalex_cache"]["expired"] == 1 and out["openalex_cache"]["entries"] == 0
