@@ -39,6 +39,8 @@ class SnowballRuns:
             return None, "offline was asked for"
         if not self.settings.openalex_api_key:
             return None, "no OpenAlex API key: set PRIORIS_MCP_OPENALEX_API_KEY to go online"
+        if account is None:  # the library's budget alone (the CLI, loopback use)
+            return self.openalex.openalex_graph(), None
         return self.openalex.openalex_graph(account), None
 
     def snowball(
