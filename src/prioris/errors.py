@@ -13,6 +13,8 @@ error. Third-party exceptions are wrapped only at the boundary (``raise ... from
     ├── ForbiddenError             forbidden
     ├── FormatUnavailableError     format_unavailable
     ├── UnsupportedProviderError   unsupported_provider
+    ├── DamagedLibraryError        damaged_library
+    ├── QuotaExceededError         quota_exceeded
     ├── SourceError                (a remote provider failed)
     │   ├── RateLimitedError       rate_limited
     │   └── ProviderUnavailableError provider_unavailable
@@ -86,6 +88,21 @@ class UnsupportedProviderError(PriorisError):
     code = "unsupported_provider"
 
 
+class DamagedLibraryError(PriorisError):
+    """Something stored in the library cannot be read back: a damaged passage, or one in a
+    format this release does not know (a library file someone handed over, or written by
+    a newer Prioris). The message names the work; the work can still be deleted."""
+
+    code = "damaged_library"
+
+
+class QuotaExceededError(PriorisError):
+    """An account's share of a library-wide allowance (OpenAlex's daily requests) is
+    spent for today; the library's own allowance may still have room for others."""
+
+    code = "quota_exceeded"
+
+
 class SourceError(PriorisError):
     """A remote provider failed; subclasses say how."""
 
@@ -135,4 +152,6 @@ ERROR_CODES: tuple[str, ...] = (
     "ocr_unavailable",
     "unauthorized",
     "forbidden",
+    "damaged_library",
+    "quota_exceeded",
 )

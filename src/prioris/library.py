@@ -261,6 +261,7 @@ class Library:
     openalex_search = _to("openalex_access", OpenAlexAccess.openalex_search)
     openalex_work_types = _to("openalex_access", OpenAlexAccess.openalex_work_types)
     openalex_graph = _to("openalex_access", OpenAlexAccess.openalex_graph)
+    clean_openalex_cache = _to("openalex_access", OpenAlexAccess.clean_openalex_cache)
     status = _to("library_status", LibraryStatus.status)
 
     # -- snowballing (:class:`~prioris.services.snowball_runs.SnowballRuns`) -------------

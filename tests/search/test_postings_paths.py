@@ -102,8 +102,8 @@ def test_varints_after_a_nine_byte_one_start_afresh() -> None:
 
 
 class _LengthsOf(np.ndarray):
-    """A small lengths array that says it has ``size`` entries (one per chunk id up to
-    the highest): a library with chunk ids near 2**31 without gigabytes of zeros."""
+    """A small lengths array that says it has ``size`` entries (one per passage): a
+    library of 2**31 passages without gigabytes of lengths."""
 
     size = 0
 
@@ -112,18 +112,24 @@ class _LengthsOf(np.ndarray):
 
 
 @pytest.mark.parametrize(("size", "built"), [((1 << 31) - 1, True), (1 << 31, False)])
-def test_chunk_ids_past_int32_get_no_snapshot(
+def test_passages_past_int32_get_no_snapshot(
     library_of_terms: Library,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     size: int,
     built: bool,
 ) -> None:
-    """The sidecar stores chunk ids as int32: a library whose ids pass that range gets no
-    snapshot (FTS5 answers), rather than one with wrapped ids."""
+    """The sidecar stores passage positions as int32: a library of more passages gets no
+    snapshot (FTS5 answers), rather than one with wrapped positions. (Chunk ids past int32
+    are fine: tests/storage/test_damaged_passages.py.)"""
     monkeypatch.setattr(_LengthsOf, "size", size)
     real = postings._doc_lengths
-    monkeypatch.setattr(postings, "_doc_lengths", lambda conn: real(conn).view(_LengthsOf))
+
+    def counted(conn: object) -> tuple[np.ndarray, np.ndarray]:
+        ids, lengths = real(conn)
+        return ids, lengths.view(_LengthsOf)
+
+    monkeypatch.setattr(postings, "_doc_lengths", counted)
     target = tmp_path / "big.bm25"
     conn = library_of_terms.storage.connect(migrate=False)
     try:

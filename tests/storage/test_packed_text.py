@@ -15,7 +15,7 @@ import pytest
 
 from prioris.engines.sqlite import compact as compact_module
 from prioris.engines.sqlite import textpack
-from prioris.errors import ConfigurationError
+from prioris.errors import DamagedLibraryError
 from prioris.interfaces.cli import main
 from prioris.library import Library
 from prioris.models import Work
@@ -66,9 +66,9 @@ def test_pack_round_trips_and_keeps_short_or_incompressible_text_as_text() -> No
 
 
 def test_a_value_of_an_unknown_format_is_refused_not_shown_as_garbage() -> None:
-    with pytest.raises(ConfigurationError, match="newer Prioris"):
+    with pytest.raises(DamagedLibraryError, match="newer Prioris"):
         textpack.unpack(b"\x07" + zlib.compress(b"text"))
-    with pytest.raises(ConfigurationError, match="format byte none"):
+    with pytest.raises(DamagedLibraryError, match="format byte none"):
         textpack.unpack(b"")
 
 

@@ -35,6 +35,10 @@ class ProviderSettings:
     # requests it may send per UTC day, counted in the library (docs/configuration.md)
     openalex_cache_days: int = 30
     openalex_daily_budget: int = 1000
+    # the cache's size bound (bodies, bytes): past it the oldest answers go first
+    openalex_cache_max_bytes: int = 256 << 20
+    # in accounts mode, the requests one account may take of the library's daily budget
+    openalex_account_daily_budget: int = 250
     doi_resolver_url: str = "https://doi.org"
     min_intervals: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MIN_INTERVALS))
     backoff_budget_seconds: float = 60.0
@@ -60,6 +64,12 @@ def provider_settings(env: Mapping[str, str]) -> ProviderSettings:
         openalex_base_url=_url(env, "PRIORIS_MCP_OPENALEX_BASE_URL", d.openalex_base_url),
         openalex_cache_days=_integer(env, "PRIORIS_MCP_OPENALEX_CACHE_DAYS", 30),
         openalex_daily_budget=_integer(env, "PRIORIS_MCP_OPENALEX_DAILY_BUDGET", 1000),
+        openalex_cache_max_bytes=_integer(
+            env, "PRIORIS_MCP_OPENALEX_CACHE_MAX_BYTES", d.openalex_cache_max_bytes
+        ),
+        openalex_account_daily_budget=_integer(
+            env, "PRIORIS_MCP_OPENALEX_ACCOUNT_DAILY_BUDGET", d.openalex_account_daily_budget
+        ),
         doi_resolver_url=_url(env, "PRIORIS_MCP_DOI_RESOLVER_URL", d.doi_resolver_url),
         min_intervals=intervals,
         backoff_budget_seconds=_number(env, "PRIORIS_MCP_RATE_LIMIT_BACKOFF_BUDGET_SECONDS", 60.0),

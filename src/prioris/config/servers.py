@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from prioris.config.parsing import _choice, _flag, _integer, _token
+from prioris.errors import ConfigurationError
 
 TRANSPORTS = ("stdio", "http")
 
@@ -29,6 +31,9 @@ class ServerSettings:
     # per account in accounts mode (docs/security.md, "Accounts and roles")
     account_requests_per_minute: int = 600
     account_upload_bytes_per_hour: int = 2**31
+    # the server's folders a request may name in accounts mode (web app: a folder of PDFs,
+    # a .bib/.ris file, a Zotero data directory); none by default: only uploads
+    allowed_import_dirs: tuple[Path, ...] = ()
 
 
 def server_settings(env: Mapping[str, str]) -> ServerSettings:
@@ -46,4 +51,23 @@ def server_settings(env: Mapping[str, str]) -> ServerSettings:
         account_upload_bytes_per_hour=_integer(
             env, "PRIORIS_MCP_ACCOUNT_UPLOAD_BYTES_PER_HOUR", 2**31
         ),
+        allowed_import_dirs=_folders(env, "PRIORIS_MCP_ALLOWED_IMPORT_DIRS"),
     )
+
+
+def _folders(env: Mapping[str, str], name: str) -> tuple[Path, ...]:
+    """Absolute folders separated by commas (a TOML list of strings reads the same); ``~``
+    expanded. A relative one is refused: the server's working folder is no one's choice."""
+    found = []
+    for part in (env.get(name) or "").split(","):
+        text = part.strip()
+        if not text:
+            continue
+        folder = Path(text).expanduser()
+        if not folder.is_absolute():
+            raise ConfigurationError(
+                f"{name}={text!r} is not an absolute folder; list absolute folders, "
+                "separated by commas"
+            )
+        found.append(folder)
+    return tuple(found)

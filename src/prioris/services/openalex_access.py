@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from prioris.config import Settings
-from prioris.errors import ConfigurationError
+from prioris.errors import ConfigurationError, QuotaExceededError
 
 
 class OpenAlexAccess:
@@ -84,17 +84,24 @@ class OpenAlexAccess:
         return self.openalex_client().list_work_types()
 
     # -- the OpenAlex citation graph (:mod:`prioris.services.openalex_graph`) -----------
-    def _openalex_budget(self) -> Any:
-        from prioris.services.openalex_graph import StoredBudget
+    def _openalex_budget(self, account: str | None = None) -> Any:
+        from prioris.services.openalex_graph import AccountBudget, StoredBudget
 
-        return StoredBudget(self.conn, self.lock, self.now, self.settings.openalex_daily_budget)
+        budget = self.settings.openalex_daily_budget
+        if account is None:
+            return StoredBudget(self.conn, self.lock, self.now, budget)
+        share = self.settings.openalex_account_daily_budget
+        return AccountBudget(self.conn, self.lock, self.now, budget, account, share)
 
-    def openalex_graph(self) -> Any:
+    def openalex_graph(self, account: str | None = None) -> Any:
         """A new :class:`~prioris.sources.openalex_graph.OpenAlexGraph` (its ``requests``
         count one command's requests) over the library's cache of OpenAlex answers
-        (``PRIORIS_MCP_OPENALEX_CACHE_DAYS``) and its daily request budget, shared by every
-        process (``PRIORIS_MCP_OPENALEX_DAILY_BUDGET``); configuration_error without an
-        OpenAlex API key, before anything is built."""
+        (``PRIORIS_MCP_OPENALEX_CACHE_DAYS``, ``PRIORIS_MCP_OPENALEX_CACHE_MAX_BYTES``) and
+        its daily request budget, shared by every process
+        (``PRIORIS_MCP_OPENALEX_DAILY_BUDGET``); for an ``account`` (accounts mode) at most
+        its share of that budget (``PRIORIS_MCP_OPENALEX_ACCOUNT_DAILY_BUDGET``):
+        quota_exceeded when the share is already spent today. configuration_error without
+        an OpenAlex API key, before anything is built."""
         from prioris.services.openalex_graph import StoredCache
         from prioris.sources.openalex import API_KEY_HELP
 
@@ -102,9 +109,38 @@ class OpenAlexAccess:
             raise ConfigurationError(
                 f"The citation graph from OpenAlex needs an OpenAlex API key. {API_KEY_HELP}"
             )
-        days = self.settings.openalex_cache_days
-        cache = StoredCache(self.conn, self.lock, self.now, days)
-        return self.remote.openalex_graph(cache, self._openalex_budget())
+        budget = self._openalex_budget(account)
+        if account is not None and budget.account_used() >= budget.share:
+            raise QuotaExceededError(
+                f"account {account!r} has taken its share of today's OpenAlex requests "
+                f"({budget.share} of the library's {budget.budget} a UTC day, "
+                "PRIORIS_MCP_OPENALEX_ACCOUNT_DAILY_BUDGET); run it offline, or tomorrow"
+            )
+        settings = self.settings
+        cache = StoredCache(
+            self.conn,
+            self.lock,
+            self.now,
+            settings.openalex_cache_days,
+            settings.openalex_cache_max_bytes,
+        )
+        return self.remote.openalex_graph(cache, budget)
+
+    def clean_openalex_cache(self) -> dict[str, int]:
+        """Drop the cached OpenAlex answers older than ``PRIORIS_MCP_OPENALEX_CACHE_DAYS``
+        and, past ``PRIORIS_MCP_OPENALEX_CACHE_MAX_BYTES``, the oldest down to three
+        quarters of it (``prioris reindex --openalex-cache``; writes do it as they go).
+        Returns ``{expired, evicted, entries, bytes}`` (what is left)."""
+        from prioris.services.openalex_graph import clean
+
+        settings = self.settings
+        return clean(
+            self.conn,
+            self.lock,
+            self.now,
+            settings.openalex_cache_days,
+            settings.openalex_cache_max_bytes,
+        )
 
     def usage(self) -> dict[str, int]:
         """Today's OpenAlex requests against the daily budget (what ``status`` shows)."""

@@ -4,13 +4,44 @@ file, or entries given as text, each read by :mod:`prioris.refman` and stored by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from prioris.config import Settings
 from prioris.errors import InvalidRequestError
+from prioris.refman.items import RefItem
 from prioris.services.watching.paths import default_zotero_dir
+
+OUTSIDE = "outside the server's import folders: not read"
+
+
+def confined(items: list[RefItem], roots: Sequence[str | Path] | None) -> list[RefItem]:
+    """``items`` with every attachment whose real location (links followed) is not under
+    ``roots`` turned into a missing one (None: no bound, the items as they are). A file a
+    remote request may not name cannot be named through a reference file's link either."""
+    if roots is None:
+        return items
+    real_roots = [os.path.realpath(root) for root in roots]
+
+    def inside(path: Path) -> bool:
+        real = Path(os.path.realpath(path))
+        return any(real.is_relative_to(root) for root in real_roots)
+
+    out = []
+    for item in items:
+        kept = tuple(
+            attachment
+            if attachment.path is None or inside(attachment.path)
+            else dataclasses.replace(attachment, path=None, missing=OUTSIDE)
+            for attachment in item.attachments
+        )
+        out.append(
+            item if kept == item.attachments else dataclasses.replace(item, attachments=kept)
+        )
+    return out
 
 
 class RefImports:
@@ -33,11 +64,14 @@ class RefImports:
         base_dir: str | Path | None = None,
         ocr_mode: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        confine_to: Sequence[str | Path] | None = None,
     ) -> dict[str, Any]:
         """Bring a Zotero library in, or up to date (see :mod:`prioris.services.refsync`):
         every regular item a work with Zotero's metadata, its PDFs ingested, notes,
         highlights, collections and tags kept; items deleted or trashed since are removed.
-        Zotero's files are read from a private copy and never written."""
+        Zotero's files are read from a private copy and never written. ``confine_to``
+        (the web app in accounts mode): attachments are read only under those folders,
+        the others reported missing."""
         from prioris.refman.zotero import ZoteroSnapshot, read_library
         from prioris.services.refsync import zotero_items, zotero_summary
 
@@ -52,7 +86,7 @@ class RefImports:
         )
         report = self.refsync().sync(
             "zotero",
-            zotero_items(read),
+            confined(zotero_items(read), confine_to),
             errors=read.errors,
             complete=True,
             ocr_mode=ocr_mode,
@@ -66,17 +100,20 @@ class RefImports:
         *,
         ocr_mode: str | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        confine_to: Sequence[str | Path] | None = None,
     ) -> dict[str, Any]:
         """Import a BibTeX or RIS file with the files its entries link to. Import again
         after the file changed: unchanged entries are skipped, changed ones update their
-        work (entries removed from the file leave their works in the library)."""
+        work (entries removed from the file leave their works in the library).
+        ``confine_to`` (the web app in accounts mode): linked files are read only under
+        those folders, the others reported missing."""
         from prioris.services.refsync import read_reference_file
 
         file = Path(path).expanduser()
         kind, items, errors = read_reference_file(file)
         report = self.refsync().sync(
             f"{kind}:{file.resolve()}",
-            items,
+            confined(items, confine_to),
             errors=errors,
             ocr_mode=ocr_mode,
             on_progress=on_progress,
@@ -86,7 +123,6 @@ class RefImports:
     def import_reference_text(self, text: str, format: str | None = None) -> dict[str, Any]:
         """Import BibTeX or RIS entries given as text (MCP, the web app): their metadata
         only; file links are not followed, since the text did not come from this disk."""
-        import dataclasses
         import tempfile
 
         from prioris.refman.bibtex import parse_bibtex

@@ -155,7 +155,13 @@ class Snowball:
             "messages": messages,
             "candidates": [c.to_dict() for c in ranked[:limit]],
         }
-        if out["budget_reached"]:
+        if out["budget_reached"] and getattr(getattr(graph, "budget", None), "account_spent", 0):
+            messages.append(
+                "your account's share of today's OpenAlex requests is taken: the answer is "
+                "partial (what the cache and the local graph give); it resets tomorrow "
+                "(PRIORIS_MCP_OPENALEX_ACCOUNT_DAILY_BUDGET)"
+            )
+        elif out["budget_reached"]:
             messages.append(
                 "the daily OpenAlex budget is reached: the answer is partial (what the cache "
                 "and the local graph give); it resets tomorrow (PRIORIS_MCP_OPENALEX_DAILY_BUDGET)"

@@ -29,7 +29,9 @@ class SnowballRuns:
     def snowballer(self) -> Any:
         return self._snowballer()
 
-    def _snowball_graph(self, offline: bool, graph: Any) -> tuple[Any, str | None]:
+    def _snowball_graph(
+        self, offline: bool, graph: Any, account: str | None
+    ) -> tuple[Any, str | None]:
         """The OpenAlex graph a snowball reads, or None and why it reads the local one."""
         if graph is not None:
             return graph, None
@@ -37,7 +39,9 @@ class SnowballRuns:
             return None, "offline was asked for"
         if not self.settings.openalex_api_key:
             return None, "no OpenAlex API key: set PRIORIS_MCP_OPENALEX_API_KEY to go online"
-        return self.openalex.openalex_graph(), None
+        if account is None:  # the library's budget alone (the CLI, loopback use)
+            return self.openalex.openalex_graph(), None
+        return self.openalex.openalex_graph(account), None
 
     def snowball(
         self,
@@ -49,14 +53,16 @@ class SnowballRuns:
         limit: int = 25,
         offline: bool = False,
         graph: Any = None,
+        account: str | None = None,
     ) -> dict[str, Any]:
         """Works not in the library that the seeds cite (backward) or that cite them
         (forward), ranked and explained (:mod:`prioris.discovery.snowball`); never
         fetches. Seeds: ``ids``, ``all`` works, or a ``collection``. Online (an OpenAlex
         key and not ``offline``) OpenAlex's graph joins the local one; ``graph`` replaces
-        the OpenAlex client (tests)."""
+        the OpenAlex client (tests). ``account`` (accounts mode): its requests count
+        against its share of the daily budget (quota_exceeded once spent)."""
         seeds = self.snowballer.seeds(ids, all=all, collection=collection)
-        chosen, reason = self._snowball_graph(offline, graph)
+        chosen, reason = self._snowball_graph(offline, graph, account)
         return self.snowballer.run(
             seeds, direction=direction, limit=limit, graph=chosen, offline_reason=reason
         )
@@ -76,10 +82,13 @@ class SnowballRuns:
         limit: int = 50,
         offline: bool = False,
         graph: Any = None,
+        account: str | None = None,
     ) -> dict[str, Any]:
         """The library's works and citation edges (``{"nodes", "edges"}``); with
         ``candidates``, a whole-library snowball's top ``limit`` candidates too."""
         answer = None
         if candidates and self.snowballer.has_works():
-            answer = self.snowball(all=True, limit=limit, offline=offline, graph=graph)
+            answer = self.snowball(
+                all=True, limit=limit, offline=offline, graph=graph, account=account
+            )
         return self.snowballer.graph(answer)

@@ -46,6 +46,12 @@ class ChunkIndex(Protocol):
         """The value ``chunks.text`` stores for a passage's ``text``."""
         ...
 
+    def read_text(self, value: Any, work_id: str) -> Any:
+        """The text of a stored ``chunks.text`` value of ``work_id``: a value that cannot
+        be read is ``DamagedLibraryError`` naming the work (SQL's ``text_sql`` reads such
+        a value as '', for the full-text index's own upkeep)."""
+        ...
+
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
         """Make the vector index match the model; how many chunks became stale."""
         ...

@@ -105,12 +105,15 @@ def page_spans(conn: Any, work_id: str) -> list[dict[str, Any]]:
 def get_chunk(conn: Any, chunk_id: int) -> dict[str, Any] | None:
     """One chunk (a search hit's passage) with where it sits in its work's Markdown."""
     row = conn.execute(
-        f"SELECT id, work_id, {index_of(conn).text_sql('text')} AS text, page_start, page_end, "
-        "char_start, char_end, heading "
+        "SELECT id, work_id, text, page_start, page_end, char_start, char_end, heading "
         "FROM chunks WHERE id = ?",
         (chunk_id,),
     ).fetchone()
-    return None if row is None else {key: row[key] for key in row.keys()}  # noqa: SIM118
+    if row is None:
+        return None
+    found = {key: row[key] for key in row.keys()}  # noqa: SIM118
+    found["text"] = index_of(conn).read_text(found["text"], found["work_id"])
+    return found
 
 
 def year_source_counts(conn: Any) -> list[dict[str, Any]]:

@@ -135,17 +135,21 @@ def insert_vectors(
     bump_vectors_version(conn)
 
 
-def stale_chunks(conn: Any, limit: int) -> list[Any]:
-    """Chunks without a vector of the current model, oldest first (for reindex)."""
-    return list(
-        conn.execute(
-            f"SELECT c.id, {index_of(conn).text_sql('c.text')} AS text, c.work_id, w.title, "
-            "w.source, w.year FROM chunks c "
-            "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
-            "ORDER BY c.id LIMIT ?",
-            (limit,),
-        ).fetchall()
-    )
+def stale_chunks(conn: Any, limit: int) -> list[dict[str, Any]]:
+    """Chunks without a vector of the current model, oldest first (for reindex); a
+    damaged passage is an error naming its work."""
+    index = index_of(conn)
+    rows = conn.execute(
+        "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
+        "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
+        "ORDER BY c.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+    keys = ("id", "text", "work_id", "title", "source", "year")
+    found = [dict(zip(keys, row, strict=True)) for row in rows]
+    for row in found:
+        row["text"] = index.read_text(row["text"], row["work_id"])
+    return found
 
 
 def count_stale(conn: Any) -> int:

@@ -196,8 +196,11 @@ def _copy_works(src: Any, dst: Any, work_ids: list[str], report: CopyReport) -> 
     synced = _rows(src, f"SELECT {SYNC_COLUMNS} FROM refsync_items", work_ids)
     collections = _rows(src, "SELECT work_id, source, path FROM work_collections", work_ids)
     tags = _rows(src, "SELECT work_id, source, tag FROM work_tags", work_ids)
-    chunk_columns = CHUNK_COLUMNS.replace(" text,", f" {index_of(src).text_sql('text')},")
-    chunks = _rows(src, f"SELECT {chunk_columns} FROM chunks", work_ids)
+    read_text = index_of(src).read_text  # a damaged passage: an error naming its work
+    chunks = [
+        (*c[:3], read_text(c[3], c[1]), *c[4:])
+        for c in _rows(src, f"SELECT {CHUNK_COLUMNS} FROM chunks", work_ids)
+    ]
     references = _rows(src, f"SELECT {REFERENCE_COLUMNS} FROM work_references", work_ids)
     titles = {w[0]: w[1] for w in works}
     vectors = index_of(src).read_vectors(src, [c[0] for c in chunks])

@@ -106,3 +106,64 @@ def store_many(conn: Any, rows: list[tuple[str, str]], fetched_at: str) -> None:
         "ON CONFLICT(key) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at",
         [(key, body, fetched_at) for key, body in rows],
     )
+
+
+def account_requests_on(conn: Any, day: str, account: str) -> int:
+    row = conn.execute(
+        "SELECT count FROM openalex_account_requests WHERE day = ? AND account = ?",
+        (day, account),
+    ).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def take_account_request(conn: Any, day: str, account: str, budget: int, share: int) -> str:
+    """Count one request of ``day`` for the library (``budget``) and ``account`` (its
+    ``share``), both or neither, inside the caller's write transaction: ``"ok"``, or
+    ``"library"`` / ``"account"`` for the allowance that is spent."""
+    if account_requests_on(conn, day, account) >= share:
+        return "account"
+    if not take_request(conn, day, budget):
+        return "library"
+    conn.execute(
+        "INSERT INTO openalex_account_requests(day, account, count) VALUES (?, ?, 1) "
+        "ON CONFLICT(day, account) DO UPDATE SET count = openalex_account_requests.count + 1",
+        (day, account),
+    )
+    return "ok"
+
+
+PRUNE_BATCH = 500
+
+
+def prune(conn: Any, older_than: str, max_bytes: int, keep_bytes: int) -> dict[str, int]:
+    """Drop the answers fetched before ``older_than`` (ISO; they are never read again),
+    then, while the bodies left pass ``max_bytes``, the oldest down to ``keep_bytes``;
+    inside the caller's write transaction. Returns ``{expired, evicted, entries, bytes}``
+    (what is left)."""
+    from prioris.storage.backend import index_of
+
+    size = index_of(conn).byte_length("body")
+    expired = conn.execute("DELETE FROM openalex_cache WHERE fetched_at < ?", (older_than,))
+    row = conn.execute(f"SELECT count(*), coalesce(sum({size}), 0) FROM openalex_cache").fetchone()
+    entries, total = int(row[0]), int(row[1])
+    evicted = 0
+    if total > max_bytes:
+        cursor = conn.execute(f"SELECT key, {size} FROM openalex_cache ORDER BY fetched_at, key")
+        doomed: list[str] = []
+        while total > keep_bytes and (rows := cursor.fetchmany(PRUNE_BATCH)):
+            for key, length in rows:
+                if total <= keep_bytes:
+                    break
+                doomed.append(str(key))
+                total -= int(length)
+        for start in range(0, len(doomed), PRUNE_BATCH):
+            batch = doomed[start : start + PRUNE_BATCH]
+            marks = ", ".join("?" for _ in batch)
+            conn.execute(f"DELETE FROM openalex_cache WHERE key IN ({marks})", batch)
+        evicted, entries = len(doomed), entries - len(doomed)
+    return {
+        "expired": max(int(expired.rowcount), 0),
+        "evicted": evicted,
+        "entries": entries,
+        "bytes": total,
+    }

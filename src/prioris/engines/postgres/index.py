@@ -68,6 +68,11 @@ class PostgresChunkIndex:
     def pack_text(text: str) -> Any:
         return text
 
+    @staticmethod
+    def read_text(value: Any, work_id: str) -> Any:
+        """Stored as text: nothing to unpack."""
+        return value
+
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
         from prioris.storage.chunks import bump_vectors_version, get_state, set_state
 

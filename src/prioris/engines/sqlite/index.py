@@ -38,13 +38,19 @@ class SqliteChunkIndex:
     @staticmethod
     def text_sql(expression: str) -> str:
         """SQL reading a passage's text column: it is stored packed
-        (:mod:`prioris.engines.sqlite.textpack`)."""
+        (:mod:`prioris.engines.sqlite.textpack`); a damaged value reads as '' (what the
+        FTS5 index's upkeep needs), so reads that show text use :meth:`read_text`."""
         return f"prioris_text({expression})"
 
     @staticmethod
     def pack_text(text: str) -> Any:
         """The value a passage's text column stores for ``text``."""
         return textpack.pack(text)
+
+    @staticmethod
+    def read_text(value: Any, work_id: str) -> Any:
+        """A stored passage read back; a damaged one is an error naming ``work_id``."""
+        return textpack.unpack(value, work_id)
 
     def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
         from prioris.storage.chunks import bump_vectors_version, get_state, set_state
@@ -69,16 +75,43 @@ class SqliteChunkIndex:
         return max(stale, 0)
 
     def delete_rows(self, conn: Any, ids: Sequence[int]) -> None:
+        """Forget the FTS5 and vector rows of chunks about to be deleted. FTS5 is handed
+        the text it indexed to remove it; a passage that cannot be read (a damaged library
+        file) cannot give it, so then these chunks' rows go now and FTS5 is rebuilt from
+        its content (every passage read again: slow on a large library, but only when
+        damage is deleted)."""
         if ids:  # the postings sidecar no longer covers the library by appends alone
             conn.execute(
                 "UPDATE index_state SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) "
                 "WHERE key = 'fts_rewrites'"
             )
+        if self._any_damaged(conn, ids):
+            for start in range(0, len(ids), 500):
+                batch = list(ids[start : start + 500])
+                marks = ", ".join("?" for _ in batch)
+                conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", batch)
+                conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", batch)
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')")
+            return
         for start in range(0, len(ids), 500):
             batch = list(ids[start : start + 500])
             marks = ", ".join("?" for _ in batch)
             conn.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", batch)
             conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", batch)
+
+    @staticmethod
+    def _any_damaged(conn: Any, ids: Sequence[int]) -> bool:
+        for start in range(0, len(ids), 500):
+            batch = list(ids[start : start + 500])
+            marks = ", ".join("?" for _ in batch)
+            found = conn.execute(
+                f"SELECT 1 FROM chunks WHERE id IN ({marks}) AND NOT prioris_readable(text) "
+                "LIMIT 1",
+                batch,
+            ).fetchone()
+            if found is not None:
+                return True
+        return False
 
     def update_year(self, conn: Any, ids: Sequence[int], year: int | None) -> None:
         for start in range(0, len(ids), 500):

@@ -45,7 +45,10 @@ import numpy as np
 from prioris.engines.sqlite.connection import sqlite3
 from prioris.search import bm25_arrays
 
-FORMAT = 2  # 2: ids as gaps (bm25_arrays.encode_ids); a sidecar of 1 is rebuilt
+FORMAT = 3  # 2: ids as gaps (bm25_arrays.encode_ids); 3: positions among the passages
+# (a chunk id's place in the sorted ids, kept in ``ids``), so every array is sized by the
+# passages, not by the largest id (a handed-over library with an id of 2**40 would ask
+# for 4 TiB); a sidecar of an older format is rebuilt
 SUFFIX = ".bm25"
 STRUCTURE_ROWID, AVERAGES_ROWID = 10, 1  # FTS5's own record ids in chunks_fts_data
 COLUMNS = ("text", "title", "heading")  # chunks_fts's columns, in order
@@ -162,15 +165,33 @@ def term_postings(parts: Iterator[np.ndarray]) -> tuple[np.ndarray, np.ndarray, 
     return ids[starts], np.add.reduceat(base, starts), np.add.reduceat(title, starts)
 
 
-def _doc_lengths(conn: Any) -> np.ndarray:
-    """Tokens per chunk id (all columns, unweighted), 0 for ids not in the index."""
-    last = conn.execute("SELECT max(id) FROM chunks_fts_docsize").fetchone()[0] or 0
-    lengths = np.zeros(last + 1, dtype=np.uint32)
-    cursor = conn.execute("SELECT id, sz FROM chunks_fts_docsize")
+def _doc_lengths(conn: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The indexed chunk ids in increasing order and each one's tokens (all columns,
+    unweighted): two arrays of one entry per passage, whatever the ids."""
+    ids_parts, length_parts = [], []
+    cursor = conn.execute("SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
     while rows := cursor.fetchmany(BATCH):
-        for rowid, size in rows:
-            lengths[rowid] = sum(varints(size))
-    return lengths
+        ids_parts.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+        length_parts.append(
+            np.fromiter((sum(varints(r[1])) for r in rows), dtype=np.uint32, count=len(rows))
+        )
+    if not ids_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
+    return np.concatenate(ids_parts), np.concatenate(length_parts)
+
+
+def positions(
+    chunk_ids: np.ndarray, ids: np.ndarray, base: np.ndarray, title: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A term's postings with each chunk id replaced by its place in ``chunk_ids`` (sorted);
+    an id the docsize table does not hold (a damaged index) is left out."""
+    if len(chunk_ids) == 0:
+        return ids[:0], base[:0], title[:0]
+    where = np.minimum(np.searchsorted(chunk_ids, ids), len(chunk_ids) - 1)
+    held = chunk_ids[where] == ids
+    if held.all():
+        return where, base, title
+    return where[held], base[held], title[held]
 
 
 def _create(out: Any) -> None:
@@ -210,9 +231,9 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                 "SELECT block FROM chunks_fts_data WHERE id = ?", (AVERAGES_ROWID,)
             ).fetchone()[0]
             stats = varints(bytes(averages))  # row count, then tokens per column
-            lengths = _doc_lengths(conn)
+            chunk_ids, lengths = _doc_lengths(conn)
             if len(lengths) >= 1 << 31:
-                return None  # chunk ids past int32: not supported by this format
+                return None  # positions past int32: not supported by this format
             out.execute("BEGIN")
             pending = 0
             vocabulary = conn.execute("SELECT term, cnt FROM temp.prioris_vr")
@@ -220,7 +241,11 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                 if stop is not None and stop.is_set():
                     return None
                 for term, instances in batch:
-                    ids, base, title = term_postings(term_rows(conn, term, instances))
+                    ids, base, title = positions(
+                        chunk_ids, *term_postings(term_rows(conn, term, instances))
+                    )
+                    if len(ids) == 0:
+                        continue
                     tf_type = np.uint8 if len(base) == 0 or base.max() <= 255 else np.uint16
                     at = np.flatnonzero(title)
                     out.execute(
@@ -247,6 +272,7 @@ def build(conn: Any, target: Path, stop: threading.Event | None = None) -> Build
                 "tokens": sum(stats[1 : 1 + len(COLUMNS)]),
                 "tokenizer": tokenizer_of(conn),
                 "lengths": lengths.astype("<u4").tobytes(),
+                "ids": chunk_ids.astype("<i8").tobytes(),
                 "rewrites": rewrites(conn),
             }
             out.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))

@@ -74,19 +74,25 @@ class DeltaIndex:
             self.tokens += sum(lengths)
 
     def lengths(self, base: np.ndarray) -> np.ndarray:
-        """``base`` (token counts by chunk id up to ``base_last``) with the added passages'."""
-        out = np.zeros(self.last + 1, dtype=np.float64)
-        out[: len(base)] = base
-        for ids, lengths in zip(self._ids, self._lengths, strict=True):
-            out[ids] = lengths
-        return out
+        """``base`` (token counts by position) followed by the added passages' (their ids
+        are all higher, so their positions follow in id order)."""
+        return np.concatenate([base.astype(np.float64), *self._lengths])
 
-    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The added passages' ids (int32), ``2 x text + heading`` counts, and positions
-        and counts of the title occurrences of ``term``, as the sidecar stores them."""
-        ids, base, title = postings.term_postings(
-            postings.term_rows(self.conn, term, postings.LARGE_TERM)
+    def ids(self) -> np.ndarray:
+        """The added passages' chunk ids, increasing."""
+        return np.concatenate(self._ids) if self._ids else np.zeros(0, dtype=np.int64)
+
+    def postings(
+        self, term: str, offset: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The added passages' positions (int32, from ``offset``: the sidecar's passages
+        come first), ``2 x text + heading`` counts, and positions and counts of the title
+        occurrences of ``term``, as the sidecar stores them."""
+        ids, base, title = postings.positions(
+            self.ids(),
+            *postings.term_postings(postings.term_rows(self.conn, term, postings.LARGE_TERM)),
         )
+        ids = ids + offset
         at = np.flatnonzero(title).astype(np.int32)
         tf_type = np.uint8 if len(base) == 0 or base.max() <= 255 else np.uint16
         counts = np.minimum(title[at], 65535).astype(np.uint16)

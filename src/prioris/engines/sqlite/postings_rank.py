@@ -61,6 +61,7 @@ class _Overlay:
     norm: np.ndarray
     norm32: np.ndarray
     norm_floor: float
+    ids: np.ndarray  # the chunk id at each position: the snapshot's, then the added ones
 
     @property
     def tokenizer(self) -> str:
@@ -155,7 +156,8 @@ class PostingsRanker:
                 # be reading it (its connection closes when the last reference goes)
                 delta = self._delta
                 if delta is None or delta.base_key != base.key:
-                    delta = postings_delta.DeltaIndex(base.tokenizer, base.key, len(base.norm) - 1)
+                    last = int(base.ids[-1]) if len(base.ids) else 0
+                    delta = postings_delta.DeltaIndex(base.tokenizer, base.key, last)
                     self._delta = delta
                 delta.catch_up(conn)
                 if (
@@ -169,7 +171,8 @@ class PostingsRanker:
                 lengths = delta.lengths(_lengths(base))
                 norm, norm32 = bm25_arrays.norms(lengths, library.tokens / library.rows)
                 floor = bm25_arrays.floor(norm)
-                overlay = _Overlay(key, base, delta, library.rows, norm, norm32, floor)
+                ids = np.concatenate((base.ids, delta.ids()))
+                overlay = _Overlay(key, base, delta, library.rows, norm, norm32, floor, ids)
                 self._overlay = overlay
             return overlay
         except (sqlite3.Error, ValueError) as exc:
@@ -242,9 +245,11 @@ class PostingsRanker:
             if found is not None:  # else in no chunk
                 lists.append(found)
         floor = snapshot.norm_floor
-        return bm25_arrays.score(
+        ranked = bm25_arrays.score(
             snapshot.norm32, snapshot.norm, lists, limit, title_weight, norm_floor=floor
         )
+        ids = snapshot.ids  # positions back to chunk ids (increasing: ties keep their order)
+        return [(int(ids[position]), score) for position, score in ranked]
 
     def _postings(self, snapshot: _Snapshot, term: str) -> bm25_arrays.TermPostings | None:
         """A term's chunk ids, ``2 x text + heading`` counts, positions and counts of its
@@ -275,7 +280,7 @@ class PostingsRanker:
         are all higher), weighted with the library's current row count."""
         base = self._postings(overlay.base, term)
         with self._lock:
-            ids, tf, at, counts = overlay.delta.postings(term)
+            ids, tf, at, counts = overlay.delta.postings(term, len(overlay.base.ids))
         if base is not None and len(ids):
             ids = np.concatenate((base.ids, ids))
             tf = np.concatenate((base.tf, tf))  # one byte and two: two

@@ -67,7 +67,7 @@ class _Snapshot:
     key: bytes
     conn: Any  # the sidecar, read-only
     rows: int
-    norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by chunk id
+    norm: np.ndarray  # k1 * (1 - b + b * length / avgdl), by position among the passages
     norm32: np.ndarray  # the same in float32, for the first pass
     norm_floor: float  # the smallest norm of a chunk with a token (bm25_arrays.floor)
     tokenizer: str
@@ -75,11 +75,13 @@ class _Snapshot:
     tokens: int
     rewrites: int  # the library's ``fts_rewrites`` when built (-1: unknown, no overlay)
     agrees: bool  # its statistics were the library's when opened (a fresh key is trusted)
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The chunk id at each position (increasing): postings and norms index by position."""
     terms: _TermCache = field(default_factory=_TermCache)
 
 
 def _lengths(snapshot: _Snapshot) -> np.ndarray:
-    """The snapshot's token counts by chunk id, back from its norms (exact: the counts are
+    """The snapshot's token counts by position, back from its norms (exact: the counts are
     whole numbers, the float64 error ~1e-12) rather than kept twice in memory."""
     avgdl = snapshot.tokens / snapshot.rows
     return np.rint((snapshot.norm / K1 - (1 - B)) * avgdl / B)
@@ -102,8 +104,8 @@ def _file_id(path: Path) -> tuple[int, int, int] | None:
 
 @dataclass(frozen=True)
 class _Library:
-    """What a sidecar must agree with: the library's FTS5 tokenizer, chunk count and
-    highest chunk id (its lengths array has one entry per id up to that one)."""
+    """What a sidecar must agree with: the library's FTS5 tokenizer, chunk count, tokens
+    and highest chunk id (its lengths and ids arrays have one entry per passage)."""
 
     tokenizer: str
     rows: int
@@ -125,9 +127,10 @@ def _library_facts(conn: Any) -> _Library:
 
 def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snapshot | None:
     """The sidecar's statistics, or None when it is unreadable, of another format, or
-    cannot describe this library (another tokenizer, a lengths array past the library's
-    highest chunk id): a sidecar is a cache, and only a consistent one is used. One whose
-    row count, tokens and lengths are the library's ``agrees``; another may still serve
+    cannot describe this library (another tokenizer, more passages than the library
+    holds, ids out of order or past the library's highest): a sidecar is a cache, and
+    only a consistent one is used. One whose row count, tokens and highest id are the
+    library's ``agrees``; another may still serve
     the passages it covers while the library has only grown since (:class:`_Overlay`)."""
     try:
         conn = sqlite3.connect(
@@ -141,20 +144,25 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             conn.close()
             return None
         rows, tokens = int(meta["rows"]), int(meta["tokens"])
-        raw = meta["lengths"]
+        raw, raw_ids = meta["lengths"], meta["ids"]
         if (
             str(meta["tokenizer"]) != library.tokenizer
             or not isinstance(raw, bytes)
-            or len(raw) % 4
-            or len(raw) > 4 * (library.last_id + 1)  # checked before any array is made
-            or not 0 < rows <= len(raw) // 4
+            or not isinstance(raw_ids, bytes)
+            or rows > library.rows  # checked before any array is made
+            or len(raw) != 4 * rows
+            or len(raw_ids) != 8 * rows
+            or rows <= 0
             or not 0 < tokens < 1 << 62
         ):
             raise ValueError("the sidecar does not describe this library")
+        ids = np.frombuffer(raw_ids, dtype="<i8")
+        if ids[0] < 0 or ids[-1] > library.last_id or bool(np.any(ids[1:] <= ids[:-1])):
+            raise ValueError("the sidecar does not describe this library (its chunk ids)")
         agrees = (
             rows == library.rows
             and tokens == library.tokens  # the average length every score divides by
-            and len(raw) == 4 * (library.last_id + 1)
+            and int(ids[-1]) == library.last_id
         )
         lengths = np.frombuffer(raw, dtype="<u4").astype(np.float64)
         norm, norm32 = bm25_arrays.norms(lengths, tokens / rows)
@@ -170,6 +178,7 @@ def _open(path: Path, file_id: tuple[int, int, int], library: _Library) -> _Snap
             tokens,
             int(meta.get("rewrites", -1)),
             agrees,
+            ids.astype(np.int64),
         )
     except (sqlite3.Error, KeyError, TypeError, ValueError, OverflowError) as exc:
         log.debug("postings sidecar %s ignored: %s", path, exc)

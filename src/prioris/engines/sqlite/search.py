@@ -193,11 +193,11 @@ class SqliteSearchBackend:
         for batch in _batches(list(chunk_ids)):
             marks = ", ".join("?" for _ in batch)
             for row in self.conn.execute(
-                "SELECT id, text, page_start, page_end, char_start, section FROM chunks "
-                f"WHERE id IN ({marks})",
+                "SELECT id, text, page_start, page_end, char_start, section, work_id "
+                f"FROM chunks WHERE id IN ({marks})",
                 batch,
             ):
-                text = textpack.unpack(row[1])
+                text = textpack.unpack(row[1], row[6])  # damaged: an error naming the work
                 found[row[0]] = Passage(row[0], text, row[2], row[3], row[4], row[5])
         return found
 

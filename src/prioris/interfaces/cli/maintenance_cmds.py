@@ -54,6 +54,12 @@ def add_reindex(sub: Any) -> None:
         "stored unpacked (about half the room) and give the freed space back to the disk "
         "(resumable)",
     )
+    p.add_argument(
+        "--openalex-cache",
+        action="store_true",
+        help="first drop the cached OpenAlex answers older than PRIORIS_MCP_OPENALEX_CACHE_DAYS "
+        "and, past PRIORIS_MCP_OPENALEX_CACHE_MAX_BYTES, the oldest (writes do it as they go)",
+    )
     add_json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
@@ -141,6 +147,13 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
             f"{plural(references['references'], 'reference')}, "
             f"{references['linked']} linked to works of your library"
         )
+    pruned = library.clean_openalex_cache() if getattr(args, "openalex_cache", False) else None
+    if pruned is not None and not args.json:
+        ctx.print_line(
+            f"OpenAlex cache: dropped {plural(pruned['expired'], 'expired answer')} and "
+            f"{plural(pruned['evicted'], 'answer')} past its size bound; "
+            f"{plural(pruned['entries'], 'answer')} ({pruned['bytes'] / (1 << 20):,.1f} MiB) kept"
+        )
     postings = library.build_postings() if getattr(args, "postings", False) else None
     if not args.json and getattr(args, "postings", False):
         if postings is None:
@@ -173,6 +186,8 @@ def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
             out["references"] = references
         if getattr(args, "postings", False):
             out["postings"] = postings
+        if pruned is not None:
+            out["openalex_cache"] = pruned
         ctx.print_json(out)
     else:
         ctx.print_line(

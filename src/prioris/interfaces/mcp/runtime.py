@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import threading
@@ -152,6 +153,11 @@ def audit_target(arguments: dict[str, Any] | None) -> str:
     return " ".join(parts)[:500]
 
 
+CALLER: contextvars.ContextVar[str | None] = contextvars.ContextVar("prioris_caller", default=None)
+"""The account name of the tool call being served (accounts mode), else None: what a tool
+hands the library where an allowance is counted per person (OpenAlex's daily requests)."""
+
+
 def account_of(context: Any) -> Any:
     """The account :class:`~prioris.interfaces.http_guard.HttpGuard` put in this request's
     ASGI scope, or None (stdio, no HTTP request, or no account)."""
@@ -195,7 +201,11 @@ class PriorisMCPServer(MCPServer):
                 f"account {account.name!r} ({account.role}) may not call {name}: "
                 f"it needs the {needed} role",
             )
-        result = await self._call_tool(name, arguments, context)
+        caller = CALLER.set(account.name)
+        try:
+            result = await self._call_tool(name, arguments, context)
+        finally:
+            CALLER.reset(caller)
         if needed != "reader" and not getattr(result, "is_error", False):
             library = self.prioris_state.library()  # type: ignore[attr-defined]
             await blocking(library.record_audit, account.name, name, audit_target(arguments), "mcp")

@@ -14,7 +14,13 @@ from typing import Annotated, Any, Literal
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from prioris.interfaces.mcp.runtime import PriorisMCPServer, ServerState, blocking, prioris_tool
+from prioris.interfaces.mcp.runtime import (
+    CALLER,
+    PriorisMCPServer,
+    ServerState,
+    blocking,
+    prioris_tool,
+)
 
 Direction = Literal["backward", "forward", "both"]
 
@@ -94,7 +100,10 @@ def register_snowball_tools(server: PriorisMCPServer, state: ServerState) -> Non
         OpenAlex's citation graph (counted against a daily budget and cached). Give the
         seeds one way: `ids`, `all`, or `collection`. Each candidate has a score with its
         parts in `why` (and `why.summary` in words) and a `fetch_route` for the fetch
-        tools; nothing is fetched. Dismissed candidates never come back."""
+        tools; nothing is fetched. Dismissed candidates never come back. On a shared
+        library each account has its share of the daily budget (quota_exceeded once
+        spent; offline still answers)."""
+        account = CALLER.get()  # accounts mode: the caller's share of the budget
         result = await blocking(
             lambda: state.library().snowball(
                 ids or [],
@@ -103,6 +112,7 @@ def register_snowball_tools(server: PriorisMCPServer, state: ServerState) -> Non
                 direction=direction,
                 limit=limit,
                 offline=offline,
+                account=account,
             )
         )
         return SnowballOut.model_validate(result)

@@ -99,55 +99,110 @@ async def import_jsonl(request: Request) -> Response:
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 
+def remote(request: Request) -> bool:
+    """Accounts mode (``prioris ui --allow-remote``): the person at the page is not the one
+    at the server, so a path in a request names nothing of the server's disk except under
+    the folders an admin listed (``PRIORIS_MCP_ALLOWED_IMPORT_DIRS``)."""
+    return request.app.state.sessions is not None
+
+
+def confinement(request: Request) -> tuple[Path, ...] | None:
+    """The folders a job started by ``request`` may read files from: None (anywhere the
+    server's user may) on loopback, the admin's list in accounts mode."""
+    return state_of(request).library.settings.allowed_import_dirs if remote(request) else None
+
+
+def server_path(request: Request, raw: str, kind: str) -> Path:
+    """The ``kind`` (``folder``, ``file``) a request names. On loopback: that path of this
+    computer (``~`` expanded), NotFoundError if absent. In accounts mode: only an absolute
+    path whose real location (links followed) lies under an allowed folder, and one answer,
+    the same words, for a path that is missing, not allowed or of the wrong kind, so a
+    request learns nothing of the server's disk."""
+    if not remote(request):
+        path = Path(raw).expanduser()
+        if not (path.is_dir() if kind == "folder" else path.is_file()):
+            raise NotFoundError(f"no {kind} {raw!r} on this computer")
+        return path
+    allowed = confinement(request) or ()
+    listed = ", ".join(str(folder) for folder in allowed) or "none: use the uploads"
+    refused = NotFoundError(
+        f"no {kind} {raw!r} among the server's import folders ({listed}); "
+        "an admin lists them in PRIORIS_MCP_ALLOWED_IMPORT_DIRS"
+    )
+    path = Path(raw)
+    if "\x00" in raw or not path.is_absolute():
+        raise refused
+    try:
+        real = Path(os.path.realpath(path))
+        inside = any(real.is_relative_to(os.path.realpath(folder)) for folder in allowed)
+        found = real.is_dir() if kind == "folder" else real.is_file()
+    except (OSError, ValueError):
+        raise refused from None
+    if not (inside and found):
+        raise refused
+    return real
+
+
 async def zotero_sync(request: Request) -> Response:
-    """``{"path"?}``: sync a Zotero data directory of this computer by a job (one at a
-    time: a running sync is returned)."""
+    """``{"path"?}``: sync a Zotero data directory by a job (one at a time: a running sync
+    is returned): the server's own (``PRIORIS_MCP_ZOTERO_DIR``) when no path is given,
+    else a folder of this computer (in accounts mode, under an allowed folder)."""
     state = state_of(request)
     data = await read_json(request)
     raw = str(data.get("path") or "").strip()
     running = [j for j in state.jobs.list(["zotero"]) if j["active"]]
     if running:
         return JSONResponse({"job": running[0]}, status_code=202)
-    directory = state.library.zotero_dir(raw or None)
-    if not directory.is_dir():
-        raise NotFoundError(f"no Zotero data directory {str(directory)!r} on this computer")
+    if raw:
+        directory = server_path(request, raw, "folder")
+    else:
+        directory = state.library.zotero_dir()
+        if not directory.is_dir():
+            where = "" if remote(request) else f" {str(directory)!r}"
+            raise NotFoundError(f"no Zotero data directory{where} on the server")
+    confine = confinement(request)
     job = state.jobs.submit(
         "zotero",
-        f"Zotero: {directory}",
-        tasks.zotero_job(state.library, str(directory)),
-        items=[str(directory)],
+        f"Zotero: {raw or directory}" if remote(request) else f"Zotero: {directory}",
+        tasks.zotero_job(  # its own storage/ besides the allowed folders
+            state.library, str(directory), None if confine is None else (*confine, directory)
+        ),
+        items=[(raw or "the server's Zotero library") if remote(request) else str(directory)],
     )
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 
 async def import_references(request: Request) -> Response:
     """``{"path"}``: a BibTeX or RIS file of this computer, imported with the PDFs its
-    entries link to, by a job."""
+    entries link to, by a job (in accounts mode: a file under an allowed folder, and only
+    the linked PDFs under one)."""
     state = state_of(request)
     data = await read_json(request)
     raw = str(data.get("path") or "").strip()
     if not raw:
         raise InvalidRequestError("give the path of a .bib or .ris file")
-    file = Path(raw).expanduser()
-    if not file.is_file():
-        raise NotFoundError(f"no file {raw!r} on this computer")
+    file = server_path(request, raw, "file")
     job = state.jobs.submit(
-        "references", file.name, tasks.references_job(state.library, str(file)), items=[file.name]
+        "references",
+        file.name,
+        tasks.references_job(state.library, str(file), confinement(request)),
+        items=[file.name],
     )
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 
 async def ingest_folder(request: Request) -> Response:
-    """``{"path"}``: every PDF under a folder of this computer, by a job."""
+    """``{"path"}``: every PDF under a folder of this computer, by a job (in accounts
+    mode: a folder under an allowed one)."""
     state = state_of(request)
     data = await read_json(request)
     raw = str(data.get("path") or "").strip()
     if not raw:
         raise InvalidRequestError("give the path of a folder")
-    folder = Path(raw).expanduser()
-    if not folder.is_dir():
-        raise NotFoundError(f"no folder {raw!r} on this computer")
-    job = state.jobs.submit("folder", str(folder), tasks.folder_job(state.library, str(folder)))
+    folder = server_path(request, raw, "folder")
+    job = state.jobs.submit(
+        "folder", raw, tasks.folder_job(state.library, str(folder), confinement(request))
+    )
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 

@@ -68,6 +68,8 @@ STATUS_OF = {
     "ocr_unavailable": 422,
     "unauthorized": 401,
     "forbidden": 403,
+    "damaged_library": 422,
+    "quota_exceeded": 429,
 }
 
 

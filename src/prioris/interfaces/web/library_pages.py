@@ -84,12 +84,15 @@ async def library_page(request: Request) -> Response:
 async def add_page(request: Request) -> Response:
     state = state_of(request)
     settings = state.library.settings
+    remote = request.app.state.sessions is not None  # accounts mode: paths of the server
     return state.render(
         request,
         "add.html",
         jobs=state.jobs.list(UPLOAD_KINDS)[:20],
         max_file_bytes=settings.max_file_bytes,
-        zotero_dir=str(state.library.zotero_dir()),
+        zotero_dir="" if remote else str(state.library.zotero_dir()),
+        remote=remote,
+        import_dirs=[str(folder) for folder in settings.allowed_import_dirs],
         page="add",
     )
 

@@ -19,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from prioris.errors import InvalidRequestError
+from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
 from prioris.interfaces.web.security import read_json
 from prioris.interfaces.web.state import blocking, state_of
 from prioris.interfaces.web.views import read_url
@@ -89,6 +90,8 @@ async def run_snowball(request: Request) -> Response:
             raise InvalidRequestError("tick works on the Library page to use them as seeds")
     else:
         raise InvalidRequestError(f"seeds must be all, collection or ids, got {seeds!r}")
+    account = request.scope.get(ACCOUNT_SCOPE_KEY)  # accounts mode: its share of the budget
+    kwargs["account"] = None if account is None else account.name
     answer = await blocking(state.library.snowball, ids if seeds == "ids" else [], **kwargs)
     titles = await blocking(_seed_titles, state.library, answer)
     html = state.templates.get_template("_snowball_results.html").render(

@@ -8,6 +8,7 @@ e.g. a duplicate) and ``failed`` (with the error code and message).
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,11 +76,25 @@ def upload_job(library: Library, path: Path, filename: str) -> JobFunction:
     return run
 
 
-def folder_job(library: Library, folder: str) -> JobFunction:
-    """Ingest every PDF under a folder of this computer, one item per file."""
+def within(path: str | Path, roots: Sequence[Path]) -> bool:
+    """Whether ``path``'s real location (links followed) lies under one of ``roots``."""
+    real = Path(os.path.realpath(path))
+    return any(real.is_relative_to(os.path.realpath(root)) for root in roots)
+
+
+def folder_job(
+    library: Library, folder: str, confine_to: Sequence[Path] | None = None
+) -> JobFunction:
+    """Ingest every PDF under a folder of this computer, one item per file; with
+    ``confine_to`` (accounts mode) a file whose link leads out of those folders is left
+    out, and said."""
 
     def run(context: JobContext) -> str:
         files = list(library.collect_pdfs([folder]))
+        outside = []
+        if confine_to is not None:
+            outside = [path for path in files if not within(path, confine_to)]
+            files = [path for path in files if within(path, confine_to)]
         for path in files:
             context.add_item(str(path))
         summary = _each(
@@ -89,6 +104,15 @@ def folder_job(library: Library, folder: str) -> JobFunction:
             lambda index, path: library.ingest_file(path, on_stage=_stage_reporter(context, index)),
             label=lambda index: f"file {index + 1} of {len(files)}",
         )
+        for path in outside:  # after the files _each numbers from 0
+            context.add_item(
+                str(path),
+                state="failed",
+                message="links out of the server's import folders: not read",
+                error_code="not_found",
+            )
+        if outside:
+            summary += f", {len(outside)} not read (outside the import folders)"
         return summary if files else f"no PDF files under {folder}"
 
     return run
@@ -249,14 +273,24 @@ def _sync_job(stage: str, sync: Callable[..., dict[str, Any]]) -> JobFunction:
     return run
 
 
-def zotero_job(library: Library, zotero_dir: str | None) -> JobFunction:
-    """Sync a Zotero data directory (read only; incremental)."""
-    return _sync_job("syncing", lambda **kw: library.zotero_sync(zotero_dir, **kw))
+def zotero_job(
+    library: Library, zotero_dir: str | None, confine_to: Sequence[Path] | None = None
+) -> JobFunction:
+    """Sync a Zotero data directory (read only; incremental); ``confine_to``: the folders
+    its attachments may be read from (accounts mode)."""
+    return _sync_job(
+        "syncing", lambda **kw: library.zotero_sync(zotero_dir, confine_to=confine_to, **kw)
+    )
 
 
-def references_job(library: Library, path: str) -> JobFunction:
-    """Import a BibTeX or RIS file of this computer with the PDFs it links to."""
-    return _sync_job("importing", lambda **kw: library.import_references(path, **kw))
+def references_job(
+    library: Library, path: str, confine_to: Sequence[Path] | None = None
+) -> JobFunction:
+    """Import a BibTeX or RIS file of this computer with the PDFs it links to (only those
+    under ``confine_to``, when given: accounts mode)."""
+    return _sync_job(
+        "importing", lambda **kw: library.import_references(path, confine_to=confine_to, **kw)
+    )
 
 
 def reference_text_job(library: Library, path: Path, filename: str) -> JobFunction:
