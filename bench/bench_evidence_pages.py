@@ -70,7 +70,8 @@ def main() -> None:
         print(f"ingested {len(report.ingested)} of {len(pdfs)} PDFs", file=sys.stderr)
         checked = on_page = back = spanning = asked = 0
         misses: list[str] = []
-        for work in library.list_works():
+        for listed in library.list_works():
+            work = library.get_work(listed["id"])
             documents = library.original(work.id)[1]
             pdf = next((d for d in documents if d["format"] == "pdf"), None)
             if pdf is None:

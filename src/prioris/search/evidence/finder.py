@@ -33,9 +33,9 @@ MAX_K = 50
 # a work supports a claim when its best sentence is at least this close to it (cosine of
 # the default model) or, a little less close, shares most of the claim's words: calibrated
 # on SciFact's train claims, gold documents against random ones (docs/benchmarks.md)
-FOUND_COSINE = 0.5
-FOUND_COSINE_WITH_WORDS = 0.4
-FOUND_COVERAGE = 0.5
+FOUND_COSINE = 0.65
+FOUND_COSINE_WITH_WORDS = 0.55
+FOUND_COVERAGE = 0.3
 
 Spans = list[tuple[int, int, int]]
 
