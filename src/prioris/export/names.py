@@ -138,7 +138,11 @@ def pmid(work: Work) -> str | None:
 
 
 def work_url(work: Work) -> str | None:
-    """The most stable public link: arXiv abstract page, DOI, PMC, else the PDF link."""
+    """The user's own link (their reference manager's ``url``), else the most stable
+    public one: arXiv abstract page, DOI, PMC, else the PDF link."""
+    own = work.extra.get("url") if isinstance(work.extra, dict) else None
+    if isinstance(own, str) and re.match(r"(?:https?|ftp)://\S+$", own.strip()):
+        return own.strip()
     arxiv = arxiv_id(work)
     if arxiv:
         return f"https://arxiv.org/abs/{arxiv}"

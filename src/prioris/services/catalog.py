@@ -333,7 +333,7 @@ class Catalog:
         ``text`` is every citation together (a reference list or a .bib file)."""
         if not ids:
             raise InvalidRequestError("give at least one work id to cite")
-        return cite_works(self._export_works(ids), style, fmt or "text")
+        return cite_works(self.conn, self.lock, self._export_works(ids), style, fmt or "text")
 
     def _export_works(
         self,
