@@ -164,7 +164,7 @@ def test_apa_of_a_work_without_authors_names_its_title_once(library) -> None:  #
         ("Deep learning of cormorant flocks✩", "Deep learning of cormorant flocks"),
         ("Heron colonies in winter*", "Heron colonies in winter"),
         ("Egrets†‡ and their roosts", "Egrets and their roosts"),
-        ("Wading birds¹", "Wading birds"),
+        ("Energy as mc²", "Energy as mc²"),
         ("A* search for nesting sites", "A* search for nesting sites"),
     ],
 )

@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from prioris.discovery.snowball_candidates import Candidate
-from prioris.discovery.snowball_identity import ID_KINDS, library_aliases, normalise_title
+from prioris.discovery.snowball_identity import (
+    ID_KINDS,
+    library_aliases,
+    normalise_title,
+    same_id,
+)
 
 TITLE_MATCH_THRESHOLD = 92.0
 """rapidfuzz ``ratio`` (0-100) of two normalised titles from which, with years within
@@ -30,6 +35,11 @@ distinct works scored 89.5, while every title with one typo scored 94.1 or more 
 two words run together 97.0 or more."""
 YEAR_SLACK = 1
 """A preprint and its published version are often a year apart."""
+AUTHOR_TITLE_THRESHOLD = 85.0
+"""With the same first author, titles this alike (rapidfuzz ``ratio``) and years within
+:data:`VERSION_YEAR_SLACK` are one work: a preprint and its published version, whose
+title often gains a subtitle or changes a word on review (issue 39)."""
+VERSION_YEAR_SLACK = 2
 
 _LEADING = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "towards", "toward"})
 """Words skipped when a title's first word picks the block it is compared within."""
@@ -92,16 +102,24 @@ class CandidatePool:
                 continue
             texts = [normalise_title(c.title) for c in group]
             scores = process.cdist(
-                texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
+                texts, texts, scorer=fuzz.ratio, score_cutoff=AUTHOR_TITLE_THRESHOLD
             )
+            # a subtitle added on publication: every word of one title in the other
+            subsets = process.cdist(texts, texts, scorer=fuzz.token_set_ratio, score_cutoff=100)
             for i, first in enumerate(group):
                 if id(first) in gone:
                     continue
-                for j in np.nonzero(scores[i, i + 1 :])[0] + i + 1:
+                near = np.maximum(scores[i, i + 1 :], subsets[i, i + 1 :])
+                for j in np.nonzero(near)[0] + i + 1:
                     other = group[int(j)]
                     if id(other) in gone or _conflicting(first.ids, other.ids):
                         continue
-                    if titles_match(float(scores[i, j]), first.year, other.year):
+                    score = float(scores[i, j])
+                    shorter = min(len(texts[i].split()), len(texts[int(j)].split()))
+                    version = float(subsets[i, j]) if shorter >= 4 else 0.0
+                    if titles_match(score, first.year, other.year) or versions_match(
+                        max(score, version), first, other
+                    ):
                         first.merge(other)
                         gone.add(id(other))
         if gone:
@@ -111,7 +129,33 @@ class CandidatePool:
 
 
 def _conflicting(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
-    return any(kind in a and kind in b and a[kind] != b[kind] for kind in ID_KINDS)
+    return any(
+        kind in a and kind in b and same_id(kind, a[kind]) != same_id(kind, b[kind])
+        for kind in ID_KINDS
+    )
+
+
+def _family(name: str) -> str:
+    """A name's family name, folded (``Smith, J.``, ``J. Smith``, ``Smith J``)."""
+    name = " ".join(name.replace(".", ". ").split())
+    if "," in name:
+        return normalise_title(name.split(",", 1)[0])
+    words = [w for w in name.split() if len(w.strip(".")) > 1 and not w.isupper()]
+    return normalise_title(words[-1] if words else name)
+
+
+def versions_match(score: float, a: Candidate, b: Candidate) -> bool:
+    """A preprint and its published version: the same first author, titles at least
+    :data:`AUTHOR_TITLE_THRESHOLD` alike (words changed on review; 100 when one title's
+    words, four or more, are all in the other: a subtitle added) and
+    years at most :data:`VERSION_YEAR_SLACK` apart (or one unknown)."""
+    if score < AUTHOR_TITLE_THRESHOLD or not a.authors or not b.authors:
+        return False
+    if _family(a.authors[0]) != _family(b.authors[0]) or not _family(a.authors[0]):
+        return False
+    if a.year is not None and b.year is not None:
+        return abs(a.year - b.year) <= VERSION_YEAR_SLACK
+    return True
 
 
 def titles_match(score: float, year: int | None, other_year: int | None) -> bool:

@@ -18,15 +18,15 @@ from prioris.models import Work
 
 _ANYWHERE = "✩☆★✪⋆∗†‡§¶‖⁎"
 """Marks that are never part of a title's words."""
-_MARKERS = re.compile(rf"(?:\s*(?:[{_ANYWHERE}*]+|[¹²³⁰⁴-⁹]+|\^\{{?[*\w]\}}?))+\s*$")
+_MARKERS = re.compile(rf"(?:\s*[{_ANYWHERE}*]+)+\s*$")
 _INSIDE = re.compile(rf"(?<=\w)[{_ANYWHERE}]+(?=[\s:,.;]|$)|\s[{_ANYWHERE}]+(?=\s)")
 _SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’)\]]*$|\.\)$")
 _FROM_THE_PAGE = ("printed", "pdf_metadata")
 
 
 def strip_markers(title: str) -> str:
-    """``title`` without footnote markers (``✩``, daggers, a trailing ``*`` or
-    superscript digit); a ``*`` inside (``A* search``) is the title's own."""
+    """``title`` without footnote markers (``✩``, daggers, a trailing ``*``); a ``*``
+    inside (``A* search``) and a superscript (``mc²``) are the title's own."""
     cleaned = _INSIDE.sub("", title)
     cleaned = _MARKERS.sub("", cleaned)
     return cleaned.strip() or title
