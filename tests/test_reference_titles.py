@@ -117,11 +117,30 @@ def test_a_preprint_and_its_published_version_are_one_candidate() -> None:
         _ref(title="Reef recovery after repeated cyclones", authors=["B. Other"], year=2019),
         "s3",
     )
-    for cand in (preprint, published, *versions, other):
+    renamed = [  # the published title drops the preprint's leading name
+        from_reference(
+            _ref(
+                title="Reefwatch: Augmenting large-language models with reef survey tools",
+                authors=["Ana M Bran", "Sam Cox"],
+                year=2023,
+                arxiv="2304.05376",
+            ),
+            "s1",
+        ),
+        from_reference(
+            _ref(
+                title="Augmenting large language models with reef survey tools",
+                authors=["Ana M. Bran", "Sam Cox"],
+                year=2024,
+            ),
+            "s1",
+        ),
+    ]
+    for cand in (preprint, published, *versions, other, *renamed):
         assert cand is not None
         pool.add(cand)
     pool.merge_similar()
     titles = sorted((c.title, tuple(sorted(c.cited_by_seeds))) for c in pool.candidates())
-    assert len(pool) == 3, titles
+    assert len(pool) == 4, titles
     merged = next(c for c in pool.candidates() if "s2" in c.cited_by_seeds and "doi" in c.ids)
     assert merged.cited_by_seeds == {"s1", "s2"} and merged.ids["arxiv"] == "1806.01234"

@@ -84,48 +84,59 @@ class CandidatePool:
     def merge_similar(self) -> int:
         """Join candidates whose titles are the same work spelt apart (a typo, an OCR
         slip, a year one off between a preprint and its version): a title within
-        :data:`TITLE_MATCH_THRESHOLD` and years as :func:`titles_match` allows, and no
-        identifier of the same kind that differs (two DOIs are two works). Titles are
-        compared within blocks of the same first word, so a whole-library snowball
-        stays fast. Returns how many candidates were joined into others."""
-        from rapidfuzz import fuzz, process
-
-        blocks: dict[str, list[Candidate]] = {}
+        :data:`TITLE_MATCH_THRESHOLD` and years as :func:`titles_match` allows, or a
+        preprint and its published version (:func:`versions_match`), and no identifier
+        of the same kind that differs (two DOIs are two works). Titles are compared
+        within blocks of the same first word, and versions also within blocks of the
+        same first author (a published title may lose or gain its first word), so a
+        whole-library snowball stays fast. Returns how many were joined into others."""
+        by_word: dict[str, list[Candidate]] = {}
+        by_author: dict[str, list[Candidate]] = {}
         for cand in self._all:
             words = normalise_title(cand.title).split()
             if words:
                 head = next((w for w in words if w not in _LEADING), words[0])
-                blocks.setdefault(head, []).append(cand)
+                by_word.setdefault(head, []).append(cand)
+                if cand.authors and _family(cand.authors[0]):
+                    by_author.setdefault(_family(cand.authors[0]), []).append(cand)
         gone: set[int] = set()
-        for group in blocks.values():
-            if len(group) < 2:
-                continue
-            texts = [normalise_title(c.title) for c in group]
-            scores = process.cdist(
-                texts, texts, scorer=fuzz.ratio, score_cutoff=AUTHOR_TITLE_THRESHOLD
-            )
-            # a subtitle added on publication: every word of one title in the other
-            subsets = process.cdist(texts, texts, scorer=fuzz.token_set_ratio, score_cutoff=100)
-            for i, first in enumerate(group):
-                if id(first) in gone:
-                    continue
-                near = np.maximum(scores[i, i + 1 :], subsets[i, i + 1 :])
-                for j in np.nonzero(near)[0] + i + 1:
-                    other = group[int(j)]
-                    if id(other) in gone or _conflicting(first.ids, other.ids):
-                        continue
-                    score = float(scores[i, j])
-                    shorter = min(len(texts[i].split()), len(texts[int(j)].split()))
-                    version = float(subsets[i, j]) if shorter >= 4 else 0.0
-                    if titles_match(score, first.year, other.year) or versions_match(
-                        max(score, version), first, other
-                    ):
-                        first.merge(other)
-                        gone.add(id(other))
+        for group in by_word.values():
+            _join(group, gone, titles_alone=True)
+        for group in by_author.values():
+            _join([c for c in group if id(c) not in gone], gone, titles_alone=False)
         if gone:
             self._all = [c for c in self._all if id(c) not in gone]
             self._by_key = {k: c for c in self._all for k in c.identities()}
         return len(gone)
+
+
+def _join(group: list[Candidate], gone: set[int], *, titles_alone: bool) -> None:
+    """Merge the candidates of one block that are one work into the first of them (the
+    merged ones' ids go into ``gone``); ``titles_alone`` also joins by title and year."""
+    if len(group) < 2:
+        return
+    from rapidfuzz import fuzz, process
+
+    texts = [normalise_title(c.title) for c in group]
+    scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=AUTHOR_TITLE_THRESHOLD)
+    # a subtitle added on publication: every word of one title in the other
+    subsets = process.cdist(texts, texts, scorer=fuzz.token_set_ratio, score_cutoff=100)
+    for i, first in enumerate(group):
+        if id(first) in gone:
+            continue
+        near = np.maximum(scores[i, i + 1 :], subsets[i, i + 1 :])
+        for j in np.nonzero(near)[0] + i + 1:
+            other = group[int(j)]
+            if id(other) in gone or _conflicting(first.ids, other.ids):
+                continue
+            score = float(scores[i, j])
+            shorter = min(len(texts[i].split()), len(texts[int(j)].split()))
+            version = float(subsets[i, j]) if shorter >= 4 else 0.0
+            if (titles_alone and titles_match(score, first.year, other.year)) or versions_match(
+                max(score, version), first, other
+            ):
+                first.merge(other)
+                gone.add(id(other))
 
 
 def _conflicting(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
