@@ -28,6 +28,8 @@ from prioris.refman.bibtex.blocks import entry_fields
 from prioris.refman.filelinks import bibdesk_path, resolve, resolve_field, unique
 from prioris.refman.items import RefAttachment, RefItem, RefNote
 from prioris.refman.latex import decode, verbatim
+from prioris.strings import without_surrogates
+from prioris.text_clean import remove_controls
 
 SOURCE = "bibtex"
 
@@ -108,12 +110,13 @@ def as_written(entry_type: str, fields: dict[str, str]) -> dict[str, Any]:
     expanded), so an export gives back their own DOI spelling, URL, braces and fields
     Prioris has no column for; links to files on this disk and JabRef's groups are left
     out (they say where things are here, not what the work is)."""
-    kept = {
-        name: value.strip()
-        for name, value in fields.items()
-        if value.strip() and name not in _LINK_FIELDS and not name.startswith("bdsk-")
-    }
-    return {"type": entry_type, "fields": kept}
+    kept: dict[str, str] = {}
+    for name, value in fields.items():
+        key = remove_controls(without_surrogates(name)).strip()
+        text = remove_controls(without_surrogates(value)).strip()  # the LaTeX kept
+        if key and text and key not in _LINK_FIELDS and not key.startswith("bdsk-"):
+            kept[key] = text
+    return {"type": F.clean_line(entry_type), "fields": kept}
 
 
 def name_parts(value: str) -> list[dict[str, str]]:
