@@ -22,6 +22,7 @@ The hand-checked truth is in ``bench/references_truth.json``.
 
     .venv/bin/python bench/bench_references.py
     .venv/bin/python bench/bench_references.py --list-pairs   # the pairs, to label
+    .venv/bin/python bench/bench_references.py --titles   # issue 39: titles that are none
 
 Needs ../shared (exits 0 saying so when it is absent); writes only into a temp dir.
 """
@@ -365,10 +366,91 @@ def scale(n_works: int, n_refs: int) -> None:
           f"({incoming} linked, 1 expected)")  # fmt: skip
 
 
+def _title_rules() -> Any:
+    """The rules of ``prioris.ingest.reference_title``, loaded from this checkout's file,
+    so the same measure applies to a run of an older checkout's code (issue 39)."""
+    import importlib.util
+
+    path = REPO / "src" / "prioris" / "ingest" / "reference_title.py"
+    spec = importlib.util.spec_from_file_location("reference_title_rules", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _family(name: str) -> str:
+    name = name.strip()
+    if "," in name:
+        return name.split(",", 1)[0].strip().casefold()
+    return (name.split() or [""])[-1].strip(".").casefold()
+
+
+def titles_shown(library: Any, names: dict[str, str]) -> None:
+    """Issue 39: reference titles that are not titles (an author list, a citation string,
+    a venue), in ``show``'s reference lists and among the offline snowball's candidates;
+    and preprint/published pairs standing as two candidates."""
+    from collections import Counter
+
+    from rapidfuzz import fuzz
+
+    rules = _title_rules()
+    seeds = sorted(set(names.values()))
+    kinds: Counter[str] = Counter()
+    shown = raw = 0
+    for seed in seeds:
+        for ref in library.references(seed):
+            if ref.get("title_parsed", bool(ref["title"])) and ref["title"]:
+                shown += 1
+                kinds[rules.title_problem(ref["title"]) or "title"] += 1
+            else:
+                raw += 1
+    bad = shown - kinds["title"]
+    print(f"\n## Reference titles (issue 39): {len(seeds)} papers")
+    share = bad / max(shown, 1)
+    print(f"entries shown with a title: {shown}; of them not a title: {bad} = {share:.1%} "
+          f"({dict(kinds)}); shown as raw text, marked: {raw}")  # fmt: skip
+    answers = [
+        library.snowball([seed], direction="backward", limit=500, offline=True)["candidates"]
+        for seed in seeds
+    ]
+    candidates = [c for cands in answers for c in cands]
+    titled = [c for c in candidates if c.get("title_parsed", True)]
+    flagged = Counter(rules.title_problem(c["title"]) for c in titled)
+    not_titles = sum(n for k, n in flagged.items() if k)
+    print(f"offline snowball, each seed alone: {len(candidates)} candidates, "
+          f"{len(titled)} shown as a title; not a title: {not_titles} = "
+          f"{not_titles / max(len(titled), 1):.1%} ({ {k: n for k, n in flagged.items() if k} }); "
+          f"shown as raw text, marked: {len(candidates) - len(titled)}")  # fmt: skip
+    pairs = 0
+    for cands in answers:
+        for i, a in enumerate(cands):
+            for b in cands[i + 1 :]:
+                ids_a, ids_b = a.get("ids") or {}, b.get("ids") or {}
+                linked = any(k in ids_a and ids_a.get(k) == ids_b.get(k) for k in ("doi", "arxiv"))
+                fa = _family(a["authors"][0]) if a.get("authors") else ""
+                fb = _family(b["authors"][0]) if b.get("authors") else ""
+                near = (
+                    fa
+                    and fa == fb
+                    and fuzz.ratio(_fold(a["title"]), _fold(b["title"])) >= 85
+                    and (a.get("year") is None or b.get("year") is None
+                         or abs(a["year"] - b["year"]) <= 2)
+                )  # fmt: skip
+                pairs += bool(linked or near)
+    print(f"candidate pairs of one seed that are one work (same DOI/arXiv id, or same first "
+          f"author with a near-same title and years within 2): {pairs}")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-linking", action="store_true", help="parsing figures only")
     parser.add_argument("--list-pairs", action="store_true", help="print every pair to label")
+    parser.add_argument(
+        "--titles",
+        action="store_true",
+        help="issue 39: reference and snowball-candidate titles that are not titles",
+    )
     parser.add_argument(
         "--scale", type=int, default=0, metavar="N", help="only time linking among N works"
     )
@@ -382,8 +464,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         library = _open_library(Path(tmp))
         try:
-            names = _ingest(library, _pdfs(not args.no_linking))
+            names = _ingest(library, _pdfs(not args.no_linking and not args.titles))
             parsing(library, names)
+            if args.titles:
+                titles_shown(library, names)
+                return 0
             if not args.no_linking:
                 linking(library, names, args.list_pairs)
         finally:

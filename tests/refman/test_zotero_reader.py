@@ -265,10 +265,12 @@ def test_fields_of_each_item_type(zdir: Path) -> None:
         "type": "paper-conference",
         "title": "A paper title",
         "creators": [
-            {"name": "Ada Lovelace", "role": "author"},
-            {"name": "ACME Corp", "role": "author"},
+            {"name": "Ada Lovelace", "role": "author", "family": "Lovelace", "given": "Ada"},
+            {"name": "ACME Corp", "role": "author", "literal": "ACME Corp"},
         ],
         "authors": ["Ada Lovelace", "ACME Corp"],
+        # the names as Zotero splits them, for citations (a one-field name is a literal)
+        "author_parts": [{"family": "Lovelace", "given": "Ada"}, {"literal": "ACME Corp"}],
         "year": 2019,
         "published": "2019-06-15",
         "venue": "Proc. of Things",

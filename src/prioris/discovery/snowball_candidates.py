@@ -17,6 +17,7 @@ from typing import Any
 
 from prioris.discovery.routes import fetch_route
 from prioris.discovery.snowball_identity import candidate_key, clean_ids, identity_keys
+from prioris.ingest.reference_title import title_problem
 from prioris.models import Work
 
 
@@ -41,6 +42,8 @@ class Candidate:
     """``local`` (a PDF's reference list) and/or ``openalex``."""
     score: float = 0.0
     why: dict[str, Any] = field(default_factory=dict)
+    title_parsed: bool = True
+    """False when ``title`` is a reference's raw text (no title could be read from it)."""
 
     @property
     def key(self) -> str:
@@ -53,6 +56,8 @@ class Candidate:
         """Take what this sighting lacks from ``other``; seed links are united. OpenAlex's
         metadata wins over a parsed reference's (it is a whole record, not a line)."""
         prefer_other = "openalex" in other.found_by and "openalex" not in self.found_by
+        if other.title_parsed and not self.title_parsed and other.title:
+            self.title, self.title_parsed = other.title, True  # a real title over raw text
         for name in ("title", "year", "venue", "abstract", "cited_by_count", "is_oa", "pdf_url"):
             mine, theirs = getattr(self, name), getattr(other, name)
             if theirs not in (None, "") and (mine in (None, "") or prefer_other):
@@ -85,6 +90,7 @@ class Candidate:
         return {
             "key": self.key,
             "title": self.title,
+            "title_parsed": self.title_parsed,
             "authors": list(self.authors),
             "year": self.year,
             "venue": self.venue,
@@ -98,11 +104,17 @@ class Candidate:
 
 def from_reference(ref: Mapping[str, Any], seed: str) -> Candidate | None:
     """A candidate from a seed's parsed reference (backward, ``found_by`` local), or None
-    when the line gave neither a title nor an identifier."""
+    when the line gave neither a title nor an identifier. A reference whose title is no
+    title (:func:`~prioris.ingest.reference_title.title_problem`) or that has none is
+    shown by its raw text with ``title_parsed`` False, never as a title."""
     ids = clean_ids({"doi": ref.get("doi"), "arxiv": ref.get("arxiv")})
     title = " ".join(str(ref.get("title") or "").split())
-    if not title and not ids:
+    rejected = bool(title) and title_problem(title) is not None
+    if rejected:
+        title = ""  # an author list, a citation string, a venue: not a title (issue 39)
+    if not title and not ids and not rejected:
         return None
+    parsed = bool(title)
     if not title:
         title = " ".join(str(ref.get("raw") or "").split())[:300]
     year = ref.get("year") if isinstance(ref.get("year"), int) else None
@@ -114,6 +126,7 @@ def from_reference(ref: Mapping[str, Any], seed: str) -> Candidate | None:
         ids=ids,
         cited_by_seeds={seed},
         found_by={"local"},
+        title_parsed=parsed,
     )
 
 

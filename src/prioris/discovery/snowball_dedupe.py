@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from prioris.discovery.snowball_candidates import Candidate
-from prioris.discovery.snowball_identity import ID_KINDS, library_aliases, normalise_title
+from prioris.discovery.snowball_identity import (
+    ID_KINDS,
+    library_aliases,
+    normalise_title,
+    same_id,
+)
 
 TITLE_MATCH_THRESHOLD = 92.0
 """rapidfuzz ``ratio`` (0-100) of two normalised titles from which, with years within
@@ -30,6 +35,11 @@ distinct works scored 89.5, while every title with one typo scored 94.1 or more 
 two words run together 97.0 or more."""
 YEAR_SLACK = 1
 """A preprint and its published version are often a year apart."""
+AUTHOR_TITLE_THRESHOLD = 85.0
+"""With the same first author, titles this alike (rapidfuzz ``ratio``) and years within
+:data:`VERSION_YEAR_SLACK` are one work: a preprint and its published version, whose
+title often gains a subtitle or changes a word on review (issue 39)."""
+VERSION_YEAR_SLACK = 2
 
 _LEADING = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "towards", "toward"})
 """Words skipped when a title's first word picks the block it is compared within."""
@@ -74,44 +84,89 @@ class CandidatePool:
     def merge_similar(self) -> int:
         """Join candidates whose titles are the same work spelt apart (a typo, an OCR
         slip, a year one off between a preprint and its version): a title within
-        :data:`TITLE_MATCH_THRESHOLD` and years as :func:`titles_match` allows, and no
-        identifier of the same kind that differs (two DOIs are two works). Titles are
-        compared within blocks of the same first word, so a whole-library snowball
-        stays fast. Returns how many candidates were joined into others."""
-        from rapidfuzz import fuzz, process
-
-        blocks: dict[str, list[Candidate]] = {}
+        :data:`TITLE_MATCH_THRESHOLD` and years as :func:`titles_match` allows, or a
+        preprint and its published version (:func:`versions_match`), and no identifier
+        of the same kind that differs (two DOIs are two works). Titles are compared
+        within blocks of the same first word, and versions also within blocks of the
+        same first author (a published title may lose or gain its first word), so a
+        whole-library snowball stays fast. Returns how many were joined into others."""
+        by_word: dict[str, list[Candidate]] = {}
+        by_author: dict[str, list[Candidate]] = {}
         for cand in self._all:
             words = normalise_title(cand.title).split()
             if words:
                 head = next((w for w in words if w not in _LEADING), words[0])
-                blocks.setdefault(head, []).append(cand)
+                by_word.setdefault(head, []).append(cand)
+                if cand.authors and _family(cand.authors[0]):
+                    by_author.setdefault(_family(cand.authors[0]), []).append(cand)
         gone: set[int] = set()
-        for group in blocks.values():
-            if len(group) < 2:
-                continue
-            texts = [normalise_title(c.title) for c in group]
-            scores = process.cdist(
-                texts, texts, scorer=fuzz.ratio, score_cutoff=TITLE_MATCH_THRESHOLD
-            )
-            for i, first in enumerate(group):
-                if id(first) in gone:
-                    continue
-                for j in np.nonzero(scores[i, i + 1 :])[0] + i + 1:
-                    other = group[int(j)]
-                    if id(other) in gone or _conflicting(first.ids, other.ids):
-                        continue
-                    if titles_match(float(scores[i, j]), first.year, other.year):
-                        first.merge(other)
-                        gone.add(id(other))
+        for group in by_word.values():
+            _join(group, gone, titles_alone=True)
+        for group in by_author.values():
+            _join([c for c in group if id(c) not in gone], gone, titles_alone=False)
         if gone:
             self._all = [c for c in self._all if id(c) not in gone]
             self._by_key = {k: c for c in self._all for k in c.identities()}
         return len(gone)
 
 
+def _join(group: list[Candidate], gone: set[int], *, titles_alone: bool) -> None:
+    """Merge the candidates of one block that are one work into the first of them (the
+    merged ones' ids go into ``gone``); ``titles_alone`` also joins by title and year."""
+    if len(group) < 2:
+        return
+    from rapidfuzz import fuzz, process
+
+    texts = [normalise_title(c.title) for c in group]
+    scores = process.cdist(texts, texts, scorer=fuzz.ratio, score_cutoff=AUTHOR_TITLE_THRESHOLD)
+    # a subtitle added on publication: every word of one title in the other
+    subsets = process.cdist(texts, texts, scorer=fuzz.token_set_ratio, score_cutoff=100)
+    for i, first in enumerate(group):
+        if id(first) in gone:
+            continue
+        near = np.maximum(scores[i, i + 1 :], subsets[i, i + 1 :])
+        for j in np.nonzero(near)[0] + i + 1:
+            other = group[int(j)]
+            if id(other) in gone or _conflicting(first.ids, other.ids):
+                continue
+            score = float(scores[i, j])
+            shorter = min(len(texts[i].split()), len(texts[int(j)].split()))
+            version = float(subsets[i, j]) if shorter >= 4 else 0.0
+            if (titles_alone and titles_match(score, first.year, other.year)) or versions_match(
+                max(score, version), first, other
+            ):
+                first.merge(other)
+                gone.add(id(other))
+
+
 def _conflicting(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
-    return any(kind in a and kind in b and a[kind] != b[kind] for kind in ID_KINDS)
+    return any(
+        kind in a and kind in b and same_id(kind, a[kind]) != same_id(kind, b[kind])
+        for kind in ID_KINDS
+    )
+
+
+def _family(name: str) -> str:
+    """A name's family name, folded (``Smith, J.``, ``J. Smith``, ``Smith J``)."""
+    name = " ".join(name.replace(".", ". ").split())
+    if "," in name:
+        return normalise_title(name.split(",", 1)[0])
+    words = [w for w in name.split() if len(w.strip(".")) > 1 and not w.isupper()]
+    return normalise_title(words[-1] if words else name)
+
+
+def versions_match(score: float, a: Candidate, b: Candidate) -> bool:
+    """A preprint and its published version: the same first author, titles at least
+    :data:`AUTHOR_TITLE_THRESHOLD` alike (words changed on review; 100 when one title's
+    words, four or more, are all in the other: a subtitle added) and
+    years at most :data:`VERSION_YEAR_SLACK` apart (or one unknown)."""
+    if score < AUTHOR_TITLE_THRESHOLD or not a.authors or not b.authors:
+        return False
+    if _family(a.authors[0]) != _family(b.authors[0]) or not _family(a.authors[0]):
+        return False
+    if a.year is not None and b.year is not None:
+        return abs(a.year - b.year) <= VERSION_YEAR_SLACK
+    return True
 
 
 def titles_match(score: float, year: int | None, other_year: int | None) -> bool:

@@ -63,6 +63,11 @@ def clean_ids(raw: Mapping[str, Any]) -> dict[str, str]:
         text = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", doi.strip(), flags=re.I)
         if found := normalise_doi(text):
             ids["doi"] = found
+    arxiv_doi = re.match(r"^10\.48550/arxiv\.(.+)$", ids.get("doi", ""))
+    if arxiv_doi:  # arXiv's own DOI names the preprint: its arXiv id, not a journal DOI
+        del ids["doi"]
+        if found := normalise_arxiv(arxiv_doi.group(1)):
+            ids["arxiv"] = found
     arxiv = raw.get("arxiv")
     if isinstance(arxiv, str) and arxiv.strip():
         text = re.sub(r"^(arxiv:)", "", arxiv.strip(), flags=re.I)
@@ -96,10 +101,20 @@ def title_key(title: str | None, year: int | None) -> str | None:
 
 def identity_keys(ids: Mapping[str, str], title: str | None, year: int | None) -> list[str]:
     """Every key a candidate answers to, strongest first (its key is the first)."""
-    keys = [f"{kind}:{ids[kind]}" for kind in ("doi", "arxiv", "openalex") if ids.get(kind)]
+    keys = [
+        f"{kind}:{same_id(kind, ids[kind])}"
+        for kind in ("doi", "arxiv", "openalex")
+        if ids.get(kind)
+    ]
     if by_title := title_key(title, year):
         keys.append(by_title)
     return keys
+
+
+def same_id(kind: str, value: str) -> str:
+    """An identifier as identity compares it: an arXiv id without its version (``v2``
+    and ``v5`` of one preprint are one work)."""
+    return re.sub(r"v\d+$", "", value) if kind == "arxiv" else value
 
 
 def candidate_key(ids: Mapping[str, str], title: str | None, year: int | None) -> str | None:

@@ -62,6 +62,9 @@ def to_jsonl(works: Iterable[Work], labels: Labels | None = None) -> str:
     lines = []
     for work in works:
         record = work.to_dict()
+        extra = record.get("extra")
+        if isinstance(extra, dict):  # the manager's record rides along for the exporters
+            record["extra"] = {k: v for k, v in extra.items() if k != "own_record"}
         own = (labels or {}).get(work.id, {})
         record["collections"] = list(own.get("collections", []))
         record["tags"] = list(own.get("tags", []))

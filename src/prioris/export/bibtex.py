@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from prioris.abstracts import trim_abstract
+from prioris.export.clean import exportable_abstract, strip_markers
 from prioris.export.keys import unique_keys
 from prioris.export.kinds import entry_kind, is_preprint_server
 from prioris.export.names import (
@@ -27,6 +27,7 @@ from prioris.export.names import (
     split_name,
     work_url,
 )
+from prioris.export.own import merge_entry, month_macro, own_doi, own_names
 from prioris.models import Work, display_title
 
 _LATEX_ESCAPES = {
@@ -98,9 +99,14 @@ def _verbatim(value: str) -> str:
     return value.replace("{", "").replace("}", "")
 
 
-def _names(authors: list[str]) -> str:
+def _names(work: Work) -> str:
+    """The ``author`` field: the user's own split names where known (a double surname
+    whole, a corporate name braced), else each name split here."""
+    parts = own_names(work)
+    if parts is not None:
+        return " and ".join(_own_name(p) for p in parts)
     names = []
-    for author in authors:
+    for author in work.authors:
         if is_collective(author):  # braces keep a group name whole in BibTeX
             names.append("{" + escape_latex(author) + "}")
             continue
@@ -111,6 +117,20 @@ def _names(authors: list[str]) -> str:
     return " and ".join(names)
 
 
+def _own_name(part: dict[str, str]) -> str:
+    if part.get("literal"):
+        return "{" + escape_latex(part["literal"]) + "}"
+    family = escape_latex(part.get("family", ""))
+    if " " in family or "-" in family:
+        family = "{" + family + "}"  # one family name, whatever a style makes of spaces
+    given = escape_latex(part.get("given", ""))
+    suffix = escape_latex(part.get("suffix", ""))
+    name = ", ".join(p for p in (family, suffix, given) if p) if suffix else family
+    if not suffix and given:
+        name = f"{family}, {given}"
+    return re.sub(r"\band\b", "{and}", name)
+
+
 def _month(work: Work) -> str | None:
     match = re.match(r"^\d{4}-(\d{2})", work.published or "")
     if match and 1 <= int(match.group(1)) <= 12:
@@ -118,14 +138,14 @@ def _month(work: Work) -> str | None:
     return None
 
 
-def bib_entry(work: Work, key: str) -> str:
-    """One BibTeX entry for ``work`` under ``key``."""
-    kind = entry_kind(work)
-    bib_type = BIBTEX_TYPES[kind]
-    fields: list[tuple[str, str]] = []
+def _generated(work: Work, kind: str) -> list[tuple[str, str, str]]:
+    """The library's fields of ``work`` as ``(concept, field, value)`` (the concepts of
+    :data:`prioris.export.own.CONCEPTS`), values already LaTeX."""
+    fields: list[tuple[str, str, str]] = []
     if work.authors:
-        fields.append(("author", _names(work.authors)))
-    fields.append(("title", protect_capitals(escape_latex(display_title(work.title)))))
+        fields.append(("authors", "author", _names(work)))
+    title = strip_markers(display_title(work.title))
+    fields.append(("title", "title", protect_capitals(escape_latex(title))))
     venue = (work.venue or "").strip()
     if venue and not (kind in ("preprint", "misc") and is_preprint_server(venue)):
         venue_field = {
@@ -139,49 +159,61 @@ def bib_entry(work: Work, key: str) -> str:
         }.get(kind, "howpublished")
         if kind == "book" and not work.publisher:
             venue_field = "publisher"
-        fields.append((venue_field, escape_latex(venue)))
+        fields.append(("venue", venue_field, escape_latex(venue)))
     if work.year:
-        fields.append(("year", str(work.year)))
+        fields.append(("year", "year", str(work.year)))
     month = _month(work)
     if month:
-        fields.append(("month", month))  # a macro, written without braces
+        fields.append(("year", "month", month))  # a macro, written without braces
     if work.volume:
-        fields.append(("volume", escape_latex(work.volume)))
+        fields.append(("volume", "volume", escape_latex(work.volume)))
     if work.issue:
-        fields.append(("number", escape_latex(work.issue)))
+        fields.append(("issue", "number", escape_latex(work.issue)))
     pages = page_range(work.pages)
     if pages:
         first, last = pages
-        fields.append(("pages", escape_latex(f"{first}--{last}" if last else first)))
-    if work.publisher and not any(name == "publisher" for name, _ in fields):
+        fields.append(("pages", "pages", escape_latex(f"{first}--{last}" if last else first)))
+    if work.publisher and not any(name == "publisher" for _, name, _ in fields):
         if kind in ("phdthesis", "mastersthesis") and not venue:
-            fields.append(("school", escape_latex(work.publisher)))
+            fields.append(("publisher", "school", escape_latex(work.publisher)))
         elif kind == "techreport" and not venue:
-            fields.append(("institution", escape_latex(work.publisher)))
+            fields.append(("publisher", "institution", escape_latex(work.publisher)))
         else:
-            fields.append(("publisher", escape_latex(work.publisher)))
-    found_doi = doi(work)
+            fields.append(("publisher", "publisher", escape_latex(work.publisher)))
+    found_doi = own_doi(work, doi(work))
     if found_doi:
-        fields.append(("doi", _verbatim(found_doi)))
+        fields.append(("doi", "doi", _verbatim(found_doi)))
     arxiv = arxiv_id(work)
     if arxiv:
-        fields.append(("eprint", _verbatim(arxiv)))
-        fields.append(("archiveprefix", "arXiv"))
+        fields.append(("arxiv", "eprint", _verbatim(arxiv)))
+        fields.append(("arxiv", "archiveprefix", "arXiv"))
         primary = primary_class(work)
         if primary:
-            fields.append(("primaryclass", _verbatim(primary)))
+            fields.append(("arxiv", "primaryclass", _verbatim(primary)))
     url = work_url(work)
     if url:
-        fields.append(("url", _verbatim(url)))
+        fields.append(("url", "url", _verbatim(url)))
     if work.keywords:
-        fields.append(("keywords", escape_latex(", ".join(k.strip() for k in work.keywords))))
-    abstract = trim_abstract(work.abstract)
+        keywords = ", ".join(k.strip() for k in work.keywords)
+        fields.append(("keywords", "keywords", escape_latex(keywords)))
+    abstract = exportable_abstract(work)
     if abstract:
-        fields.append(("abstract", escape_latex(abstract)))
+        fields.append(("abstract", "abstract", escape_latex(abstract)))
+    return fields
+
+
+def bib_entry(work: Work, key: str) -> str:
+    """One BibTeX entry for ``work`` under ``key``: the user's own entry where the work
+    came from their .bib file and still agrees with it (:mod:`prioris.export.own`)."""
+    kind = entry_kind(work)
+    bib_type, fields = merge_entry(work, _generated(work, kind), BIBTEX_TYPES[kind])
     lines = [f"@{bib_type}{{{key},"]
     for name, value in fields:
         text = " ".join(value.split())
-        lines.append(f"  {name} = {text}," if name == "month" else f"  {name} = {{{text}}},")
+        if month_macro(name, text):
+            lines.append(f"  {name} = {text.lower()},")
+        else:
+            lines.append(f"  {name} = {{{text}}},")
     lines.append("}")
     return "\n".join(lines)
 

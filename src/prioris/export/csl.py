@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from prioris.abstracts import trim_abstract
+from prioris.export.clean import exportable_abstract, strip_markers
 from prioris.export.kinds import entry_kind, is_preprint_server
 from prioris.export.names import (
     arxiv_id,
@@ -18,6 +18,7 @@ from prioris.export.names import (
     split_name,
     work_url,
 )
+from prioris.export.own import own_doi, own_names
 from prioris.models import Work, display_title
 
 CSL_TYPES = {
@@ -52,9 +53,10 @@ def csl_item(work: Work) -> dict[str, Any]:
     csl_type = CSL_TYPES[kind]
     if kind == "misc":
         csl_type = _MISC_TYPES.get((work.type or "").lower(), csl_type)
-    item: dict[str, Any] = {"id": work.id, "type": csl_type, "title": display_title(work.title)}
-    authors = []
-    for name in work.authors:
+    title = strip_markers(display_title(work.title))
+    item: dict[str, Any] = {"id": work.id, "type": csl_type, "title": title}
+    authors: list[dict[str, str]] = [dict(p) for p in own_names(work) or []]
+    for name in [] if authors else work.authors:
         family, given = split_name(name)
         if is_collective(name) or not given:
             authors.append({"literal": name})
@@ -86,7 +88,7 @@ def csl_item(work: Work) -> dict[str, Any]:
     if kind == "preprint" and arxiv:
         item.setdefault("publisher", "arXiv")
         item["number"] = f"arXiv:{arxiv}"
-    found_doi = doi(work)
+    found_doi = own_doi(work, doi(work))
     if found_doi:
         item["DOI"] = found_doi
     url = work_url(work)
@@ -98,7 +100,7 @@ def csl_item(work: Work) -> dict[str, Any]:
         item["PMID"] = pmid(work)
     if work.keywords:
         item["keyword"] = ", ".join(work.keywords)
-    abstract = trim_abstract(work.abstract)
+    abstract = exportable_abstract(work)
     if abstract:
         item["abstract"] = abstract
     return item

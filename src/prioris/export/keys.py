@@ -1,7 +1,10 @@
 """Citation keys: readable, ASCII, unique within an export and stable across exports.
 
 A key is the first author's family name folded to ASCII, the year, and the title's first
-significant word: ``vaswani2017attention``. A work without authors is ``anon…``; a work
+significant word: ``vaswani2017attention``. Greek and Cyrillic names are transliterated
+(``ivanov…``); a name in a script without a Latin spelling here (Chinese, Japanese, Korean,
+Arabic…) gives its first letter as a code point (``u738b…`` for 王), so a key names
+``anon…`` only a work that has no author at all (issue 39); a work
 without a year gets ``nd`` (only then). When several works of one export share a key,
 they are ordered by their work id and the first keeps the bare key while the others get
 ``a``, ``b``, ``c``… So a work's key never depends on the order it was asked for in,
@@ -61,7 +64,15 @@ def _family(first_author: str) -> str:
     if is_collective(first_author):
         words = [ascii_word(w) for w in first_author.split()]
         return next((w for w in words if w and w not in STOPWORDS), "")
-    return ascii_word(split_name(first_author)[0])
+    family = split_name(first_author)[0] or first_author
+    return ascii_word(family) or _code_points(family)
+
+
+def _code_points(name: str) -> str:
+    """A name no ASCII spelling is known for, as its first letter's code point
+    (``王小明`` -> ``u738b``, the family name first): ASCII, stable, and not ``anon``."""
+    letters = [c for c in name if c.isalnum()][:1]
+    return "".join(f"u{ord(c):x}" for c in letters)
 
 
 OWN_KEY = re.compile(r"[A-Za-z0-9_:.+/-][A-Za-z0-9_:.+/'-]{0,99}")

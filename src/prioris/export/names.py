@@ -36,6 +36,41 @@ _FOLD = str.maketrans(
 )
 
 
+# Greek and Cyrillic letters as ISO 9 / ELOT 743 spell them in Latin (lower case; an
+# upper-case letter is lowered first): a key from "Παπαδόπουλος" or "Иванов" reads
+# "papadopoulos" / "ivanov" rather than being dropped as non-ASCII
+_TRANSLITERATE = str.maketrans(
+    dict(
+        zip(
+            "αβγδεζηθικλμνξοπρστυφχψωάέήίόύώϊϋΐΰς",
+            [
+                *"a b g d e z i th i k l m n x o p r s t y f ch ps o".split(),
+                *"a e i i o y o i y i y s".split(),
+            ],
+            strict=True,
+        )
+    )
+    | dict(
+        zip(
+            "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
+            [
+                *"a b v g d e e zh z i i k l m n o p r s t u f kh ts ch sh shch".split(),
+                "",
+                "y",
+                "",
+                *"e yu ya i i ye g u".split(),
+            ],
+            strict=True,
+        )
+    )
+)
+
+
+def _greek_digraphs(text: str) -> str:
+    """``ου`` is one sound, ``ou`` (ELOT 743), before the letters are taken one by one."""
+    return text.replace("ου", "ou").replace("ού", "ou").replace("οϋ", "oy")
+
+
 def is_collective(name: str) -> bool:
     """A group author (``The ATLAS Collaboration``): cited as printed, never split."""
     return bool(_COLLECTIVE.search(name))
@@ -62,7 +97,8 @@ def split_name(name: str) -> tuple[str, str]:
 def ascii_word(text: str) -> str:
     """``text`` folded to lower-case ASCII letters and digits (``Søren-Müller`` ->
     ``sorenmuller``): what citation keys are made of."""
-    folded = unicodedata.normalize("NFKD", text.translate(_FOLD))
+    latin = _greek_digraphs(text.translate(_FOLD).lower()).translate(_TRANSLITERATE)
+    folded = unicodedata.normalize("NFKD", latin)
     folded = folded.encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]", "", folded.lower())
 
@@ -102,7 +138,11 @@ def pmid(work: Work) -> str | None:
 
 
 def work_url(work: Work) -> str | None:
-    """The most stable public link: arXiv abstract page, DOI, PMC, else the PDF link."""
+    """The user's own link (their reference manager's ``url``), else the most stable
+    public one: arXiv abstract page, DOI, PMC, else the PDF link."""
+    own = work.extra.get("url") if isinstance(work.extra, dict) else None
+    if isinstance(own, str) and re.match(r"(?:https?|ftp)://\S+$", own.strip()):
+        return own.strip()
     arxiv = arxiv_id(work)
     if arxiv:
         return f"https://arxiv.org/abs/{arxiv}"

@@ -8,10 +8,11 @@ from typing import Any
 
 import rispy
 
-from prioris.abstracts import trim_abstract
+from prioris.export.clean import exportable_abstract, strip_markers
 from prioris.export.keys import unique_keys
 from prioris.export.kinds import entry_kind, is_preprint_server
 from prioris.export.names import arxiv_id, doi, is_collective, page_range, split_name, work_url
+from prioris.export.own import own_doi, own_names
 from prioris.models import Work, display_title
 
 
@@ -37,16 +38,24 @@ RIS_TYPES = {
 """The RIS type of each kind (``CPAPER`` is a paper in proceedings, as Zotero writes it)."""
 
 
+def _own_name(part: dict[str, str]) -> str:
+    """RIS's ``Family, Given`` (or the name as one, for an organisation)."""
+    if part.get("literal"):
+        return part["literal"]
+    given = ", ".join(p for p in (part.get("given"), part.get("suffix")) if p)
+    return f"{part.get('family', '')}, {given}" if given else part.get("family", "")
+
+
 def ris_record(work: Work, key: str) -> dict[str, Any]:
     """One record in rispy's field names; ``key`` is the BibTeX key (RIS ``ID``)."""
     kind = entry_kind(work)
     record: dict[str, Any] = {
         "type_of_reference": RIS_TYPES[kind],
         "id": key,
-        "title": display_title(work.title),
+        "title": strip_markers(display_title(work.title)),
     }
-    authors = []
-    for name in work.authors:
+    authors = [_own_name(p) for p in own_names(work) or []]
+    for name in [] if authors else work.authors:
         family, given = split_name(name)
         authors.append(name if is_collective(name) or not given else f"{family}, {given}")
     if authors:
@@ -75,7 +84,7 @@ def ris_record(work: Work, key: str) -> dict[str, Any]:
             record["end_page"] = pages[1]
     if work.publisher and "publisher" not in record:
         record["publisher"] = work.publisher
-    found_doi = doi(work)
+    found_doi = own_doi(work, doi(work))
     if found_doi:
         record["doi"] = found_doi
     url = work_url(work)
@@ -87,7 +96,7 @@ def ris_record(work: Work, key: str) -> dict[str, Any]:
         record["notes"] = [f"arXiv:{arxiv}"]
     if work.keywords:
         record["keywords"] = list(work.keywords)
-    abstract = trim_abstract(work.abstract)
+    abstract = exportable_abstract(work)
     if abstract:
         record["abstract"] = abstract
     return record

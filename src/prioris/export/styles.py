@@ -136,6 +136,30 @@ def _tidy(entry: str) -> str:
     return re.sub(r"”([.,])", r"\1”", entry)
 
 
+_QUOTES = "\"“”‘’'"
+
+
+def _unrepeated(entry: str, titles: list[str]) -> str:
+    """A work without authors: author-date styles (APA, Chicago) put its title first in
+    the authors' place, and citeproc-py prints it again where the title goes
+    (``Report. (2020). Report. Journal``); the second one goes, as the styles mean it to.
+    The first part is compared folded (Chicago title-cases and quotes it)."""
+    date = re.search(r"\((?:\d{4}[a-z]?|n\.d\.)\)\.|(?<=[.”\"] )(?:\d{4}[a-z]?|n\.d\.)\.", entry)
+    if not date or date.start() == 0:
+        return entry
+    head = entry[: date.start()].strip().rstrip(".,").strip(_QUOTES).rstrip(".,").strip()
+    folded = [" ".join(t.split()).casefold() for t in titles]
+    if not head or not any(head.casefold().startswith(t) for t in folded if t):
+        return entry
+    rest = entry[date.end() :]
+    again = rest.casefold().find(head.casefold())
+    if again < 0:
+        return entry
+    before = rest[:again].rstrip(_QUOTES + " ")
+    after = rest[again + len(head) :].lstrip(_QUOTES + ".,").lstrip(_QUOTES + " ")
+    return f"{entry[: date.end()]}{before} {after}".rstrip()
+
+
 def format_citations(
     works: Iterable[Work],
     style: str | None = None,
@@ -172,6 +196,8 @@ def format_citations(
             bibliography.register(Citation([CitationItem(item["id"])]))
         try:
             entries = [_tidy(str(entry)) for entry in bibliography.bibliography()]
+            untitled = [i["title"] for i in items if not i.get("author") and i.get("title")]
+            entries = [_unrepeated(entry, untitled) for entry in entries]
             if not numbered:
                 entries = [_LABEL.sub("", entry, count=1) for entry in entries]
         except Exception as exc:  # a style using what citeproc-py does not implement

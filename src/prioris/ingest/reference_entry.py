@@ -20,6 +20,7 @@ from prioris.ingest.reference_text import (
     YEAR,
     author_prefix,
 )
+from prioris.ingest.reference_title import title_problem
 from prioris.models import Reference
 
 _QUOTED = re.compile(
@@ -117,6 +118,29 @@ def _comma_names_end(text: str) -> int | None:
     return end if end and end < len(text) else None
 
 
+def _read_again(
+    text: str, title: str | None, venue: str | None, authors: list[str]
+) -> tuple[str | None, str | None, list[str]]:
+    """A title that is no title, read again (issue 39): an author list is taken as the
+    authors and the next sentence as the title (``Smith J. Lee K. Title. Venue``); a
+    citation string or a venue's name is no title (the entry is shown by its raw text)."""
+    for _ in range(3):
+        if not title or title_problem(title) != "names":
+            break
+        authors = authors or split_authors(title)
+        at = text.find(title)
+        rest = text[at + len(title) :] if at >= 0 else ""
+        parts = _segments(rest.lstrip(" .,:;"))
+        title = parts[0] if parts else None
+        venue = parts[1] if len(parts) > 1 else venue
+        if title and YEAR.fullmatch(title.strip(" .()")):
+            title, venue = venue, None  # "(2019)." between the names and the title
+    problem = title_problem(title)
+    if problem:
+        return None, venue or (title if problem == "venue" else None), authors
+    return title, venue, authors
+
+
 def parse_entry(raw: str, ordinal: int) -> Reference:
     """One entry's fields; what it cannot tell stays None (the raw text is kept)."""
     raw = " ".join(raw.split())[:MAX_RAW_CHARS]
@@ -184,6 +208,7 @@ def parse_entry(raw: str, ordinal: int) -> Reference:
         venue = re.split(r",?\s*(?:vol\.|pp\.|pages|\d{1,4}\s*\(|\(?(?:1[89]|20)\d\d)", venue)[0]
     if title and (YEAR.fullmatch(title.strip(" .")) or re.fullmatch(r"\W*\w{1,5}\W*", title)):
         title = None  # a year or an abbreviation ("Phys. Rev. D 53"): no title printed
+    title, venue, authors = _read_again(text, title, venue, authors)
     return Reference(
         ordinal=ordinal,
         raw=raw,

@@ -118,6 +118,8 @@ class Writer:
             stored = work_store.get_work(conn, existing) if existing else None
             if stored is not None and not self._same_paper(stored, work.title):
                 work.aliases = []  # ids in the text belong to another paper: do not merge
+        elif work_store.find_work_id(conn, [work.id]) is None:
+            work.aliases = self._own_entry(work)
         work_id = work_store.upsert_work(conn, work, now)
         stored_work, has_full_text = self._merged(work_id, item, now)
         if item.document is not None:
@@ -129,6 +131,19 @@ class Writer:
         result.id = work_id
         result.chunks = chunk_count
         return result
+
+    def _own_entry(self, work: Work) -> list[str]:
+        """A new work of a reference manager's entry keeps the ids its PDF printed unless
+        they name another entry of the same manager (``bibtex:other``): two entries the
+        user wrote are two works, even when one's attached PDF prints the other's DOI."""
+        own = f"{work.source}:"
+        existing = work_store.find_work_id(self.conn, work.aliases)
+        stored = work_store.get_work(self.conn, existing) if existing else None
+        if stored is None or not any(
+            a.startswith(own) and a != work.id for a in [stored.id, *stored.aliases]
+        ):
+            return work.aliases
+        return [a for a in work.aliases if a.startswith(own)]
 
     def _same_paper(self, stored: Work, title: str) -> bool:
         """Whether a PDF's title is the stored work's: its title, or one its sources gave

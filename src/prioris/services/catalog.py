@@ -32,6 +32,20 @@ from prioris.storage.markdown import load_markdown, markdown_view
 from prioris.strings import without_surrogates
 
 
+def suggestions(counts: dict[str, int]) -> list[str]:
+    """What ``status`` advises, from its counts: works a citation would call ``anon`` or
+    ``n.d.`` are completed by ``enrich`` (from their DOI or arXiv id), so say how many."""
+    lacking = counts.get("works_incomplete", 0)
+    if not lacking:
+        return []
+    return [
+        f"{lacking} work(s) without authors or year ({counts.get('works_without_authors', 0)} "
+        f"without authors, {counts.get('works_without_year', 0)} without year): "
+        "`prioris enrich` completes those with a DOI or arXiv id from their providers; "
+        "`prioris edit` sets the others"
+    ]
+
+
 class Catalog:
     """Stored works through one connection, under the library's lock."""
 
@@ -199,6 +213,7 @@ class Catalog:
             "dim": self.embedder.dim,
             "db": self.storage.display(),
             "size_bytes": self.storage.size_bytes(),
+            "suggestions": suggestions(counts),
         }
 
     # -- reading ---------------------------------------------------------------------
@@ -318,7 +333,7 @@ class Catalog:
         ``text`` is every citation together (a reference list or a .bib file)."""
         if not ids:
             raise InvalidRequestError("give at least one work id to cite")
-        return cite_works(self._export_works(ids), style, fmt or "text")
+        return cite_works(self.conn, self.lock, self._export_works(ids), style, fmt or "text")
 
     def _export_works(
         self,

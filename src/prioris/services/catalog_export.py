@@ -15,7 +15,9 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.models import Work
+from prioris.provenance import REFERENCE_MANAGERS, ranked
 from prioris.storage import labels as label_store
+from prioris.storage import records as record_store
 
 
 def check_format(fmt: str) -> None:
@@ -25,6 +27,30 @@ def check_format(fmt: str) -> None:
 
     if fmt not in FORMATS:
         raise InvalidRequestError(f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}")
+
+
+def with_own_records(conn: Any, lock: threading.RLock, works: list[Work]) -> list[Work]:
+    """The works, each carrying its reference manager's record (the newest of the best
+    tier) in ``extra["own_record"]`` and that record's URL in ``extra["url"]``: the
+    exporters write what the user wrote there (their DOI spelling, URL, names split their
+    way, a BibTeX entry's own fields) wherever the library's merged value still agrees
+    with it (:mod:`prioris.export.own`)."""
+    import dataclasses
+
+    out: list[Work] = []
+    with lock:
+        for work in works:
+            records = record_store.records_of(conn, work.id)
+            origin = next((o for o in ranked(records) if o in REFERENCE_MANAGERS), None)
+            if origin is None:
+                out.append(work)
+                continue
+            record = dict(records[origin])
+            extra = {**work.extra, "own_record": record}
+            if record.get("url"):
+                extra["url"] = record["url"]
+            out.append(dataclasses.replace(work, extra=extra))
+    return out
 
 
 def render_export(
@@ -40,6 +66,7 @@ def render_export(
     tags and notes, read under ``lock``."""
     from prioris.export import render
 
+    works = with_own_records(conn, lock, works)
     labels = None
     if fmt == "jsonl":
         from prioris.storage.notes import notes_of_many
@@ -53,11 +80,14 @@ def render_export(
     return render(works, fmt, style, allow_path=allow_style_file, labels=labels)
 
 
-def cite_works(works: list[Work], style: str | None, fmt: str) -> dict[str, Any]:
+def cite_works(
+    conn: Any, lock: threading.RLock, works: list[Work], style: str | None, fmt: str
+) -> dict[str, Any]:
     """``{"format", "style", "items": [{"id", "key", "citation"}], "text"}``: each work's
     citation and all of them together (``style`` only for the ``text`` format)."""
     from prioris.export import cite_each, render
 
+    works = with_own_records(conn, lock, works)
     items = cite_each(works, fmt, style)
     return {
         "format": fmt,

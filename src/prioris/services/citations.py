@@ -18,6 +18,18 @@ from prioris.storage import works as work_store
 DIRECTIONS = ("cites", "cited_by", "references")
 
 
+def shown(ref: dict[str, Any]) -> dict[str, Any]:
+    """A reference as it is shown: ``title_parsed`` says whether ``title`` is a title;
+    a stored title that is an author list, a citation string or a venue (read before the
+    parser knew better) is dropped, so the entry is shown by its ``raw`` text (issue 39)."""
+    from prioris.ingest.reference_title import title_problem
+
+    title = ref.get("title")
+    if title and title_problem(title):
+        title = None
+    return {**ref, "title": title, "title_parsed": bool(title)}
+
+
 class Citations:
     """Reads ``work_references`` under the library's lock; never writes."""
 
@@ -40,7 +52,7 @@ class Citations:
             work_id = self.resolve(text)
             refs = reference_store.references_of(self.conn, work_id)
             briefs = self._brief([r["cited_work_id"] for r in refs if r["cited_work_id"]])
-        return [{**r, "cited": briefs.get(r["cited_work_id"] or "")} for r in refs]
+        return [{**shown(r), "cited": briefs.get(r["cited_work_id"] or "")} for r in refs]
 
     def cites(self, text: str) -> list[dict[str, Any]]:
         """The library works this work cites, once each in the order it first cites

@@ -328,4 +328,22 @@ def library_counts(conn: Any) -> dict[str, int]:
         "pages": pages,
         "ocr_pages": ocr_pages,
         "stale_chunks": count_stale(conn),
+        **incomplete_counts(conn),
+    }
+
+
+def incomplete_counts(conn: Any) -> dict[str, int]:
+    """Works a citation would name ``anon`` or ``n.d.``: without any author, without a
+    year, and either (what ``prioris status`` suggests ``enrich`` for)."""
+    no_authors = "(authors IS NULL OR authors = '' OR authors = '[]')"
+    row = conn.execute(
+        f"SELECT coalesce(sum(CASE WHEN {no_authors} THEN 1 ELSE 0 END), 0), "
+        "coalesce(sum(CASE WHEN year IS NULL THEN 1 ELSE 0 END), 0), "
+        f"coalesce(sum(CASE WHEN {no_authors} OR year IS NULL THEN 1 ELSE 0 END), 0) "
+        "FROM works"
+    ).fetchone()
+    return {
+        "works_without_authors": int(row[0]),
+        "works_without_year": int(row[1]),
+        "works_incomplete": int(row[2]),
     }

@@ -82,9 +82,12 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
     if args.json:
         ctx.print_json(status)
     else:
+        advice = status.pop("suggestions", None) or []
         width = max(len(k) for k in status)
         for key, value in status.items():
             ctx.print_line(f"{key:<{width}}  {value}")
+        for line in advice:
+            ctx.print_line(f"hint: {line}")
     return EXIT_OK
 
 

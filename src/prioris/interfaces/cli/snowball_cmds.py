@@ -128,7 +128,8 @@ def run_snowball(args: argparse.Namespace, ctx: Any) -> int:
     width = max(60, shutil.get_terminal_size((100, 20)).columns)
     for rank, cand in enumerate(result["candidates"], start=1):
         head = f"{rank:>3}. {cand['score']:.3f} {cand['year'] or '----'} "
-        ctx.print_line(head + _clip(cand["title"], width - len(head)))
+        raw = "" if cand.get("title_parsed", True) else "[as printed] "
+        ctx.print_line(head + _clip(raw + cand["title"], width - len(head)))
         ctx.print_line(" " * 7 + _clip(cand["why"]["summary"], width - 7))
         ctx.print_line(
             " " * 7 + _clip(f"{route_words(cand['fetch_route'])}  key: {cand['key']}", width - 7)

@@ -10,6 +10,7 @@ route identifier. Nothing here downloads a candidate's PDF link: it is only show
 from __future__ import annotations
 
 import math
+import unicodedata
 from typing import Any
 from urllib.parse import quote
 
@@ -29,6 +30,7 @@ GRAPH_CANDIDATES = 12
 GRAPH_SEEDS = 12
 WIDTH, ROW, TOP = 900, 34, 30
 SEED_X, CANDIDATE_X = 200, 560
+LABEL_MARGIN = 6  # px kept free at the view's left and right edges
 MAX_IDS = 500
 
 
@@ -142,6 +144,35 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _glyph_px(ch: str) -> float:
+    """A generous width of one character at the view's 12 px font: labels are measured
+    before the browser lays them out, so a wide title (capitals, CJK) must not run past
+    the SVG's edge (issue 39: seed labels clipped at the left)."""
+    if unicodedata.east_asian_width(ch) in ("W", "F"):
+        return 12.5
+    if ch in "WMmw@ÆŒ":
+        return 11.5
+    if ch.isupper() or ch.isdigit():
+        return 9.0
+    if ch in " .,:;'|!il":
+        return 4.0
+    return 7.0
+
+
+def _clip_px(text: str, room: float) -> str:
+    """``text`` cut (with an ellipsis) to fit ``room`` pixels at 12 px."""
+    text = " ".join((text or "").split())
+    if sum(_glyph_px(c) for c in text) <= room:
+        return text
+    used, kept = _glyph_px("…"), []
+    for ch in text:
+        used += _glyph_px(ch)
+        if used > room:
+            break
+        kept.append(ch)
+    return "".join(kept).rstrip() + "…"
+
+
 def citation_svg(answer: dict[str, Any], seed_titles: dict[str, str]) -> Markup:
     """Seeds (left, linking to the Read page) and the top candidates (right, linking to
     their record), with an arrow from each citing work to the work it cites. Every text
@@ -191,12 +222,13 @@ def citation_svg(answer: dict[str, Any], seed_titles: dict[str, str]) -> Markup:
             f'<a href="{escape(read_url(seed))}"><title>{escape(title)}</title>'
             f'<circle cx="{SEED_X}" cy="{seed_y[seed]:.1f}" r="7" fill="#2e7d32"/>'
             f'<text x="{SEED_X - 12}" y="{seed_y[seed] + 4:.1f}" text-anchor="end" '
-            f'font-size="12">{escape(_clip(title, 28))}</text></a>'
+            f'font-size="12">{escape(_clip_px(title, SEED_X - 12 - LABEL_MARGIN))}</text></a>'
         )
     for index, cand in enumerate(candidates):
         cy = y(index, len(candidates))
         radius = 5 + 6 * max(0.0, min(1.0, float(cand["score"])))
-        label = f"{index + 1}. {_clip(cand['title'], 42)}"
+        room = WIDTH - (CANDIDATE_X + 16) - LABEL_MARGIN
+        label = _clip_px(f"{index + 1}. {cand['title']}", room)
         tip = f"{cand['title']} ({cand['year'] or 'n.d.'}), score {cand['score']:.3f}"
         dot = (
             f"<title>{escape(tip)}</title>"

@@ -28,6 +28,8 @@ from prioris.refman.bibtex.blocks import entry_fields
 from prioris.refman.filelinks import bibdesk_path, resolve, resolve_field, unique
 from prioris.refman.items import RefAttachment, RefItem, RefNote
 from prioris.refman.latex import decode, verbatim
+from prioris.strings import without_surrogates
+from prioris.text_clean import remove_controls
 
 SOURCE = "bibtex"
 
@@ -98,6 +100,64 @@ def _person(name: str) -> str:
     except Exception:  # a name bibtexparser cannot split is kept as written
         shown = decode(name)
     return F.clean_line(shown)
+
+
+_LINK_FIELDS = frozenset({"file", "pdf", "local-url", "groups", "mendeley-groups"})
+
+
+def as_written(entry_type: str, fields: dict[str, str]) -> dict[str, Any]:
+    """The entry as the user wrote it (its type and its fields' LaTeX, ``@string``s
+    expanded), so an export gives back their own DOI spelling, URL, braces and fields
+    Prioris has no column for; links to files on this disk and JabRef's groups are left
+    out (they say where things are here, not what the work is)."""
+    kept: dict[str, str] = {}
+    for name, value in fields.items():
+        key = remove_controls(without_surrogates(name)).strip()
+        text = remove_controls(without_surrogates(value)).strip()  # the LaTeX kept
+        if key and text and key not in _LINK_FIELDS and not key.startswith("bdsk-"):
+            kept[key] = text
+    return {"type": F.clean_line(entry_type), "fields": kept}
+
+
+def name_parts(value: str) -> list[dict[str, str]]:
+    """The author list split the BibTeX way into ``family`` / ``given`` (a name in one
+    pair of braces, ``{World Health Organization}``, is a ``literal``): a double surname
+    written ``García Márquez, Gabriel`` keeps both words as its family name."""
+    try:
+        names = split_multiple_persons_names(value)
+    except Exception:
+        names = re.split(r"\s+and\s+", value)
+    parts: list[dict[str, str]] = []
+    for name in names:
+        text = F.clean_line(name)
+        if not text or text.casefold() in ("others", "et al.", "et al"):
+            continue
+        if text.startswith("{") and text.endswith("}") and _one_group(text):
+            parts.append({"literal": F.clean_line(decode(text))})
+            continue
+        try:
+            split = parse_single_name_into_parts(text, strict=False)
+        except Exception:
+            parts.append({"literal": F.clean_line(decode(text))})
+            continue
+        family = F.clean_line(" ".join(decode(w) for w in [*split.von, *split.last]))
+        given = F.clean_line(" ".join(decode(w) for w in split.first))
+        suffix = F.clean_line(" ".join(decode(w) for w in split.jr))
+        part = {"family": family, "given": given}
+        if suffix:
+            part["suffix"] = suffix
+        parts.append(part if family else {"literal": F.clean_line(decode(text))})
+    return parts
+
+
+def _one_group(text: str) -> bool:
+    """Whether ``{...}`` is one brace group (not ``{A} and {B}``)."""
+    depth = 0
+    for index, ch in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth == 0 and index < len(text) - 1:
+            return False
+    return depth == 0
 
 
 def _people(value: str) -> tuple[list[str], bool]:
@@ -213,6 +273,8 @@ def build_item(entry: Entry, context: Context, *, raw: bool, line: int | None) -
         if role == "author":
             record["authors"] = names
     record["creators"] = creators
+    record["author_parts"] = name_parts(fields.get("author", ""))
+    record["as_written"] = as_written(entry_type, fields)
     year, published = _date(fields)
     record["year"] = year
     record["published"] = published

@@ -34,7 +34,8 @@ def read_primary_creator_types(conn: sqlite3.Connection) -> dict[int | None, fro
 
 
 def read_creators(conn: sqlite3.Connection, lib: int) -> dict[int, list[dict[str, str]]]:
-    """Each item's creators in Zotero's order, as ``{"name": ..., "role": ...}``."""
+    """Each item's creators in Zotero's order, as ``{"name": ..., "role": ...}`` with
+    ``family`` and ``given`` (or ``literal`` for a one-field name) as Zotero keeps them."""
     result: dict[int, list[dict[str, str]]] = defaultdict(list)
     found = rows(
         conn,
@@ -48,7 +49,13 @@ def read_creators(conn: sqlite3.Connection, lib: int) -> dict[int, list[dict[str
     found.sort(key=lambda r: (r[0], as_int(r[1]) or 0))
     for item_id, _order, first, last, mode, role in found:
         first, last = as_line(first), as_line(last)
-        name = last if as_int(mode) == 1 else f"{first} {last}".strip()
+        single = as_int(mode) == 1
+        name = last if single else f"{first} {last}".strip()
         if name:
-            result[item_id].append({"name": name, "role": as_text(role) or "contributor"})
+            creator = {"name": name, "role": as_text(role) or "contributor"}
+            # the name as Zotero splits it, for citations (a double surname stays whole)
+            creator.update({"literal": name} if single or not last else {"family": last})
+            if first and not single and last:
+                creator["given"] = first
+            result[item_id].append(creator)
     return result

@@ -149,8 +149,11 @@ def build_record(
         record["title"] = title
     if creators:
         record["creators"] = [dict(c) for c in creators]
-        primary = [c["name"] for c in creators if c["role"] in (primary_roles or {"author"})]
-        record["authors"] = primary or [c["name"] for c in creators]
+        chosen = [c for c in creators if c["role"] in (primary_roles or {"author"})] or creators
+        record["authors"] = [c["name"] for c in chosen]
+        record["author_parts"] = [
+            {k: c[k] for k in ("family", "given", "literal") if c.get(k)} for c in chosen
+        ]
     year, published = parse_date(fields.get("date", ""))
     if year is not None:
         record["year"] = year

@@ -37,10 +37,14 @@ def ingest_files(
     ocr_mode: str | None,
     *,
     new: bool,
+    may_join: Callable[[str], bool] = lambda _sha256: True,
 ) -> str:
     """Ingest the item's PDFs (or, without one, its web snapshot) into ``work_id``;
     returns the work to store the item in: a new item whose PDF another work already
-    holds joins that work; a stored item stays where it is."""
+    holds joins that work when ``may_join(the file's sha256)`` (not when another entry of
+    the same file or library holds it: two entries the user wrote stay two works, though
+    one PDF was attached to both, and that file stays with the first); a stored item
+    stays where it is."""
     for attachment in item.attachments:
         if (
             (attachment.missing or attachment.path is None)
@@ -81,6 +85,8 @@ def ingest_files(
         files[attachment.key] = {"sha256": sha, **stat}
         if entry and entry.get("sha256") == sha:
             continue  # touched, not changed
+        if not may_join(sha):
+            continue  # another entry of this library holds these bytes: not this work's
         try:
             if is_pdf(attachment):
                 result = ingest_pdf(

@@ -27,6 +27,7 @@ from prioris.services.refsync.plan import (
     new_work_id,
 )
 from prioris.services.refsync.report import SyncReport
+from prioris.storage import documents as document_store
 from prioris.storage import refsync as sync_store
 
 # the name the sync logged under before it was split into a package (log filters use it)
@@ -120,8 +121,24 @@ class RefSync:
         if work_id is None:
             work_id = new_work_id(self.conn, self.lock, item)
         files = dict(state.files) if state else {}
+
+        def may_join(sha256: str) -> bool:  # bytes another entry of this scope holds: no
+            with self.lock:
+                holder = document_store.has_document(self.conn, sha256)
+                if holder is None or holder == work_id:
+                    return True
+                return all(s != scope for s, _ in sync_store.scopes_of_work(self.conn, holder))
+
         work_id = ingest_files(
-            self.pipeline, self.ingest_pdf, item, work_id, files, report, ocr_mode, new=new
+            self.pipeline,
+            self.ingest_pdf,
+            item,
+            work_id,
+            files,
+            report,
+            ocr_mode,
+            new=new,
+            may_join=may_join,
         )
         store_item(self.conn, self.lock, self.pipeline, self.now, item, work_id)
         save_state(
