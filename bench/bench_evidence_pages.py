@@ -70,14 +70,24 @@ def main() -> None:
         print(f"ingested {len(report.ingested)} of {len(pdfs)} PDFs", file=sys.stderr)
         checked = on_page = back = spanning = asked = 0
         misses: list[str] = []
+        printed_pages: dict[str, list[str]] = {}
+
+        def pages_of(work_id: str) -> list[str]:
+            """PyMuPDF's text of each page of the work's stored PDF (read once)."""
+            if work_id not in printed_pages:
+                documents = library.original(work_id)[1]
+                pdf = next((d for d in documents if d["format"] == "pdf"), None)
+                printed_pages[work_id] = []
+                if pdf is not None:
+                    data = library.document_bytes(pdf["sha256"])
+                    with pymupdf.open(stream=data) as doc:
+                        printed_pages[work_id] = [normalised(page.get_text()) for page in doc]
+            return printed_pages[work_id]
+
         for listed in library.list_works():
             work = library.get_work(listed["id"])
-            documents = library.original(work.id)[1]
-            pdf = next((d for d in documents if d["format"] == "pdf"), None)
-            if pdf is None:
+            if not pages_of(work.id):
                 continue
-            with pymupdf.open(stream=library.document_bytes(pdf["sha256"])) as doc:
-                pages = [normalised(page.get_text()) for page in doc]
             for claim in claims_for(library, work, rng, args.per_paper):
                 for scope in (None, [work.id]):
                     asked += 1
@@ -89,13 +99,12 @@ def main() -> None:
                         back += item["section"] in BACK_MATTER
                         last = item["page_end"] or item["page"]
                         spanning += last != item["page"]
-                        printed = "".join(pages[item["page"] - 1 : last])
+                        printed = "".join(pages_of(item["work_id"])[item["page"] - 1 : last])
                         if normalised(item["sentence"]) in printed:
                             on_page += 1
                         else:
-                            misses.append(
-                                f"{item['work_id']} p.{item['page']}: {item['sentence'][:90]!r}"
-                            )
+                            where = f"{item['work_id']} p.{item['page']}"
+                            misses.append(f"{where}: {item['sentence'][:90]!r}")
     print(f"papers {len(pdfs)}, claims asked {asked}, sentences checked {checked}")
     print(f"on the page they name: {on_page}/{checked} = {on_page / max(checked, 1):.3f}")
     print(f"running over a page break (page..page_end checked): {spanning}")

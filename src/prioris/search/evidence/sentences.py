@@ -84,7 +84,8 @@ def quotable_sentences(text: str) -> list[Sentence]:
     or heading (a heading has no full stop, so the plain splitter would glue it to the
     first sentence under it), without headings, table rows, images or markup lines, and
     without fragments of fewer than :data:`MIN_WORDS` words or mostly not letters
-    (equations, numbers of a table flattened into text)."""
+    (equations, numbers of a table flattened into text), nor lines holding an e-mail
+    address (a byline, a correspondence note)."""
     out: list[Sentence] = []
     for begin, end in _prose_blocks(text):
         for s in split_sentences(text[begin:end]):
@@ -119,9 +120,13 @@ def _prose_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
+# an e-mail address: a byline or a correspondence line, not a statement of the paper
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+
+
 def _is_prose(text: str) -> bool:
     words = text.split()
-    if len(words) < MIN_WORDS:
+    if len(words) < MIN_WORDS or _EMAIL.search(text):
         return False
     letters = sum(ch.isalpha() for ch in text)
     return letters >= 0.5 * len(text.replace(" ", ""))
