@@ -65,6 +65,8 @@ def test_evidence_view_lists_sentences_with_page_and_read_link(
     item = library.evidence("meltwater discharge doubled in August", k=1)["evidence"][0]
     link = f"/read?id={item['work_id'].replace(':', '%3A')}&amp;start={item['start']}"
     assert link in html
+    plain = http.get("/", params={"q": "meltwater discharge", "mode": "hybrid"}).text
+    assert 'class="legs"' in plain and "words #1 (" in plain and "meaning #" in plain
     fragment = http.get("/api/search", params={"q": "meltwater", "evidence": "1"}).text
     assert 'class="hits evidence"' in fragment
     read = http.get(
