@@ -3,10 +3,11 @@
 The schema comes from the numbered files of the top-level ``migrations/postgres/``
 (shipped as ``prioris.migrations``) applied in order, each in one transaction, recorded
 in ``schema_migrations`` as on SQLite; a session advisory lock lets several processes
-open a new database at once. The ``vector`` extension must be installable (pgvector 0.5+
-for HNSW): when it is missing the error says how to install it. Search reads through a
-small pool (``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server
-serve concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
+open a new database at once. The ``vector`` extension must be installable, pgvector 0.8
+or later (iterative index scans keep filtered KNN whole): when it is missing or older the
+error says how to install it. Search reads through a small pool
+(``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server serve
+concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
 each connection goes: the writer (and migrations) to ``for_write()``, the readers' pool to
 ``for_read()`` (both the primary until read replicas are configured).
 """
@@ -35,11 +36,11 @@ from prioris.storage import migrations
 from prioris.storage.migrations import migrations_dir
 
 MIGRATIONS_DIR = migrations_dir("postgres")
-MIN_PGVECTOR = (0, 5)  # HNSW indexes
+MIN_PGVECTOR = (0, 8)  # HNSW with iterative index scans (filtered KNN, search.py)
 INSTALL_PGVECTOR = (
-    "install pgvector 0.5 or later on the server (Debian/Ubuntu: apt install "
-    "postgresql-16-pgvector; Docker: the pgvector/pgvector:pg16 image; see docs/postgres.md), "
-    "then run CREATE EXTENSION vector in the database as its owner"
+    "install pgvector 0.8 or later on the server (Debian/Ubuntu with the PGDG repository: "
+    "apt install postgresql-18-pgvector; Docker: the pgvector/pgvector:pg18 image; see "
+    "docs/deploy.md), then run CREATE EXTENSION vector in the database as its owner"
 )
 
 
@@ -203,11 +204,8 @@ def ensure_vector_extension(raw: Any, url: str) -> None:
                 f"({str(exc).strip().splitlines()[0]}): {INSTALL_PGVECTOR}"
             ) from None
         row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:2])
-    if version < MIN_PGVECTOR:
-        raise ConfigurationError(
-            f"{redact(url)} has pgvector {row[0]}, older than 0.5 (no HNSW): {INSTALL_PGVECTOR}"
-        )
+    if _version(row[0]) < MIN_PGVECTOR:
+        _update_vector_extension(raw, url, str(row[0]))
     if raw.execute("SELECT to_regtype('vector') IS NULL").fetchone()[0]:
         schema = raw.execute(
             "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
@@ -219,6 +217,35 @@ def ensure_vector_extension(raw: Any, url: str) -> None:
             f"options=-csearch_path%3Dyour_schema,{schema}) or move the extension with "
             f"ALTER EXTENSION vector SET SCHEMA public"
         )
+
+
+def _version(text: object) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", str(text))[:2])
+
+
+def _update_vector_extension(raw: Any, url: str, installed: str) -> None:
+    """``ALTER EXTENSION vector UPDATE`` when the server has a new enough pgvector but the
+    database still runs an older one; otherwise refuse, saying what to install."""
+    import psycopg
+
+    available = raw.execute(
+        "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
+    ).fetchone()
+    if available is not None and _version(available[0]) >= MIN_PGVECTOR:
+        try:
+            raw.execute("ALTER EXTENSION vector UPDATE")
+            return
+        except psycopg.Error as exc:
+            reason = str(exc).strip().splitlines()[0]
+            raise ConfigurationError(
+                f"{redact(url)} has pgvector {installed} and the server offers "
+                f"{available[0]}, but ALTER EXTENSION vector UPDATE failed ({reason}): run it "
+                "as the database's owner"
+            ) from None
+    raise ConfigurationError(
+        f"{redact(url)} has pgvector {installed}, older than 0.8 (no iterative index scans: "
+        f"filtered searches would lose results): {INSTALL_PGVECTOR}"
+    )
 
 
 def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> list[int]:
