@@ -100,9 +100,7 @@ def report(raw: Any, label: str, table: str, vectors: np.ndarray, queries: np.nd
         f"\n{label}: {len(vectors)} vectors of {vectors.shape[1]} floats (table "
         f"{heap / 2**20:.1f} MiB), {len(queries)} queries, recall@10 against exact float32"
     )
-    common.print_table(
-        ["index", "build s", "index MiB", "ef_search", "recall@10", "p50 ms"], rows
-    )
+    common.print_table(["index", "build s", "index MiB", "ef_search", "recall@10", "p50 ms"], rows)
 
 
 def scifact(raw: Any, base: str, count: int) -> tuple[np.ndarray, np.ndarray]:

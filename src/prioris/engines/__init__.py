@@ -23,16 +23,23 @@ from typing import Any
 
 from prioris.engines.postgres.connection import is_postgres_url
 from prioris.engines.router import Router
+from prioris.errors import ConfigurationError
 from prioris.storage.backend import StorageBackend
 
 
 def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
     """The backend a library location names: ``postgresql://`` URL, else an SQLite file."""
+    replicas = tuple(getattr(settings, "db_replicas", ()) or ())
     if is_postgres_url(location):
         from prioris.engines.postgres.storage import PostgresStorage
 
         url = str(location)
-        return PostgresStorage(url, settings, router=Router(url))
+        return PostgresStorage(url, settings, router=Router(url, replicas=replicas))
+    if replicas:
+        raise ConfigurationError(
+            "PRIORIS_MCP_DB_REPLICAS is set but the library is an SQLite file: replicas are "
+            "hot standbys of a postgresql:// library (--db, PRIORIS_MCP_DB)"
+        )
     from prioris.engines.sqlite.storage import SqliteStorage
 
     minimum = getattr(settings, "postings_min_chunks", None)

@@ -199,6 +199,7 @@ class Catalog:
             "dim": self.embedder.dim,
             "db": self.storage.display(),
             "size_bytes": self.storage.size_bytes(),
+            **self.storage.servers(),
         }
 
     # -- reading ---------------------------------------------------------------------

@@ -110,7 +110,7 @@ class PostgresSearchBackend:
         self.vector_cache: VectorCache | None = None
         if vector_copy_min_rows > 0:
             self.vector_cache = VectorCache(
-                lambda: storage.connect(migrate=False), PostgresVectors(vector_copy_min_rows)
+                storage.connect_reader, PostgresVectors(vector_copy_min_rows)
             )
         self.copied = 0  # KNN queries answered by the in-process copy (bench reads it)
         self.ef_search = max(1, min(int(ef_search), MAX_EF_SEARCH))
@@ -123,8 +123,8 @@ class PostgresSearchBackend:
         self._stats_at = 0.0
 
     def _run(self, work: Any) -> Any:
-        with self.storage.pool().connection() as raw:
-            return work(PgConnection(raw, self.storage.location))
+        """``work(conn)`` on a reader: a replica's when one serves (storage.run_read)."""
+        return self.storage.run_read(lambda raw, url: work(PgConnection(raw, url)))
 
     def build_postings(self) -> dict[str, Any]:
         """The BM25 postings table rebuilt now; what the build did (``built`` false when
