@@ -46,7 +46,15 @@ DOC = ROOT / "docs" / "deploy.md"
 UNITS = [DEPLOY / "systemd" / f"prioris-{name}.service" for name in ("web", "mcp")]
 BACKUP_UNITS = [DEPLOY / "systemd" / f"prioris-backup.{kind}" for kind in ("service", "timer")]
 BACKUP_COMMAND = "/usr/local/sbin/prioris-backup"  # deploy/backup.sh, installed (deploy.md)
-PG_CLIENTS = ("pg_dump", "pg_restore", "createdb", "createuser", "dropdb", "psql")
+PG_CLIENTS = (
+    "pg_dump",
+    "pg_restore",
+    "createdb",
+    "createuser",
+    "dropdb",
+    "psql",
+    "pg_basebackup",
+)
 SITE = "lab.example.org"
 
 

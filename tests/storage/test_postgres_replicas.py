@@ -93,13 +93,23 @@ def test_reads_are_served_by_the_replica_with_the_primarys_results(
         alone.import_records(_records(0, 30))
         expected = {m: _ids(alone.search("coral transect", mode=m, k=10).hits) for m in MODES}
     _caught_up(replica, primary)
-    with _open(primary, replica) as library:
+    with _open(primary, replica, PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS="1") as library:
         replicas = library.storage.replicas
         for mode in MODES:
             assert _ids(library.search("coral transect", mode=mode, k=10).hits) == expected[mode]
         assert library.get_work("r3").title == "Survey 3 of coral reefs"
         assert len(library.list_works(limit=100)) == 30
         assert replicas.reads[replica] >= 4 and replicas.primary_reads == 0
+        # the in-process vector copy is loaded from the replica, and answers the same
+        reader = library.storage.connect_reader()
+        assert reader.url == replica
+        reader.close()
+        backend = library.searcher.backend
+        assert backend.vector_cache.wait_until_loaded()
+        assert (
+            _ids(library.search("coral transect", mode="vector", k=10).hits) == (expected["vector"])
+        )
+        assert backend.copied >= 1 and replicas.primary_reads == 0
 
 
 MODES = ("fts", "vector", "hybrid")

@@ -12,8 +12,9 @@ or a connection from it. A new engine is a package here implementing ``StorageBa
 
 Which server each connection goes to is :class:`prioris.engines.router.Router`'s business:
 :func:`open_storage` builds one from the location and hands it to the engine, whose
-storage opens writers at ``for_write()`` and readers at ``for_read()`` (the primary, until
-read replicas and shards are configured). Nothing outside ``engines/`` imports the router.
+storage opens writers at ``for_write()`` and readers at ``for_read()``, or at a read
+replica when the PostgreSQL engine's replica set picks one. Nothing outside ``engines/``
+imports the router.
 """
 
 from __future__ import annotations

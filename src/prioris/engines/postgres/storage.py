@@ -8,14 +8,14 @@ or later (iterative index scans keep filtered KNN whole): when it is missing or 
 error says how to install it. Search reads through a small pool
 (``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server serve
 concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
-each connection goes: the writer (and migrations) to ``for_write()``, the readers' pool to
-``for_read()`` (both the primary until read replicas are configured).
+each connection goes: the writer (and migrations) to ``for_write()``; with read replicas
+(:mod:`~prioris.engines.postgres.replicas`) the library's connection routes each statement
+(:mod:`~prioris.engines.postgres.routed`) and searches read from a replica's pool.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -32,6 +32,7 @@ from prioris.engines.postgres.connection import (
     connect_raw,
     redact,
 )
+from prioris.engines.postgres.extension import ensure_vector_extension, register_vector_type
 from prioris.engines.postgres.replicas import STATUS_CONNECT_TIMEOUT, ReplicaSet
 from prioris.engines.router import Router
 from prioris.errors import ConfigurationError
@@ -41,13 +42,6 @@ from prioris.storage.migrations import migrations_dir
 log = logging.getLogger("prioris.replicas")
 T = TypeVar("T")
 MIGRATIONS_DIR = migrations_dir("postgres")
-MIN_PGVECTOR = (0, 8)  # HNSW with iterative index scans (filtered KNN, search.py)
-INSTALL_PGVECTOR = (
-    "install pgvector 0.8 or later on the server (Debian/Ubuntu with the PGDG repository: "
-    "apt install postgresql-16-pgvector; Docker: a current pgvector/pgvector image; see "
-    "docs/deploy.md, Supported versions), then run CREATE EXTENSION vector in the database "
-    "as its owner"
-)
 
 
 class PostgresStorage:
@@ -127,7 +121,7 @@ class PostgresStorage:
         try:
             if migrate:
                 apply_migrations(raw, url)
-            _register_vector(raw, url)
+            register_vector_type(raw, url)
         except BaseException:
             raw.close()
             raise
@@ -140,7 +134,7 @@ class PostgresStorage:
             connect_timeout=min(self.connect_timeout, STATUS_CONNECT_TIMEOUT),
             statement_timeout_ms=self.statement_timeout_ms,
         )
-        _register_vector(raw, url)
+        register_vector_type(raw, url)
         return raw
 
     def connect_reader(self) -> PgConnection:
@@ -192,7 +186,7 @@ class PostgresStorage:
 
             def configure(raw: Any) -> None:
                 raw.execute(f"SET statement_timeout = {self.statement_timeout_ms}")
-                _register_vector(raw, url)
+                register_vector_type(raw, url)
 
             kwargs: dict[str, Any] = {"autocommit": True, "row_factory": _row_factory}
             if "connect_timeout" not in url:
@@ -263,90 +257,9 @@ class PostgresStorage:
             self.replicas.close()
 
 
-def _register_vector(raw: Any, url: str) -> None:
-    from pgvector.psycopg import register_vector
-
-    try:
-        register_vector(raw)
-    except Exception as exc:  # psycopg.ProgrammingError: vector type not found
-        raise ConfigurationError(
-            f"the PostgreSQL library {redact(url)} has no vector type: {INSTALL_PGVECTOR}"
-        ) from exc
-
-
 def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
     """PostgreSQL's numbered migrations (its own folder, the shared rules for names)."""
     return migrations.available_migrations(directory)
-
-
-def ensure_vector_extension(raw: Any, url: str) -> None:
-    """``CREATE EXTENSION vector`` when it can; otherwise say how to get it."""
-    import psycopg
-
-    row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    if row is None:
-        available = raw.execute(
-            "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
-        ).fetchone()
-        if available is None:
-            raise ConfigurationError(
-                f"the PostgreSQL server of {redact(url)} does not have pgvector: {INSTALL_PGVECTOR}"
-            )
-        # in public when the library's path has it: libraries in other schemas of the same
-        # database (search_path=theirs,public) then see the one extension too
-        shared = raw.execute("SELECT 'public' = ANY(current_schemas(false))").fetchone()[0]
-        try:
-            raw.execute(
-                f"CREATE EXTENSION IF NOT EXISTS vector{' SCHEMA public' if shared else ''}"
-            )
-        except psycopg.Error as exc:
-            raise ConfigurationError(
-                f"cannot create the vector extension in {redact(url)} "
-                f"({str(exc).strip().splitlines()[0]}): {INSTALL_PGVECTOR}"
-            ) from None
-        row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    if _version(row[0]) < MIN_PGVECTOR:
-        _update_vector_extension(raw, url, str(row[0]))
-    if raw.execute("SELECT to_regtype('vector') IS NULL").fetchone()[0]:
-        schema = raw.execute(
-            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
-            " WHERE e.extname = 'vector'"
-        ).fetchone()[0]
-        raise ConfigurationError(
-            f"the vector extension of {redact(url)} is installed in schema {schema!r}, which "
-            f"is not on this connection's search_path: add it to the URL (for example "
-            f"options=-csearch_path%3Dyour_schema,{schema}) or move the extension with "
-            f"ALTER EXTENSION vector SET SCHEMA public"
-        )
-
-
-def _version(text: object) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", str(text))[:2])
-
-
-def _update_vector_extension(raw: Any, url: str, installed: str) -> None:
-    """``ALTER EXTENSION vector UPDATE`` when the server has a new enough pgvector but the
-    database still runs an older one; otherwise refuse, saying what to install."""
-    import psycopg
-
-    available = raw.execute(
-        "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
-    ).fetchone()
-    if available is not None and _version(available[0]) >= MIN_PGVECTOR:
-        try:
-            raw.execute("ALTER EXTENSION vector UPDATE")
-            return
-        except psycopg.Error as exc:
-            reason = str(exc).strip().splitlines()[0]
-            raise ConfigurationError(
-                f"{redact(url)} has pgvector {installed} and the server offers "
-                f"{available[0]}, but ALTER EXTENSION vector UPDATE failed ({reason}): run it "
-                "as the database's owner"
-            ) from None
-    raise ConfigurationError(
-        f"{redact(url)} has pgvector {installed}, older than 0.8 (no iterative index scans: "
-        f"filtered searches would lose results): {INSTALL_PGVECTOR}"
-    )
 
 
 def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> list[int]:
