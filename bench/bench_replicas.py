@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare-src", type=Path, help="another checkout's src/ to time")
     parser.add_argument("--latency-queries", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--latency-only", action="store_true", help="with --compare-src")
     args = parser.parse_args(argv)
     common.require_scifact()
     import bench_scifact
@@ -176,8 +177,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the standby replayed it {caught_up(url, replica_url):.2f} s later")
             with common.open_library(data_dir) as library:
                 embedder = bench_scifact.CachedQueries(library.embedder)
-            identical_lists(url, replica_url, embedder)
-            read_your_writes(url, replica_url, embedder, args.writes)
+            if not args.latency_only:
+                identical_lists(url, replica_url, embedder)
+                read_your_writes(url, replica_url, embedder, args.writes)
             if args.compare_src:
                 queries = list(common.load_queries().values())[: args.latency_queries]
                 rows = []

@@ -90,25 +90,26 @@ def test_reads_are_served_by_the_replica_with_the_primarys_results(
         load_settings({"PRIORIS_MCP_ENRICH": "off"}).with_library(primary),
         embedder=FakeEmbedder(),
     ) as alone:
-        alone.import_records(_records(0, 30))
+        alone.import_records(_records(0, 1000))  # the vector copy's least (MIN_VECTORS)
         expected = {m: _ids(alone.search("coral transect", mode=m, k=10).hits) for m in MODES}
+        scores = [h.score for h in alone.search("coral transect", mode="vector", k=10).hits]
     _caught_up(replica, primary)
     with _open(primary, replica, PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS="1") as library:
         replicas = library.storage.replicas
         for mode in MODES:
             assert _ids(library.search("coral transect", mode=mode, k=10).hits) == expected[mode]
         assert library.get_work("r3").title == "Survey 3 of coral reefs"
-        assert len(library.list_works(limit=100)) == 30
+        assert len(library.list_works(limit=100)) == 100
         assert replicas.reads[replica] >= 4 and replicas.primary_reads == 0
         # the in-process vector copy is loaded from the replica, and answers the same
+        # (scores: the fake embedder gives many works the same vector, so ties may swap)
         reader = library.storage.connect_reader()
         assert reader.url == replica
         reader.close()
         backend = library.searcher.backend
         assert backend.vector_cache.wait_until_loaded()
-        assert (
-            _ids(library.search("coral transect", mode="vector", k=10).hits) == (expected["vector"])
-        )
+        hits = library.search("coral transect", mode="vector", k=10).hits
+        assert [h.score for h in hits] == pytest.approx(scores, abs=1e-5)
         assert backend.copied >= 1 and replicas.primary_reads == 0
 
 
