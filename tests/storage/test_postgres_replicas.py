@@ -194,6 +194,11 @@ def test_a_replica_that_is_down_is_skipped_and_status_shows_it(
         status = json.loads(capsys.readouterr().out)
         assert status["works"] == 4
         assert status["replicas"] == [{"url": shown["url"], "lag_s": None, "state": "down"}]
+        assert main(["--db", primary, "status"]) == 0  # for people: one line a replica
+        lines = capsys.readouterr().out.splitlines()
+        assert [line.split()[1:] for line in lines if line.startswith("replica ")] == [
+            [shown["url"], "lag", "?", "down"]
+        ]
     finally:
         pg_replica.start()
 
