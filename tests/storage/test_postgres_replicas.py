@@ -142,6 +142,24 @@ def test_a_process_reads_its_own_writes_while_the_replica_is_behind(
         assert replicas.reads[replica] > before  # caught up: the replica answers again
 
 
+def test_a_token_revoked_on_the_primary_is_refused_at_once_while_the_replica_is_behind(
+    urls: tuple[str, str], paused: str
+) -> None:
+    primary, replica = urls
+    with _open(primary, replica) as admin:
+        token = admin.add_account("lin", "reader")
+        with psycopg.connect(replica, autocommit=True) as conn:
+            conn.execute("SELECT pg_wal_replay_resume()")
+        _caught_up(replica, primary)
+        with _open(primary, replica) as web:  # another process, as the web app would be
+            assert web.authenticate(token) is not None
+            with psycopg.connect(replica, autocommit=True) as conn:
+                conn.execute("SELECT pg_wal_replay_pause()")
+            admin.revoke_account("lin")
+            assert web.authenticate(token) is None  # the replica still shows lin active
+            assert web.search("anything", mode="fts", k=3).hits == []
+
+
 def _count_on(url: str) -> int:
     with psycopg.connect(url, autocommit=True) as conn:
         return int(conn.execute("SELECT count(*) FROM works").fetchone()[0])

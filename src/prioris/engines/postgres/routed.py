@@ -13,7 +13,9 @@ sends each statement where it belongs:
   (:class:`~prioris.engines.postgres.replicas.ReplicaSet`);
 - an autocommit statement that only reads (``SELECT``/``WITH``/``SHOW`` naming no
   writing function or clause) goes to the replica :meth:`ReplicaSet.choose` picks, or the
-  primary; anything else goes to the primary;
+  primary -- except reads of ``accounts``, which the primary answers while it is up (a
+  revoked token is refused at once; with the primary down no revocation can be written
+  either, so a replica answers); anything else goes to the primary;
 - a replica lost mid-read is marked down and the read asked again of the next choice; a
   statement a standby refuses as a write is asked of the primary.
 
@@ -39,6 +41,9 @@ _WRITES = re.compile(
     re.IGNORECASE,
 )
 _ENDS = ("COMMIT", "ROLLBACK", "END", "ABORT")
+# reads the primary answers while it is up: accounts, so a token revoked there is refused
+# at once by every process (a replica would accept it until it had replayed the revocation)
+_FRESH = re.compile(r"\bFROM\s+accounts\b", re.IGNORECASE)
 
 
 def only_reads(sql: str) -> bool:
@@ -116,6 +121,12 @@ class RoutedConnection(PgConnection):
 
     def _read(self, sql: str, params: Sequence[Any] | None) -> Any:
         import psycopg
+
+        if _FRESH.search(sql):
+            try:
+                return PgConnection(self.raw, self.url).execute(sql, params)
+            except ServerUnavailableError:
+                pass  # down: nothing can be revoked meanwhile, a replica's copy is current
 
         for _ in range(len(self.replicas.urls)):
             url = self.replicas.choose()
