@@ -159,7 +159,7 @@ def phase(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", help="a PostgreSQL library URL (default: a pgserver copy)")
+    parser.add_argument("--url", help="a PostgreSQL library URL (default: a temp server copy)")
     parser.add_argument("--seconds", type=float, default=300)
     parser.add_argument("--synthetic", type=int, help="use the synthetic library of N chunks")
     args = parser.parse_args(argv)

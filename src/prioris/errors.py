@@ -8,6 +8,7 @@ error. Third-party exceptions are wrapped only at the boundary (``raise ... from
     ├── InvalidRequestError        invalid_request
     ├── NotFoundError              not_found
     ├── ConfigurationError         configuration_error
+    │   └── ServerUnavailableError configuration_error (the primary is down)
     ├── FileTooLargeError          file_too_large
     ├── UnauthorizedError          unauthorized
     ├── ForbiddenError             forbidden
@@ -56,6 +57,12 @@ class ConfigurationError(PriorisError):
     """A setting is missing or invalid (names the variable and what it accepts)."""
 
     code = "configuration_error"
+
+
+class ServerUnavailableError(ConfigurationError):
+    """The library's database server cannot be reached for a write (its primary is down;
+    reads may still be answered by read replicas). Fails a whole batch at once, not one
+    document after another: nothing was written."""
 
 
 class FileTooLargeError(PriorisError):

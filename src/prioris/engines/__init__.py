@@ -12,8 +12,9 @@ or a connection from it. A new engine is a package here implementing ``StorageBa
 
 Which server each connection goes to is :class:`prioris.engines.router.Router`'s business:
 :func:`open_storage` builds one from the location and hands it to the engine, whose
-storage opens writers at ``for_write()`` and readers at ``for_read()`` (the primary, until
-read replicas and shards are configured). Nothing outside ``engines/`` imports the router.
+storage opens writers at ``for_write()`` and readers at ``for_read()``, or at a read
+replica when the PostgreSQL engine's replica set picks one. Nothing outside ``engines/``
+imports the router.
 """
 
 from __future__ import annotations
@@ -23,16 +24,23 @@ from typing import Any
 
 from prioris.engines.postgres.connection import is_postgres_url
 from prioris.engines.router import Router
+from prioris.errors import ConfigurationError
 from prioris.storage.backend import StorageBackend
 
 
 def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
     """The backend a library location names: ``postgresql://`` URL, else an SQLite file."""
+    replicas = tuple(getattr(settings, "db_replicas", ()) or ())
     if is_postgres_url(location):
         from prioris.engines.postgres.storage import PostgresStorage
 
         url = str(location)
-        return PostgresStorage(url, settings, router=Router(url))
+        return PostgresStorage(url, settings, router=Router(url, replicas=replicas))
+    if replicas:
+        raise ConfigurationError(
+            "PRIORIS_MCP_DB_REPLICAS is set but the library is an SQLite file: replicas are "
+            "hot standbys of a postgresql:// library (--db, PRIORIS_MCP_DB)"
+        )
     from prioris.engines.sqlite.storage import SqliteStorage
 
     minimum = getattr(settings, "postings_min_chunks", None)

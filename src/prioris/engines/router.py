@@ -1,14 +1,16 @@
 """Which server a connection goes to: the one place that knows a library's servers.
 
-A library lives on one server today, its *primary* (an SQLite file or a ``postgresql://``
-URL), and every connection goes there. Past one server the plan (docs/architecture.md,
-issue 38) is read replicas (``PRIORIS_MCP_DB_REPLICAS``: reads go to a standby, writes to
-the primary) and shards (``PRIORIS_MCP_DB_SHARDS``: a work lives on the server a stable
-hash of its id picks). Those choices belong here and nowhere else: the engines' storage
-asks the router where to open a writer (:meth:`Router.for_write`) and where to open a
-reader (:meth:`Router.for_read`), and nothing above the engines ever sees it (a contract
-in ``pyproject.toml`` forbids ``storage/``, ``services/``, the features, ``library`` and
-the interfaces to import this module). Keep it small: a Citus coordinator or a search
+A library lives on its *primary* (an SQLite file or a ``postgresql://`` URL), where every
+write goes. A PostgreSQL library may also name read replicas (``PRIORIS_MCP_DB_REPLICAS``:
+hot standbys; which one answers a read now -- up, not lagging, past this process's last
+write -- is :class:`prioris.engines.postgres.replicas.ReplicaSet`'s call, as it needs the
+servers' WAL positions). Still to come (issue 38): shards (``PRIORIS_MCP_DB_SHARDS``: a
+work lives on the server a stable hash of its id picks). Those choices belong here and
+nowhere else: the engines' storage asks the router where to open a writer
+(:meth:`Router.for_write`) and where to open a reader (:meth:`Router.for_read`), and
+nothing above the engines ever sees it (a contract in ``pyproject.toml`` forbids
+``storage/``, ``services/``, the features, ``library`` and the interfaces to import this
+module). Keep it small: a Citus coordinator or a search
 cluster should be able to sit behind the same few questions.
 """
 
@@ -25,7 +27,7 @@ Location = Path | str
 
 @dataclass(frozen=True)
 class Router:
-    """A library's servers: its primary, and (to come) read replicas and shards.
+    """A library's servers: its primary, its read replicas and (to come) shards.
 
     ``primary`` is the location the library was opened at; ``replicas`` and ``shards`` are
     further locations (``postgresql://`` URLs), empty until settings name them."""
@@ -39,8 +41,8 @@ class Router:
         return self.primary
 
     def for_read(self) -> Location:
-        """Where a reader connects: the primary today. Choosing a replica (and falling
-        back to the primary when it lags) goes here."""
+        """Where a reader connects when no replica serves: the primary. With replicas the
+        PostgreSQL engine asks its ReplicaSet first, per read."""
         return self.primary
 
     def shard_of(self, work_id: int | str) -> Location:

@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from prioris.embedding.base import Embedder
-from prioris.errors import PriorisError
+from prioris.errors import PriorisError, ServerUnavailableError
 from prioris.ingest.embed import embed_task, take_vectors
 from prioris.ingest.ocr import OcrEngine
 from prioris.ingest.prepare import CheckedPdf, Preparer
@@ -209,6 +209,8 @@ class IngestPipeline:
                 continue
             try:
                 results.append(self.commit(item))
+            except ServerUnavailableError:
+                raise  # no document can be written: one error for the batch, not one each
             except PriorisError as exc:
                 results.append(exc)
         return results

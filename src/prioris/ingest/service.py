@@ -13,7 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prioris.errors import InvalidRequestError, ParseError, PriorisError
+from prioris.errors import (
+    InvalidRequestError,
+    ParseError,
+    PriorisError,
+    ServerUnavailableError,
+)
 from prioris.ingest.batch import (
     FileDone,
     FileStage,
@@ -164,6 +169,8 @@ class IngestService:
             )
             try:
                 result = self.ingest_file(path, ocr_mode=ocr_mode, on_stage=stages, force=force)
+            except ServerUnavailableError:
+                raise  # the library cannot be written at all: stop, saying so once
             except PriorisError as exc:
                 summary.fail(str(path), exc)
                 if on_file_done:

@@ -214,6 +214,7 @@ class Catalog:
             "db": self.storage.display(),
             "size_bytes": self.storage.size_bytes(),
             "suggestions": suggestions(counts),
+            **self.storage.servers(),
         }
 
     # -- reading ---------------------------------------------------------------------

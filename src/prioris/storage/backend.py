@@ -124,6 +124,11 @@ class StorageBackend(Protocol):
         """The location for people to read (a URL without its password)."""
         ...
 
+    def servers(self) -> dict[str, Any]:
+        """The servers besides the library's own, for ``status`` (``{"replicas": [...]}``
+        on PostgreSQL with read replicas; empty otherwise)."""
+        ...
+
     def close(self) -> None: ...
 
 

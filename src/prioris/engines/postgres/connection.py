@@ -34,6 +34,15 @@ _SQL_CACHE: dict[tuple[str, bool], str] = {}
 _SQL_CACHE_LOCK = threading.Lock()
 
 
+class ServerUnreachable(ConfigurationError):
+    """No connection to the server could be made (down, refused, timed out): a library
+    with replicas still reads from them. ``reason``: the driver's words, secrets scrubbed."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
+
+
 def is_postgres_url(location: object) -> bool:
     return isinstance(location, str) and config_is_postgres_url(location)
 
@@ -236,9 +245,12 @@ def connect_raw(
     except psycopg.Error as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         reason = scrub(reason, url)  # libpq echoes a connection string it cannot parse
-        raise ConfigurationError(
+        message = (
             f"cannot reach the PostgreSQL library {redact(url)}: {reason} (--db, PRIORIS_MCP_DB)"
-        ) from None
+        )
+        if isinstance(exc, psycopg.OperationalError):
+            raise ServerUnreachable(message, reason) from None
+        raise ConfigurationError(message) from None
     raw.execute(f"SET statement_timeout = {int(statement_timeout_ms)}")
     raw.execute("SET lock_timeout = 0")
     return raw

@@ -14,12 +14,13 @@ every query, and a plain query is ranked from the postings in numpy, not in SQL.
 
 Vectors: past ``vector_copy_min_rows`` chunks, an in-process copy of the vectors
 (:mod:`prioris.engines.postgres.vector_cache`) answers while it is current; HNSW answers
-before it is loaded, and always below that size. pgvector 0.6 has no iterative index
-scans, so an HNSW scan returns at most ``hnsw.ef_search`` candidates *before* the
-filters: a filtered query that comes back short is asked again with a wider
-``ef_search`` (up to pgvector's 1000), and one still short (a rare source, a narrow year
-range, a handful of works) is answered exactly by a scan of the rows the filters keep.
-A filtered search thus returns k hits when k exist.
+before it is loaded, and always below that size. A plain HNSW scan returns at most
+``hnsw.ef_search`` candidates *before* the filters, so a filtered query (a rare source, a
+narrow year range) used to come back short; pgvector 0.8's iterative index scans
+(``hnsw.iterative_scan = strict_order``) keep walking the graph until k rows pass the
+filters or ``hnsw.max_scan_tuples`` are visited, in distance order. A query still short
+after that (the filters keep fewer rows than the scan may visit) is answered exactly by
+a scan of the rows the filters keep. A filtered search thus returns k hits when k exist.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from prioris.storage import labels as label_store
 from prioris.storage import work_vectors as work_vector_store
 
 MAX_EF_SEARCH = 1000  # pgvector's ceiling
+MAX_SCAN_TUPLES = 20_000  # an iterative scan's bound (pgvector's default) before exact
 HEADING_WEIGHT = 0.5
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 STATS_SECONDS = 5.0  # a large changing index refreshes its BM25 statistics this often
@@ -108,12 +110,12 @@ class PostgresSearchBackend:
         self.vector_cache: VectorCache | None = None
         if vector_copy_min_rows > 0:
             self.vector_cache = VectorCache(
-                lambda: storage.connect(migrate=False), PostgresVectors(vector_copy_min_rows)
+                storage.connect_reader, PostgresVectors(vector_copy_min_rows)
             )
         self.copied = 0  # KNN queries answered by the in-process copy (bench reads it)
         self.ef_search = max(1, min(int(ef_search), MAX_EF_SEARCH))
-        self.widened = 0  # KNN queries asked again with a wider ef_search (bench reads it)
-        self.exact = 0  # ... and answered by an exact scan
+        self.iterative = 0  # filtered KNN queries answered by an iterative scan (bench)
+        self.exact = 0  # ... still short after it, answered by an exact scan
         self._stats_lock = threading.Lock()
         self._stats: tuple[int, float] = (0, 1.0)  # chunks, average length
         self._counts: dict[str, int] = {}
@@ -121,8 +123,8 @@ class PostgresSearchBackend:
         self._stats_at = 0.0
 
     def _run(self, work: Any) -> Any:
-        with self.storage.pool().connection() as raw:
-            return work(PgConnection(raw, self.storage.location))
+        """``work(conn)`` on a reader: a replica's when one serves (storage.run_read)."""
+        return self.storage.run_read(lambda raw, url: work(PgConnection(raw, url)))
 
     def build_postings(self) -> dict[str, Any]:
         """The BM25 postings table rebuilt now; what the build did (``built`` false when
@@ -256,16 +258,12 @@ class PostgresSearchBackend:
                     return copied
             if filters.work_ids is not None or k > MAX_EF_SEARCH:
                 return self._exact(conn, query, where, params, k)
-            ef = max(self.ef_search, k)
-            while True:
-                rows = self._approximate(conn, query, where, params, k, ef)
-                if len(rows) >= k or not where:
-                    return rows
-                if ef >= MAX_EF_SEARCH:
-                    self.exact += 1
-                    return self._exact(conn, query, where, params, k)
-                self.widened += 1
-                ef = min(ef * 4, MAX_EF_SEARCH)
+            rows = self._approximate(conn, query, where, params, k, max(self.ef_search, k))
+            if len(rows) >= k or not where:
+                self.iterative += bool(where)
+                return rows
+            self.exact += 1
+            return self._exact(conn, query, where, params, k)
 
         return list(self._run(run))
 
@@ -282,6 +280,9 @@ class PostgresSearchBackend:
         conn.execute("BEGIN")
         try:
             conn.execute(f"SET LOCAL hnsw.ef_search = {int(ef)}")
+            if where:  # past ef_search candidates until k pass the filters (pgvector 0.8)
+                conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+                conn.execute(f"SET LOCAL hnsw.max_scan_tuples = {MAX_SCAN_TUPLES}")
             rows = conn.execute(self._sql(where), [query, *params, k]).fetchall()
         finally:
             conn.execute("COMMIT")

@@ -3,44 +3,45 @@
 The schema comes from the numbered files of the top-level ``migrations/postgres/``
 (shipped as ``prioris.migrations``) applied in order, each in one transaction, recorded
 in ``schema_migrations`` as on SQLite; a session advisory lock lets several processes
-open a new database at once. The ``vector`` extension must be installable (pgvector 0.5+
-for HNSW): when it is missing the error says how to install it. Search reads through a
-small pool (``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server
-serve concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
-each connection goes: the writer (and migrations) to ``for_write()``, the readers' pool to
-``for_read()`` (both the primary until read replicas are configured).
+open a new database at once. The ``vector`` extension must be installable, pgvector 0.8
+or later (iterative index scans keep filtered KNN whole): when it is missing or older the
+error says how to install it. Search reads through a small pool
+(``PRIORIS_MCP_PG_POOL_SIZE`` connections), so the web app and the MCP server serve
+concurrent queries. The library's :class:`~prioris.engines.router.Router` says where
+each connection goes: the writer (and migrations) to ``for_write()``; with read replicas
+(:mod:`~prioris.engines.postgres.replicas`) the library's connection routes each statement
+(:mod:`~prioris.engines.postgres.routed`) and searches read from a replica's pool.
 """
 
 from __future__ import annotations
 
-import re
+import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from prioris.engines.postgres.connection import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_STATEMENT_TIMEOUT_MS,
     MIGRATION_LOCK_KEY,
     PgConnection,
+    ServerUnreachable,
     _row_factory,
     connect_raw,
     redact,
 )
+from prioris.engines.postgres.extension import ensure_vector_extension, register_vector_type
+from prioris.engines.postgres.replicas import STATUS_CONNECT_TIMEOUT, ReplicaSet
 from prioris.engines.router import Router
 from prioris.errors import ConfigurationError
 from prioris.storage import migrations
 from prioris.storage.migrations import migrations_dir
 
+log = logging.getLogger("prioris.replicas")
+T = TypeVar("T")
 MIGRATIONS_DIR = migrations_dir("postgres")
-MIN_PGVECTOR = (0, 5)  # HNSW indexes
-INSTALL_PGVECTOR = (
-    "install pgvector 0.5 or later on the server (Debian/Ubuntu: apt install "
-    "postgresql-16-pgvector; Docker: the pgvector/pgvector:pg16 image; see docs/postgres.md), "
-    "then run CREATE EXTENSION vector in the database as its owner"
-)
 
 
 class PostgresStorage:
@@ -64,10 +65,53 @@ class PostgresStorage:
         self.postings_min_chunks = int(getattr(settings, "pg_postings_min_chunks", 1_000))
         # KNN from an in-process copy of the vectors from this many chunks (0: never)
         self.vector_copy_min_chunks = int(getattr(settings, "pg_vector_copy_min_chunks", 20_000))
-        self._pool: Any = None
+        self._pools: dict[str, Any] = {}
         self._pool_lock = threading.Lock()
+        self.replicas: ReplicaSet | None = None
+        if self.router.replicas:
+            self.replicas = ReplicaSet(
+                self.router.replicas,
+                max_lag_s=float(getattr(settings, "db_replica_max_lag_seconds", 30)),
+                statement_timeout_ms=self.statement_timeout_ms,
+            )
 
     def connect(self, *, migrate: bool = True) -> PgConnection:
+        """The library's connection: the primary's, or with replicas a
+        :class:`~prioris.engines.postgres.routed.RoutedConnection` that reads from them
+        (and opens even while the primary is down, for reads)."""
+        if self.replicas is None:
+            raw = self._open_primary(migrate)
+            return PgConnection(raw, self.location)
+        from prioris.engines.postgres.routed import RoutedConnection
+
+        try:
+            raw = self._open_primary(migrate)
+            self.replicas.note_write(raw)  # what the migrations wrote is read back too
+        except ServerUnreachable as exc:
+            if self.replicas.choose() is None:
+                raise
+            self.replicas.primary_down = True
+            log.warning("%s; reads go to the replicas, writes fail until it is back", exc)
+            raw = None
+        conn = RoutedConnection(
+            raw,
+            self.location,
+            self.replicas,
+            open_primary=lambda: self._open_primary(False),
+            open_reader=self._open_reader,
+        )
+        if raw is None:  # not migrated now: the replicas must hold this version's schema
+            newest = available_migrations()[-1][0]
+            held = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+            if int(held or 0) < newest:
+                conn.close()
+                raise ConfigurationError(
+                    f"the replicas of {redact(self.location)} hold schema version {held}, "
+                    f"this Prioris needs {newest}: start the primary so it migrates"
+                )
+        return conn
+
+    def _open_primary(self, migrate: bool) -> Any:
         url = str(self.router.for_write())
         raw = connect_raw(
             url,
@@ -77,42 +121,88 @@ class PostgresStorage:
         try:
             if migrate:
                 apply_migrations(raw, url)
-            _register_vector(raw, url)
+            register_vector_type(raw, url)
         except BaseException:
             raw.close()
             raise
-        return PgConnection(raw, url)
+        return raw
 
-    def pool(self) -> Any:
-        """Connections for readers, opened on demand up to ``pool_size``."""
+    def _open_reader(self, url: str) -> Any:
+        """A raw connection to a replica (vectors readable), or ConfigurationError."""
+        raw = connect_raw(
+            url,
+            connect_timeout=min(self.connect_timeout, STATUS_CONNECT_TIMEOUT),
+            statement_timeout_ms=self.statement_timeout_ms,
+        )
+        register_vector_type(raw, url)
+        return raw
+
+    def connect_reader(self) -> PgConnection:
+        """A connection of its own for a long read (the vector copy's load): to a replica
+        when one serves, else the primary."""
+        url = self.replicas.choose() if self.replicas is not None else None
+        if url is not None:
+            try:
+                return PgConnection(self._open_reader(url), url)
+            except ConfigurationError:
+                self.replicas.mark_down(url)  # type: ignore[union-attr]
+        return PgConnection(self._open_primary(False), self.location)
+
+    def run_read(self, work: Callable[[Any, str], T]) -> T:
+        """``work(raw, url)`` on a pooled reader: a replica's when one serves, else the
+        primary's; a replica lost on the way is marked down and the next one asked."""
+        if self.replicas is None:
+            with self.pool().connection() as raw:
+                return work(raw, self.location)
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        for _ in range(len(self.replicas.urls)):
+            url = self.replicas.choose()
+            if url is None:
+                break
+            try:
+                with self.pool(url).connection() as raw:
+                    return work(raw, url)
+            except psycopg.errors.QueryCanceled:
+                raise
+            except (psycopg.OperationalError, PoolTimeout):
+                self.replicas.mark_down(url)
+        with self.pool().connection() as raw:
+            return work(raw, self.location)
+
+    def pool(self, url: str | None = None) -> Any:
+        """Connections for readers of ``url`` (the primary by default), opened on demand
+        up to ``pool_size``."""
+        url = url or str(self.router.for_read())
         with self._pool_lock:
-            return self._pool or self._open_pool()
+            return self._pools.get(url) or self._open_pool(url)
 
-    def _open_pool(self) -> Any:
-        if self._pool is None:
+    def _open_pool(self, url: str) -> Any:
+        if url not in self._pools:
             from psycopg_pool import ConnectionPool
 
-            url = str(self.router.for_read())
+            replica = url != self.location
 
             def configure(raw: Any) -> None:
                 raw.execute(f"SET statement_timeout = {self.statement_timeout_ms}")
-                _register_vector(raw, url)
+                register_vector_type(raw, url)
 
             kwargs: dict[str, Any] = {"autocommit": True, "row_factory": _row_factory}
             if "connect_timeout" not in url:
                 kwargs["connect_timeout"] = self.connect_timeout
-            self._pool = ConnectionPool(
+            self._pools[url] = ConnectionPool(
                 url,
                 min_size=1,
                 max_size=max(self.pool_size, 1),
                 kwargs=kwargs,
                 configure=configure,
                 check=ConnectionPool.check_connection,
-                timeout=max(self.connect_timeout, 1),
+                timeout=STATUS_CONNECT_TIMEOUT if replica else max(self.connect_timeout, 1),
                 open=True,
-                name="prioris-readers",
+                name="prioris-replica" if replica else "prioris-readers",
             )
-        return self._pool
+        return self._pools[url]
 
     def search_backend(self) -> Any:
         from prioris.engines.postgres.search import PostgresSearchBackend
@@ -126,13 +216,17 @@ class PostgresStorage:
 
     def size_bytes(self) -> int:
         """The library's tables with their indexes and TOAST (this schema only)."""
-        with self.pool().connection() as raw:
-            row = raw.execute(
-                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
-            ).fetchone()
-            return int(row[0])
+        sql = (
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+        )
+        return int(self.run_read(lambda raw, url: raw.execute(sql).fetchone()[0]))
+
+    def servers(self) -> dict[str, Any]:
+        """The replicas for ``prioris status``: ``{"replicas": [{"url", "lag_s", "state"}]}``
+        (none without replicas)."""
+        return {"replicas": self.replicas.describe()} if self.replicas is not None else {}
 
     def compact(
         self,
@@ -156,69 +250,16 @@ class PostgresStorage:
 
     def close(self) -> None:
         with self._pool_lock:
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
-
-
-def _register_vector(raw: Any, url: str) -> None:
-    from pgvector.psycopg import register_vector
-
-    try:
-        register_vector(raw)
-    except Exception as exc:  # psycopg.ProgrammingError: vector type not found
-        raise ConfigurationError(
-            f"the PostgreSQL library {redact(url)} has no vector type: {INSTALL_PGVECTOR}"
-        ) from exc
+            for pool in self._pools.values():
+                pool.close()
+            self._pools.clear()
+        if self.replicas is not None:
+            self.replicas.close()
 
 
 def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:
     """PostgreSQL's numbered migrations (its own folder, the shared rules for names)."""
     return migrations.available_migrations(directory)
-
-
-def ensure_vector_extension(raw: Any, url: str) -> None:
-    """``CREATE EXTENSION vector`` when it can; otherwise say how to get it."""
-    import psycopg
-
-    row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    if row is None:
-        available = raw.execute(
-            "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
-        ).fetchone()
-        if available is None:
-            raise ConfigurationError(
-                f"the PostgreSQL server of {redact(url)} does not have pgvector: {INSTALL_PGVECTOR}"
-            )
-        # in public when the library's path has it: libraries in other schemas of the same
-        # database (search_path=theirs,public) then see the one extension too
-        shared = raw.execute("SELECT 'public' = ANY(current_schemas(false))").fetchone()[0]
-        try:
-            raw.execute(
-                f"CREATE EXTENSION IF NOT EXISTS vector{' SCHEMA public' if shared else ''}"
-            )
-        except psycopg.Error as exc:
-            raise ConfigurationError(
-                f"cannot create the vector extension in {redact(url)} "
-                f"({str(exc).strip().splitlines()[0]}): {INSTALL_PGVECTOR}"
-            ) from None
-        row = raw.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    version = tuple(int(part) for part in re.findall(r"\d+", str(row[0]))[:2])
-    if version < MIN_PGVECTOR:
-        raise ConfigurationError(
-            f"{redact(url)} has pgvector {row[0]}, older than 0.5 (no HNSW): {INSTALL_PGVECTOR}"
-        )
-    if raw.execute("SELECT to_regtype('vector') IS NULL").fetchone()[0]:
-        schema = raw.execute(
-            "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace"
-            " WHERE e.extname = 'vector'"
-        ).fetchone()[0]
-        raise ConfigurationError(
-            f"the vector extension of {redact(url)} is installed in schema {schema!r}, which "
-            f"is not on this connection's search_path: add it to the URL (for example "
-            f"options=-csearch_path%3Dyour_schema,{schema}) or move the extension with "
-            f"ALTER EXTENSION vector SET SCHEMA public"
-        )
 
 
 def apply_migrations(raw: Any, url: str, directory: Path = MIGRATIONS_DIR) -> list[int]:

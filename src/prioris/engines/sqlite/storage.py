@@ -72,5 +72,9 @@ class SqliteStorage:
     def display(self) -> str:
         return str(self.path)
 
+    def servers(self) -> dict[str, Any]:
+        """None: an SQLite library is one file."""
+        return {}
+
     def close(self) -> None:
         return None

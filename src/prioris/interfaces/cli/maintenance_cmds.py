@@ -85,6 +85,12 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
         advice = status.pop("suggestions", None) or []
         width = max(len(k) for k in status)
         for key, value in status.items():
+            if key == "replicas":  # one line each: where, how far behind, serving or not
+                for replica in value:
+                    lag = "?" if replica["lag_s"] is None else f"{replica['lag_s']:g} s"
+                    line = f"{replica['url']}  lag {lag}  {replica['state']}"
+                    ctx.print_line(f"{'replica':<{width}}  {line}")
+                continue
             ctx.print_line(f"{key:<{width}}  {value}")
         for line in advice:
             ctx.print_line(f"hint: {line}")
