@@ -48,6 +48,8 @@ from prioris.ingest.header.names import (
 from prioris.ingest.lines import clean_text, join_lines
 
 TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
+BOLD_TITLE_MIN_RATIO = 1.05  # ... or bold and this much larger (12 pt bold over 10.95 pt)
+SUBTITLE_MIN_RATIO = 0.85  # a subtitle is set nearly as large as its title, right under it
 ABSTRACT_MAX_CHARS = 5000
 
 _NAME_PART = re.compile(r"^[^\W\d_][\w'’\-.]*$")  # one word, no colon ("E-Mail:" is none)
@@ -90,17 +92,61 @@ def _title_lines(
         if line.y0 < min(limit, page.height * 0.55)
         and _letters(line.text) >= 2
         and not LABEL.match(line.text)
-        and line.size >= body_size * TITLE_MIN_RATIO
+        and (
+            line.size >= body_size * TITLE_MIN_RATIO
+            or (line.bold and line.size >= body_size * BOLD_TITLE_MIN_RATIO)
+        )
     ]
     for size in sorted({round(line.size, 1) for line in candidates}, reverse=True):
         run: list[HeaderLine] = []
+        leading = 0.0  # the widest gap between the run's rows so far
         for row in _rows([c for c in candidates if _same_size(c.size, size)]):
-            if run and row[0].y0 - run[-1].y1 > 1.6 * size:
-                break
+            if run:
+                gap = min(ln.y0 for ln in row) - max(ln.y1 for ln in run)
+                # a row further below than the title's own leading allows starts another
+                # element set alike (a parallel title in a second language)
+                if gap > 1.6 * size or (len(run) >= 2 and gap > max(0.8 * size, 3 * leading)):
+                    break
+                leading = max(leading, gap)
             run.extend(row)
         text = " ".join(line.text for line in run)
         if len(text.split()) >= 2 and _letters(text) >= 8 and not _not_a_title(text):
-            return run
+            return run + _subtitle(run, lines, limit, body_size)
+    return []
+
+
+def _subtitle(
+    run: list[HeaderLine], lines: list[HeaderLine], limit: float, body_size: float
+) -> list[HeaderLine]:
+    """The row right under a title set a little smaller (``DISCOURS ...`` / ``Une vue
+    d'ensemble``), centred under it or aligned with it, that is no byline."""
+    size = max(line.size for line in run)
+    bottom = max(line.y1 for line in run)
+    left, right = min(ln.x0 for ln in run), max(ln.x1 for ln in run)
+    below = [
+        line
+        for line in lines
+        if bottom - 1 <= line.y0 <= bottom + 2.5 * size
+        and line.y0 < limit
+        and SUBTITLE_MIN_RATIO * size <= line.size < size * 0.97
+        and line.size >= body_size * TITLE_MIN_RATIO
+    ]
+    rows = _rows(below)
+    if len(rows) != 1 or min(ln.y0 for ln in rows[0]) > bottom + size:
+        return []  # several rows alike: a block of its own (a parallel title), not a subtitle
+    row = rows[0]
+    text = " ".join(line.text for line in row)
+    x0, x1 = min(ln.x0 for ln in row), max(ln.x1 for ln in row)
+    centred = abs((x0 + x1) / 2 - (left + right) / 2) <= 0.05 * (right - left) + 2
+    aligned = abs(x0 - left) <= 2
+    if (
+        (centred or aligned)
+        and _letters(text) >= 4
+        and not EMAIL.search(text)
+        and not names_in_byline(_row_byline(row))
+        and not LABEL.match(text)
+    ):
+        return row
     return []
 
 
@@ -119,9 +165,18 @@ def _not_a_title(text: str) -> bool:
     return not any(ch.isupper() for ch in text) or bool(_SERIES.search(text))
 
 
+# what is printed after a title and is none of it: a version note ("[v2; ref status:
+# indexed, http://...]"), a reference to a note or an earlier part ("[1]")
+_TITLE_TAIL = re.compile(
+    r"\s*\[(?:[^\]]*(?:\bv\d+\b|https?://|status)[^\]]*|\d{1,3}(?:[,–-]\s?\d{1,3})*)\]\s*$", re.I
+)
+
+
 def _title_text(lines: list[HeaderLine]) -> str | None:
     text = join_lines([line.text for line in lines])
-    text = re.sub(r"[\s*∗†‡§¶]+$", "", text).strip()
+    text = _TITLE_TAIL.sub("", text)
+    # footnote signs, also a symbol font's private-use glyphs (U+E000-U+F8FF)
+    text = re.sub(r"[\s*∗†‡§¶\ue000-\uf8ff]+$", "", text).strip()
     return text or None
 
 
@@ -237,7 +292,21 @@ def _dangling(byline: str) -> tuple[str, str] | None:
     last = re.sub(r"^(?:and|&)\s+", "", last)
     if not _NAME_PART.match(last) or not last[:1].isupper() or ends_a_name(last):
         return None
+    if re.match(r"(?i)^(?:jr|sr|ii|iii|iv)\.?$", last):
+        return None  # "William B. Driggers III": a suffix ends its name
     return byline[: separators[-1].start()], last
+
+
+def _other_case(name: str, word: str) -> bool:
+    """Whether ``word`` is set in capitals under a name in mixed case (``J. C. Yun`` /
+    ``FNAL, Batavia``): a name wrapped to the next row keeps its case, an acronym of an
+    institution does not continue it."""
+    letters = [ch for ch in word if ch.isalpha()]
+    return (
+        len(letters) >= 2
+        and all(ch.isupper() for ch in letters)
+        and any(ch.islower() for ch in name)
+    )
 
 
 def _authors(lines: list[HeaderLine]) -> list[str]:
@@ -250,13 +319,16 @@ def _authors(lines: list[HeaderLine]) -> list[str]:
             byline = f"{given} {byline}"
             given = None
         found = names_in_byline(byline)
-        if found is None and (split := _dangling(byline)) is not None:
-            found = names_in_byline(split[0])
-            given = split[1] if found else None
+        split = _dangling(byline)
+        if split is not None and (found is None or split[1] not in found):
+            # "..., Hairui Wang, Zhihe" / "Zhang, ...": the given name waits for its row
+            before = names_in_byline(split[0])
+            if before:
+                found, given = before, split[1]
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
-            if head.lower() in ("and", "&") or ends_a_name(head):
+            if head.lower() in ("and", "&") or ends_a_name(head) or _other_case(names[-1], head):
                 head = ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
                 glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"

@@ -165,6 +165,13 @@ def _uncapped(name: str) -> str:
     return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), name)
 
 
+def _fuller(printed: str, embedded: str) -> bool:
+    """Whether the printed name is the embedded one, whole or with more of it printed
+    (an initial the metadata left out): same family name, every embedded word in it."""
+    mine, theirs = fold(printed).split(), fold(embedded).split()
+    return bool(mine and theirs) and mine[-1] == theirs[-1] and set(theirs) <= set(mine)
+
+
 def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
     """The byline's names, corrected by the PDF's own (page-checked) creators.
 
@@ -179,6 +186,8 @@ def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
     if not printed:
         return list(embedded)
     spelled = {fold(name): name for name in printed}
+    if len(embedded) == len(printed) and all(map(_fuller, printed, embedded)):
+        return printed  # "H. Sebastian Seung" printed, "Sebastian Seung" in the metadata
     if len(embedded) > len(printed) or (
         len(embedded) == len(printed) and [_key(n) for n in embedded] != [_key(n) for n in printed]
     ):

@@ -6,7 +6,10 @@ superscript markers it saw in the layout by :data:`MARK`, which separates names 
 comma does. What is left is judged name by name (:func:`looks_like_name`): capitalised
 words and initials with the usual particles (``van``, ``de``, ``bin``), no digits, no
 words of an affiliation or a sentence. Honorifics (``Dr.``) and degrees (``PhD``) are
-dropped; accents are kept as printed.
+dropped; suffixes (``Jr.``, ``III``) and accents are kept as printed, and so are initials
+printed without spaces (``Yu.A.Pusep``). A collaboration's name is one author even when it
+names two (``The ATLAS and CMS Collaborations``); a byline piece that ends with an
+institution's noun (``Michigan State University``) is an affiliation, not a name before one.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ _PARTICLES = {
 }
 _HONORIFICS = re.compile(
     r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|^by\s+|"
-    r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
+    r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp)\.?$",
     re.IGNORECASE,
 )
 # words of an organisation's name: a byline piece holding one is an affiliation
@@ -259,7 +262,40 @@ _AFTER_NAME = _NOT_NAME_WORDS - _PARTICLES - {"de", "the", "of", "a", "an", "e",
 _URL = re.compile(r"^(?:https?://|www\.)\S+$|^\S+\.(?:com|org|net|edu|io|ac\.\w\w|gov)\S*$", re.I)
 _EMAIL_TOKEN = re.compile(r"^\S+@\S+$")
 _SUFFIXES = re.compile(r"^(?:jr|sr|ii|iii|iv|ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
-_COLLECTIVE = re.compile(r"\b(?:collaboration|consortium|collaborators|study group)\b", re.I)
+_DEGREE = re.compile(r"^(?:ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
+_COLLECTIVE = re.compile(
+    r"\b(?:collaborations?|consortium|consortia|collaborators|study groups?)\b", re.I
+)
+# "The ATLAS and CMS Collaborations": the "and" inside a collaboration's name
+_COLLECTIVE_AND = re.compile(
+    r"\b(?:[A-Z][\w-]*\s+)+(?:and|&)\s+(?:[A-Z][\w-]*\s+)+(?=(?:collaborations?|consortia)\b)",
+    re.I,
+)
+_JOINED_AND = "\ue000"  # stands for such an "and" while the byline is split
+# the nouns that end an institution's name: "Michigan State University" is one
+_INSTITUTION_NOUNS = {
+    "university",
+    "universität",
+    "université",
+    "universidad",
+    "universidade",
+    "università",
+    "institute",
+    "institut",
+    "instituto",
+    "college",
+    "hospital",
+    "laboratory",
+    "laboratories",
+    "academy",
+    "school",
+    "center",
+    "centre",
+    "foundation",
+    "observatory",
+}
+# initials printed without spaces before the family name ("Yu.A.Pusep", "D.Smirnov")
+_GLUED_INITIALS = re.compile(r"^(?:[^\W\d_][^\W\d_]?\.-?)+[^\W\d_][^\W\d_'’-]*[a-z][\w'’-]*$")
 _TOKEN = re.compile(r"^[^\W\d_][\w'’\-.]*$")
 _INITIALS = re.compile(r"^(?:[^\W\d_]\.)+(?:-[^\W\d_]\.)?$|^[^\W\d_]\.?-[^\W\d_]\.$")
 
@@ -283,6 +319,8 @@ def strip_trailing(piece: str) -> str:
     an affiliation or a place (``Satoshi Nakamoto www.bitcoin.org``, ``Robert E. Gruber
     Google``, ``Sophia Papadopoulou National ...``), when what is left is a full name."""
     tokens = [t for t in piece.split() if not (_URL.match(t) or _EMAIL_TOKEN.match(t))]
+    if tokens and tokens[-1].lower().strip(".,;:") in _INSTITUTION_NOUNS:
+        return " ".join(tokens)  # "Michigan State University": an institution, whole
     for cut in range(max(2, len(tokens) - 2), len(tokens)):  # a word or two after it
         if tokens[cut].lower().strip(".,;:") in _AFTER_NAME:
             head = " ".join(tokens[:cut])
@@ -316,7 +354,7 @@ def _is_name_token(token: str) -> bool:
         return True
     if not _TOKEN.match(token):
         return False
-    if _INITIALS.match(token):
+    if _INITIALS.match(token) or _GLUED_INITIALS.match(token):
         return True
     if "." in token[:-1] and not re.match(r"^(?:Mc|Mac|St)\.", token):
         return False  # "STAT.BERKELEY.EDU": an address, not a name
@@ -335,6 +373,8 @@ def looks_like_name(name: str) -> bool:
     tokens = name.split()
     if len(tokens) == 1 and 2 <= len(name) <= 4 and all(_is_uncased_letter(c) for c in name):
         return True  # a CJK name printed without spaces (王小明)
+    if len(tokens) == 1 and _GLUED_INITIALS.match(name) and name[0].isupper():
+        return True  # "D.Smirnov": an initial glued to the family name
     if not 2 <= len(tokens) <= 6 or len(name) > 60 or _is_place(name):
         return False
     if tokens[0].lower() in _PARTICLES and tokens[0][0].islower():
@@ -350,8 +390,9 @@ def looks_like_name(name: str) -> bool:
 
 def split_byline(text: str) -> list[str]:
     """Every piece of a byline between separators, cleaned (empty pieces dropped)."""
+    text = _COLLECTIVE_AND.sub(lambda m: m.group(0).replace(" and ", _JOINED_AND), text)
     pieces = [_LEADING_AND.sub("", p.strip()) for p in _SEPARATORS.split(text)]
-    names = [clean_name(strip_trailing(piece)) for piece in pieces]
+    names = [clean_name(strip_trailing(piece)).replace(_JOINED_AND, " and ") for piece in pieces]
     return [name for name in names if name]
 
 
@@ -366,14 +407,21 @@ def names_in_byline(text: str) -> list[str] | None:
     A byline may carry a stray piece (a lone ``Jr.``, an envelope icon's text); more than
     a quarter of pieces that are not names means this line is something else.
     """
-    pieces = [p for p in split_byline(text) if not _SUFFIXES.match(p)]
+    pieces: list[str] = []
+    for piece in split_byline(text):
+        if _SUFFIXES.match(piece):  # "Smith, Jr.": the suffix belongs to the name before it
+            if pieces and looks_like_name(pieces[-1]) and not _DEGREE.match(piece):
+                pieces[-1] = f"{pieces[-1]} {piece}"
+            continue
+        pieces.append(piece)
     if not pieces:
         return None
+    if looks_like_name(pieces[0]):
+        # "Name, Michigan State University, 48823 East Lansing": what follows the names
+        # is their affiliation and its address, not other names
+        cut = next((i for i, p in enumerate(pieces) if _is_affiliation(p)), len(pieces))
+        pieces = pieces[:cut]
     names = [p for p in pieces if looks_like_name(p)]
-    if names and looks_like_name(pieces[0]):
-        # "Name, University College London, name@host": what follows the names is their
-        # affiliation or address, not other names
-        pieces = [p for p in pieces if looks_like_name(p) or not _is_affiliation(p)]
     if not names or len(names) < 0.75 * len(pieces):
         return None
     return names
