@@ -40,7 +40,7 @@ from prioris.ingest.header.names import names_in_byline
 from prioris.ingest.header.own_identifiers import cite_boxes, find_own_identifiers, ocr_stamp
 from prioris.ingest.header.text import header_from_text
 from prioris.ingest.header.venue import find_venue
-from prioris.ingest.header.years import arxiv_year, dating_lines, printed_year
+from prioris.ingest.header.years import arxiv_year, dating_lines, doi_year, printed_year
 from prioris.ingest.lines import MARGIN_BAND
 
 
@@ -276,6 +276,7 @@ def pdf_metadata(
     year = found[0] if found and found[1] <= 1 else None
     year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
     year = year or arxiv_year(identifiers) or (found[0] if found else None)
+    year = year or doi_year(identifiers)
     return PdfMetadata(
         title=title,
         authors=authors,
