@@ -31,6 +31,7 @@ _SUPERSCRIPT, _BOLD = 1, 16
 _MARKER_TEXT = re.compile(r"^[\s\d,*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢a-z\u03b1-\u03c9]{1,8}$")
 _SPACING_ACCENTS = {**ACCENTS_BEFORE, **ACCENTS_AFTER}
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_ACCENTED = re.compile(f"[{''.join(_SPACING_ACCENTS)}]").search
 _MATH_SIGNS = set("√∛∜∑∏∫∮")  # raised in a formula (``√s``), never a footnote's sign
 
 
@@ -40,13 +41,17 @@ def _is_marker_text(text: str) -> bool:
     symbol font's private-use glyph); never a word of capitals."""
     if _MARKER_TEXT.match(text):
         return True
-    return 0 < len(text) <= 8 and not set(text) & _MATH_SIGNS and all(
-        ch.isspace()
-        or ch.isdigit()
-        or ch == ","
-        or unicodedata.category(ch)[0] in "SP"
-        or unicodedata.category(ch) == "Co"
-        for ch in text
+    return (
+        0 < len(text) <= 8
+        and not set(text) & _MATH_SIGNS
+        and all(
+            ch.isspace()
+            or ch.isdigit()
+            or ch == ","
+            or unicodedata.category(ch)[0] in "SP"
+            or unicodedata.category(ch) == "Co"
+            for ch in text
+        )
     )
 
 
@@ -192,23 +197,49 @@ def _baseline(spans: list[dict[str, Any]]) -> float | None:
     weights: Counter[float] = Counter()
     for raw in spans:
         if "origin" in raw and not raw.get("flags", 0) & _SUPERSCRIPT:
-            weights[round(float(raw["origin"][1]), 1)] += len(raw.get("chars", ())) or 1
+            weights[round(float(raw["origin"][1]), 1)] += len(raw.get("text", "")) or 1
     return max(weights, key=lambda y: weights[y]) if weights else None
 
 
+class _Glyphs:
+    """The page's glyph boxes (MuPDF ``rawdict``), read only when a span needs them."""
+
+    def __init__(self, page: pymupdf.Page) -> None:
+        self.page = page
+        self.data: dict[str, Any] | None = None
+
+    def text(self, where: tuple[int, int, int], fallback: str) -> str:
+        """The span's text with its accents placed (:func:`span_text`), else as it was."""
+        if self.data is None:
+            self.data = self.page.get_text("rawdict", flags=TEXT_FLAGS) or {}
+        block, line, span = where
+        try:
+            chars = self.data["blocks"][block]["lines"][line]["spans"][span]["chars"]
+        except (KeyError, IndexError, TypeError):
+            return fallback
+        text = span_text(chars)
+        return text if text.strip() else fallback
+
+
 def read_header_page(page: pymupdf.Page) -> HeaderPage:
-    """The page's text lines with span fonts and positions (MuPDF ``rawdict`` output,
-    so accents are placed by their glyph boxes)."""
-    data = page.get_text("rawdict", flags=TEXT_FLAGS)
+    """The page's text lines with span fonts and positions (MuPDF ``dict`` output; a span
+    holding a spacing accent is read again from its glyph boxes to place the accent)."""
+    data = page.get_text("dict", flags=TEXT_FLAGS)
+    glyphs = _Glyphs(page)
     lines: list[HeaderLine] = []
     for number, block in enumerate(data.get("blocks", [])):
         if block.get("type") != 0:
             continue
-        for raw in block.get("lines", []):
+        for index, raw in enumerate(block.get("lines", [])):
             kept = [
-                (span_text(s.get("chars", [])), s)
-                for s in raw.get("spans", [])
-                if "".join(c["c"] for c in s.get("chars", [])).strip()
+                (
+                    glyphs.text((number, index, i), s["text"])
+                    if _ACCENTED(s["text"])
+                    else s["text"],
+                    s,
+                )
+                for i, s in enumerate(raw.get("spans", []))
+                if s.get("text", "").strip()
             ]
             spans = tuple(
                 Span(
