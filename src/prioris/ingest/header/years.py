@@ -31,7 +31,8 @@ _PUBLISHED = (
 )
 _ACCEPTED = r"accepted|revised|aceptado|aprobado|aceito|aprovado|accepté|acceptée|angenommen"
 _RECEIVED = r"received|submitted|recibido|recebido|reçu|reçue|eingegangen|eingereicht|submetido"
-_UPTO = r"(?:[^.;]|\.(?=\s*\d))"  # up to the date, through "nov. 2022" but no sentence end
+# up to the date, through "nov. 2022" and "3. Mai 2007" but no sentence's end
+_UPTO = r"(?:[^.;]|\.(?=\s*\d)|(?<=\d)\.)"
 _NOT_VENUES = (  # grants, viruses, standards, and states before a postcode ("NSW 2006")
     r"(?:COVID|SARS|MERS|NSF|NIH|DOE|ERC|DFG|NSERC|EU|USA|UK|ISO|IEEE Std|NSW|QLD|VIC|TAS|ACT)"
 )
