@@ -393,3 +393,31 @@ def test_the_latest_version_of_a_versioned_doi_is_the_papers() -> None:
     assert find_own_identifiers([text]) == ["doi:10.12688/f1000research.4767.2"]
     other = "doi: 10.1000/reef.1 and doi: 10.1000/coral.2"
     assert find_own_identifiers([other]) == ["doi:10.1000/reef.1"]
+
+
+def test_a_house_number_or_postcode_makes_a_piece_an_address_not_a_name() -> None:
+    """``De Boelelaan 1081, 1081 HV Amsterdam`` under a byline holds no names; a marker of
+    one or two digits glued to a name still goes."""
+    assert names_in_byline("De Boelelaan 1081, 1081 HV Amsterdam,") is None
+    assert names_in_byline("Jana Grote, 34 Kerstin Mammitzsch, 3") == [
+        "Jana Grote",
+        "Kerstin Mammitzsch",
+    ]
+
+
+def test_a_conference_line_split_over_two_blocks_is_read_as_one() -> None:
+    """MuPDF puts a conference's name and its place and date in two blocks; set alike,
+    one under the other, they are one note, and its year dates the paper."""
+    page = _page(
+        _line("IEEE Instrumentation and Measurement Technology Conference", 73, 8.6, block=0),
+        _line("Brussels, Belgium, June 4-6, 1996", 83, 8.6, block=1),
+        _line("A New Instrument to Measure the Shape of the Cornea", 120, 14, block=2),
+        _line("Frans Vos and Frans Groen", 150, 10.7, block=3),
+        _line("Abstract", 200, 10, block=4),
+    )
+    notes = parse_header(page, 9.6).notes
+    assert (
+        "IEEE Instrumentation and Measurement Technology Conference Brussels, Belgium, "
+        "June 4-6, 1996" in notes
+    )
+    assert printed_year(notes) == (1996, 2)

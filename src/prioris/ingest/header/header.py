@@ -326,7 +326,10 @@ def _abstract(page: HeaderPage, lines: list[HeaderLine], body_size: float) -> st
 def _notes(
     page: HeaderPage, lines: list[HeaderLine], zone: list[HeaderLine], body_size: float
 ) -> list[str]:
-    """Texts of the places a paper prints its own dates, one per MuPDF block."""
+    """Texts of the places a paper prints its own dates, one per MuPDF block; blocks
+    set in one small size right under one another are one note (a conference's name and
+    its place and date, split by MuPDF: ``... Technology Conference`` / ``Brussels,
+    Belgium, June 4-6, 1996``)."""
     header_bottom = max((line.y1 for line in zone), default=page.height * 0.3)
     blocks: dict[int, list[HeaderLine]] = {}
     for line in lines:
@@ -336,7 +339,21 @@ def _notes(
         low = line.y0 >= page.height * 0.55
         if in_header or (small and (top or low)):
             blocks.setdefault(line.block, []).append(line)
-    notes = [join_lines([line.text for line in block]) for block in blocks.values()]
+    groups: list[list[HeaderLine]] = []
+    for block in blocks.values():
+        last = groups[-1][-1] if groups else None
+        first = block[0]
+        if (
+            last is not None
+            and last.size <= body_size * 0.95
+            and _same_size(last.size, first.size)
+            and 0 <= first.y0 - last.y1 <= 0.5 * first.size
+            and abs(first.x0 - last.x0) <= 2 * first.size
+        ):
+            groups[-1].extend(block)
+        else:
+            groups.append(list(block))
+    notes = [join_lines([line.text for line in group]) for group in groups]
     return [note for note in notes if note and not _is_prose_text(note)]
 
 

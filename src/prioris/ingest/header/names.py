@@ -48,6 +48,9 @@ _COLLECTIVE_AND = re.compile(
 _JOINED_AND = "\ue000"  # stands for such an "and" while the byline is split
 # initials printed without spaces before the family name ("Yu.A.Pusep", "D.Smirnov")
 _GLUED_INITIALS = re.compile(r"^(?:[^\W\d_][^\W\d_]?\.-?)+[^\W\d_][^\W\d_'’-]*[a-z][\w'’-]*$")
+# a house number or a postcode beside a word ("De Boelelaan 1081", "1081 HV Amsterdam"): an
+# address; a marker glued to a name is one or two digits ("Shen1", "34 Kerstin")
+_ADDRESS_NUMBER = re.compile(r"(?:^|\s)\d{3,}(?:\s|$)")
 _TOKEN = re.compile(r"^[^\W\d_][\w'’\-.]*$")
 _INITIALS = re.compile(r"^(?:[^\W\d_]\.)+(?:-[^\W\d_]\.)?$|^[^\W\d_]\.?-[^\W\d_]\.$")
 
@@ -144,8 +147,11 @@ def split_byline(text: str) -> list[str]:
     """Every piece of a byline between separators, cleaned (empty pieces dropped)."""
     text = _COLLECTIVE_AND.sub(lambda m: m.group(0).replace(" and ", _JOINED_AND), text)
     pieces = [_LEADING_AND.sub("", p.strip()) for p in _SEPARATORS.split(text)]
-    names = [clean_name(strip_trailing(piece)).replace(_JOINED_AND, " and ") for piece in pieces]
-    return [name for name in names if name]
+    names = [
+        piece if _ADDRESS_NUMBER.search(piece) else clean_name(strip_trailing(piece))
+        for piece in pieces
+    ]
+    return [name.replace(_JOINED_AND, " and ") for name in names if name]
 
 
 def _is_affiliation(piece: str) -> bool:
