@@ -197,6 +197,8 @@ def test_an_institution_after_a_name_ends_the_names_of_its_row() -> None:
     ``Michigan State`` followed by one; its address after it holds no names either."""
     line = "C. Contreras, Michigan State University, 48823 East Lansing, MI, USA"
     assert names_in_byline(line) == ["C. Contreras"]
+    both = "Ana Lima, Google Research, Bo Chen, Google Research"
+    assert names_in_byline(both) == ["Ana Lima", "Bo Chen"]
     assert strip_trailing("Michigan State University") == "Michigan State University"
     assert strip_trailing("Robert E. Gruber Google") == "Robert E. Gruber"
 
@@ -421,3 +423,27 @@ def test_a_conference_line_split_over_two_blocks_is_read_as_one() -> None:
         "June 4-6, 1996" in notes
     )
     assert printed_year(notes) == (1996, 2)
+
+
+def test_names_in_small_capitals_are_read_whole() -> None:
+    """Small capitals are a larger capital and smaller ones (``M`` ``ICHAEL``): the
+    smaller letters are no marker, and the name comes out whole, in mixed case."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Spectral Methods for Reef Acoustics", fontsize=18)
+    x = 72.0
+    for text, size in [("M", 11), ("ICHAEL", 8.5), (" J. F", 11), ("ISCHER", 8.5)]:
+        page.insert_text((x, 130), text, fontsize=size)
+        x += pymupdf.get_text_length(text, fontsize=size)
+    for text, size in [(" and ", 11), ("A", 11), ("NA", 8.5), (" L", 11), ("IMA", 8.5)]:
+        page.insert_text((x, 130), text, fontsize=size)
+        x += pymupdf.get_text_length(text, fontsize=size)
+    page.insert_text((72, 180), "Abstract", fontsize=11)
+    _body(page, 200)
+    meta = extract_pdf(doc.tobytes(), ocr_mode="never").metadata
+    assert meta.authors == ["Michael J. Fischer", "Ana Lima"]
+
+
+def test_a_cjk_byline_is_split_at_its_own_commas_and_names_kept_as_printed() -> None:
+    assert names_in_byline("王小明，李华、张伟") == ["王小明", "李华", "张伟"]
+    assert names_in_byline(f"王小明{MARK}，李华{MARK}") == ["王小明", "李华"]

@@ -24,7 +24,8 @@ from prioris.ingest.header.name_words import PARTICLES as _PARTICLES
 
 MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
 _MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°˚∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
-_SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
+# full-width and ideographic commas and semicolons separate the names of a CJK byline
+_SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|，、；]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
 _LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
 _HONORIFICS = re.compile(
     r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|^by\s+|"
@@ -154,6 +155,12 @@ def split_byline(text: str) -> list[str]:
     return [name.replace(_JOINED_AND, " and ") for name in names if name]
 
 
+def _is_institution(piece: str) -> bool:
+    """An affiliation naming an institution, not only a country (``USA``, ``UK``)."""
+    words = {w.lower().strip(".,;:()") for w in piece.split()}
+    return bool(words & (_ORGANISATION - {"usa", "uk"}))
+
+
 def _is_affiliation(piece: str) -> bool:
     words = {w.lower().strip(".,;:()") for w in piece.split()}
     return bool(words & _ORGANISATION) or _URL.match(piece.strip()) is not None
@@ -175,10 +182,12 @@ def names_in_byline(text: str) -> list[str] | None:
     if not pieces:
         return None
     if looks_like_name(pieces[0]):
-        # "Name, Michigan State University, 48823 East Lansing": what follows the names
-        # is their affiliation and its address, not other names
-        cut = next((i for i, p in enumerate(pieces) if _is_affiliation(p)), len(pieces))
-        pieces = pieces[:cut]
+        # "Name, Michigan State University, East Lansing, MI": what follows a row's last
+        # affiliation is its address, not other names ("Name, Google, Name, Google" keeps
+        # both names)
+        last = max((i for i, p in enumerate(pieces) if _is_institution(p)), default=None)
+        if last is not None:
+            pieces = [p for p in pieces[:last] if not _is_affiliation(p)]
     names = [p for p in pieces if looks_like_name(p)]
     if not names or len(names) < 0.75 * len(pieces):
         return None
