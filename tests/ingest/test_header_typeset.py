@@ -447,3 +447,8 @@ def test_names_in_small_capitals_are_read_whole() -> None:
 def test_a_cjk_byline_is_split_at_its_own_commas_and_names_kept_as_printed() -> None:
     assert names_in_byline("王小明，李华、张伟") == ["王小明", "李华", "张伟"]
     assert names_in_byline(f"王小明{MARK}，李华{MARK}") == ["王小明", "李华"]
+
+
+def test_a_glyph_the_text_layer_could_not_map_does_not_join_the_doi() -> None:
+    text = "IEEE Trans. Autom. Control, doi: 10.1109/TAC.2013.2263613\uffff 2013"
+    assert find_own_identifiers([text]) == ["doi:10.1109/tac.2013.2263613"]

@@ -21,7 +21,13 @@ _CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
 
 
+# Unicode non-characters (U+FFFE, U+FFFF, U+FDD0-U+FDEF): what some text layers give for a
+# glyph they cannot map; glued to a DOI they would become part of it
+_NONCHARACTERS = re.compile("[\ufdd0-\ufdef\ufffe\uffff]")
+
+
 def _searchable(text: str) -> str:
+    text = _NONCHARACTERS.sub(" ", text)
     cut = _REFERENCES.search(text)
     if cut:
         text = text[: cut.start()]
