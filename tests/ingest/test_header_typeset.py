@@ -376,15 +376,22 @@ def _page_with(lines: list[tuple[float, str]]) -> bytes:
     return doc.tobytes()
 
 
-def test_a_page_that_dates_nothing_has_no_year_its_doi_may_give_one() -> None:
+def test_a_page_that_dates_nothing_has_no_year_even_with_a_doi_that_spells_one() -> None:
     """No year is guessed from a page that prints none (the file's dates are not the
-    paper's); a DOI that spells one out is the last resort."""
+    paper's, and a DOI is minted near publication, not always in its year)."""
     undated = extract_pdf(_page_with([]), ocr_mode="never").metadata
     assert undated.year is None
     doi = extract_pdf(
         _page_with([(760, "https://doi.org/10.1016/j.reef.2019.04.002")]), ocr_mode="never"
     )
-    assert doi.metadata.year == 2019
+    assert doi.metadata.year is None
+
+
+def test_the_doi_year_settles_a_tie_between_printed_years() -> None:
+    notes = ["Received 12 December 2019", "Received by the editors 3 January 2020"]
+    assert printed_year(notes) == (2020, 4)  # the latest, without a DOI
+    assert printed_year(notes, prefer=2019) == (2019, 4)
+    assert printed_year(["Received 3 May 2018"], prefer=2019) == (2018, 4)  # no tie: printed
 
 
 def test_the_latest_version_of_a_versioned_doi_is_the_papers() -> None:

@@ -272,11 +272,10 @@ def pdf_metadata(
     identifiers = find_own_identifiers(sources)
 
     venue = find_venue([_margin_texts(page_one)[1], *header.notes])
-    found = printed_year(notes)
+    found = printed_year(notes, prefer=doi_year(identifiers))
     year = found[0] if found and found[1] <= 1 else None
     year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
     year = year or arxiv_year(identifiers) or (found[0] if found else None)
-    year = year or doi_year(identifiers)
     return PdfMetadata(
         title=title,
         authors=authors,

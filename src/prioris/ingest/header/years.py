@@ -7,9 +7,10 @@ scanner dates and years in the body text are never used: no year beats a wrong o
 
 The review-process words are read in the languages papers print them in (``Recibido``,
 ``Aprovado``, ``Eingegangen``); a date printed twice (a running head on every page, a
-line read twice) counts once. Where the page dates nothing, a year in the paper's own DOI
-(``10.1016/j.is.2020.101562``, a SciELO ``2318-0889202133e200057``: ISSN, year, volume)
-is the last resort (:func:`doi_year`).
+line read twice) counts once. A year in the paper's own DOI
+(``10.1016/j.is.2020.101562``, a SciELO ``2318-0889202133e200057``: ISSN, year, volume;
+:func:`doi_year`) settles a tie between printed years; it never dates a page that prints
+none (a DOI is minted near publication, not always in its year).
 
 The rules and their priorities are a job of their own, apart from
 :mod:`prioris.ingest.header.metadata`, which gathers the notes they read and weighs the
@@ -115,8 +116,12 @@ def _year_in_range(year: int) -> bool:
     return 1900 <= year <= time.gmtime().tm_year + 1
 
 
-def printed_year(notes: list[str]) -> tuple[int, int] | None:
-    """(year, priority) from the places a paper prints its dates; priority 1 is best."""
+def printed_year(notes: list[str], prefer: int | None = None) -> tuple[int, int] | None:
+    """(year, priority) from the places a paper prints its dates; priority 1 is best.
+
+    Among years printed equally often at the best priority, ``prefer`` (the year the
+    paper's own DOI spells out, :func:`doi_year`) settles it, else the latest; it never
+    dates a paper that prints no year."""
     found: list[tuple[int, int, str]] = []
     for note in notes:
         note = _ARXIV_STAMP.sub(" ", note)
@@ -132,7 +137,7 @@ def printed_year(notes: list[str]) -> tuple[int, int] | None:
         return None
     best = min(priority for priority, _, _ in found)
     counts = Counter(year for priority, year, _ in set(found) if priority == best)
-    year = max(counts, key=lambda y: (counts[y], y))
+    year = max(counts, key=lambda y: (counts[y], y == prefer, y))
     return year, best
 
 
@@ -157,8 +162,7 @@ _DOI_YEAR = re.compile(
 
 
 def doi_year(identifiers: list[str]) -> int | None:
-    """The year a paper's own DOI spells out, where its publisher puts one in (a last
-    resort: a DOI is minted near publication, but not every DOI has a year)."""
+    """The year a paper's own DOI spells out, where its publisher puts one in."""
     for ident in identifiers:
         if ident.startswith("doi:"):
             match = _DOI_YEAR.search(ident[4:])
