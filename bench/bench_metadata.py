@@ -1,8 +1,10 @@
 """PDF header metadata: title, authors, year and identifiers against printed ground truth.
 
 Reads ``../shared/fixtures/pdfmeta/truth.jsonl`` (real papers with the metadata they
-print; see its SOURCES.md) and runs each PDF through the ingest parser
-(:func:`prioris.ingest.pdf.reader.extract_pdf`, OCR ``auto`` as ingest does), then scores:
+print; see its SOURCES.md), or ``pdfmeta2/`` (a second, disjoint set of the same schema,
+taken from other parsers' test suites: ``--set pdfmeta2``), and runs each PDF through the
+ingest parser (:func:`prioris.ingest.pdf.reader.extract_pdf`, OCR ``auto`` as ingest does),
+then scores:
 
 * title: exact match after normalisation (Unicode NFKC, ligatures expanded, case-folded,
   whitespace collapsed, curly quotes and dashes made plain);
@@ -10,7 +12,9 @@ print; see its SOURCES.md) and runs each PDF through the ingest parser
   over every name of the set (macro F1 per paper is printed beside it);
 * exact author lists: papers whose whole normalised author list equals the truth, in
   order (a paper with one name missing, extra or out of place counts as wrong);
-* year: exact, where "no year" is right only when the truth has none;
+* year: exact, where "no year" is right only when the truth has none ("year acc"), and
+  apart over the papers that print a year ("printed yr": right / papers with a year),
+  the held-out goal's measure;
 * DOI and arXiv id: exact (DOI case-folded, arXiv id without version), none = none.
 
 ``--set refman`` scores instead the PDFs attached in the reference-manager fixtures
@@ -19,7 +23,11 @@ each PDF once) against the record the user's reference manager keeps. That recor
 "as printed" (title case, LaTeX accents, initials for given names), so this set compares
 titles by their letters and digits only and names by their first initial and family
 name, both without case or diacritics; it is a check that the rules generalise, scored
-apart from the printed set. ``--set all`` runs both.
+apart from the printed set. ``--set all`` runs the three sets, each scored apart.
+
+``--stage parser`` (the default) scores the header parser's record alone; ``--stage stored``
+(or ``--stored``) the work as ingest stores it (header, the PDF's own metadata and their
+merge); ``--stage both`` prints both rows for each set.
 
 ``--enrich recorded`` adds the provider step (arXiv for arXiv ids, OpenAlex then Europe PMC
 for DOIs) the way ``Library`` runs it, answered by the recorded responses in
@@ -47,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
 
 PDFMETA = common.SHARED / "fixtures" / "pdfmeta"
+PDFMETA2 = common.SHARED / "fixtures" / "pdfmeta2"
 REFMAN = (common.SHARED / "fixtures" / "bibtex", common.SHARED / "fixtures" / "zotero")
 API = common.SHARED / "fixtures" / "api"
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "‐": "-"})
@@ -93,6 +102,8 @@ class Scores:
     papers: int = 0
     titles: int = 0
     years: int = 0
+    printed_years: int = 0
+    printed_years_right: int = 0
     dois: int = 0
     arxivs: int = 0
     matched: int = 0
@@ -128,8 +139,10 @@ class Scores:
         self.paper_f1.append(2 * p * r / (p + r) if p + r else 0.0)
         if matched != len(expected) or matched != len(predicted):
             self.misses.append(f"{name}: authors {got['authors']} != {truth['authors']}")
+        self.printed_years += truth["year"] is not None
         if got["year"] == truth["year"]:
             self.years += 1
+            self.printed_years_right += truth["year"] is not None
         else:
             self.misses.append(f"{name}: year {got['year']} != {truth['year']}")
         if norm_doi(got["doi"]) == norm_doi(truth["doi"]):
@@ -156,6 +169,8 @@ class Scores:
             f"{sum(self.paper_f1) / n:.3f}",
             f"{self.exact_lists}/{self.papers}",
             f"{self.years / n:.3f}",
+            f"{self.printed_years_right / (self.printed_years or 1):.3f} "
+            f"({self.printed_years_right}/{self.printed_years})",
             f"{self.dois / n:.3f}",
             f"{self.arxivs / n:.3f}",
             f"{seconds:.1f}",
@@ -248,12 +263,12 @@ def enriched(meta: Any, enricher: Any) -> dict[str, Any]:
     }
 
 
-def pdfmeta_truths() -> list[dict[str, Any]]:
-    """The printed truth of ``pdfmeta`` (empty when ../shared is absent)."""
-    truth_file = PDFMETA / "truth.jsonl"
+def pdfmeta_truths(folder: Path = PDFMETA) -> list[dict[str, Any]]:
+    """The printed truth of ``pdfmeta`` or ``pdfmeta2`` (empty when ../shared is absent)."""
+    truth_file = folder / "truth.jsonl"
     if not truth_file.is_file():
         return []
-    return [{**truth, "path": PDFMETA / truth["file"]} for truth in common.read_jsonl(truth_file)]
+    return [{**truth, "path": folder / truth["file"]} for truth in common.read_jsonl(truth_file)]
 
 
 def _latex(text: str | None) -> str:
@@ -336,15 +351,17 @@ def stored_library(args: Any) -> Any:
     return Library.open(settings, embedder=FakeEmbedder())
 
 
-def run_set(name: str, truths: list[dict[str, Any]], args: Any, enricher: Any) -> None:
-    """Score one set and print its table (and its misses with ``-v``)."""
+def run_set(
+    name: str, truths: list[dict[str, Any]], args: Any, enricher: Any, stored: bool
+) -> list[list[Any]]:
+    """Score one set at one stage: its table rows (its misses printed with ``-v``)."""
     keys: dict[str, Any] = {"title_key": refman_title, "name_key": refman_name}
     kwargs = keys if name == "refman" else {}
     offline, online = Scores(**kwargs), Scores(**kwargs)
     started = time.perf_counter()
     online_seconds = 0.0
     providers = 0
-    library = stored_library(args) if args.stored else None
+    library = stored_library(args) if stored else None
     for truth in truths:
         if library is not None:  # what a user sees: the work as stored, records merged
             work = library.get_work(library.ingest_file(truth["path"]).id)
@@ -377,38 +394,41 @@ def run_set(name: str, truths: list[dict[str, Any]], args: Any, enricher: Any) -
             providers += after["provider"] is not None
             online.add(truth, after)
     seconds = time.perf_counter() - started - online_seconds
-    headers = [
-        "run",
-        "papers",
-        "title acc",
-        "author P",
-        "author R",
-        "author F1",
-        "F1/paper",
-        "exact lists",
-        "year acc",
-        "DOI acc",
-        "arXiv acc",
-        "seconds",
-    ]
     if library is not None:
         library.close()
     label = "printed (offline" + (", OCR of every page" if args.ocr == "always" else "")
-    if args.stored:
+    if stored:
         label = "stored work (ingested, records merged"
     label += f", first {args.first_pages} pages)" if args.first_pages else ")"
     label = f"{name}: {label}"
     rows = [offline.row(label, seconds)]
-    if enricher is not None:
+    if enricher is not None and not stored:
         label = f"+ enrichment ({args.enrich}; {providers}/{len(truths)} answered)"
         rows.append(online.row(label, online_seconds))
-    common.print_table(headers, rows)
     if args.verbose:
         for miss in offline.misses:
-            print("miss:", miss)
-        if enricher is not None:
+            print(f"miss ({'stored' if stored else 'parser'}):", miss)
+        if enricher is not None and not stored:
             for miss in online.misses:
                 print("miss after enrichment:", miss)
+    return rows
+
+
+HEADERS = [
+    "run",
+    "papers",
+    "title acc",
+    "author P",
+    "author R",
+    "author F1",
+    "F1/paper",
+    "exact lists",
+    "year acc",
+    "printed yr",
+    "DOI acc",
+    "arXiv acc",
+    "seconds",
+]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -428,18 +448,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--set",
         default="pdfmeta",
-        choices=("pdfmeta", "refman", "all"),
-        help="pdfmeta: printed truth; refman: the reference managers' records; all: both",
+        choices=("pdfmeta", "pdfmeta2", "refman", "all"),
+        help="pdfmeta, pdfmeta2: printed truth; refman: the reference managers' records; "
+        "all: the three, each scored apart",
+    )
+    parser.add_argument(
+        "--stage",
+        default="parser",
+        choices=("parser", "stored", "both"),
+        help="parser: the header parser's record; stored: the work as ingest stores it; "
+        "both: a row for each",
     )
     parser.add_argument(
         "--stored",
         action="store_true",
-        help="score the works as ingest stores them (the header, the PDF's own metadata "
-        "and the merge of their records), not the header parser's output alone",
+        help="same as --stage stored: score the works as ingest stores them (the header, "
+        "the PDF's own metadata and the merge of their records)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     args = parser.parse_args(argv)
-    sets = ("pdfmeta", "refman") if args.set == "all" else (args.set,)
+    sets = ("pdfmeta", "pdfmeta2", "refman") if args.set == "all" else (args.set,)
+    stage = "stored" if args.stored else args.stage
+    stages = (False, True) if stage == "both" else (stage == "stored",)
     enricher = None
     if args.enrich != "off":
         from prioris.config import load_settings
@@ -449,15 +479,17 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings()
         transport = recorded_transport() if args.enrich == "recorded" else None
         enricher = ProviderLookup(RemoteSources(settings, transport))
+    folders = {"pdfmeta": PDFMETA, "pdfmeta2": PDFMETA2}
     for name in sets:
-        truths = pdfmeta_truths() if name == "pdfmeta" else refman_truths()
+        truths = pdfmeta_truths(folders[name]) if name in folders else refman_truths()
         if not truths:
-            where = PDFMETA if name == "pdfmeta" else " and ".join(map(str, REFMAN))
+            where = folders.get(name) or " and ".join(map(str, REFMAN))
             print(f"SKIPPED: {name}: truth not found at {where} (../shared)")
             continue
-        if len(sets) > 1:
+        if len(sets) > 1 or len(stages) > 1:
             print(f"\n{name} ({len(truths)} PDFs)")
-        run_set(name, truths, args, enricher)
+        rows = [row for stored in stages for row in run_set(name, truths, args, enricher, stored)]
+        common.print_table(HEADERS, rows)
     return 0
 
 

@@ -62,7 +62,8 @@ def test_info_dictionary_authors_are_split_and_cleaned(raw: str, names: list[str
         ),
         (f"Rui Wang{MARK} and Günter Neumann{MARK}", ["Rui Wang", "Günter Neumann"]),
         (f"Yichen He{MARK}{MARK}{MARK}Weinan E{MARK}", ["Yichen He", "Weinan E"]),
-        ("Dr. Jane Smith, PhD & John van der Berg Jr.", ["Jane Smith", "John van der Berg"]),
+        # an honorific and a degree go, a suffix is part of the printed name
+        ("Dr. Jane Smith, PhD & John van der Berg Jr.", ["Jane Smith", "John van der Berg Jr."]),
         ("Zejiang Shen1 ( ), Ruochen Zhang2", ["Zejiang Shen", "Ruochen Zhang"]),
         ("Mary J. O’Connell∗†", ["Mary J. O’Connell"]),
         ("The ATLAS Collaboration", ["The ATLAS Collaboration"]),

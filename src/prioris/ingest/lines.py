@@ -56,6 +56,8 @@ def join_lines(lines: list[str], compounds: frozenset[str] = frozenset()) -> str
             out = out + line if _is_compound(out, line, compounds) else out[:-1] + line
         elif out[-1] in _HYPHENS and out[-2:-1].isalpha() and line[:1].isupper():
             out = out + line  # "Trace-" + "Monkey": keep the hyphen, drop the break
+        elif out[-1] in _HYPHENS and out[-2:-1].isdigit():
+            out = out + line  # "4,5-" + "dimethyl": a locant's hyphen, never a word break
         else:
             out = f"{out} {line}"
     return out

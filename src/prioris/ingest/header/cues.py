@@ -43,10 +43,14 @@ AFFILIATION = re.compile(
 
 
 def _rows(lines: list[HeaderLine]) -> list[list[HeaderLine]]:
-    """Lines grouped into rows (same baseline band), top to bottom, each left to right."""
+    """Lines grouped into rows (same baseline band), top to bottom, each left to right.
+
+    The baseline, not the top edge, places a line: a radical or a raised marker makes a
+    line taller without moving the text it sits on (``Collisions at √s = 7`` stays
+    under the title line above it)."""
     rows: list[list[HeaderLine]] = []
-    for line in sorted(lines, key=lambda ln: (ln.y0, ln.x0)):
-        if rows and line.y0 - rows[-1][0].y0 <= 0.5 * max(rows[-1][0].size, 1.0):
+    for line in sorted(lines, key=lambda ln: (ln.base, ln.x0)):
+        if rows and line.base - rows[-1][0].base <= 0.5 * max(rows[-1][0].size, 1.0):
             rows[-1].append(line)
         else:
             rows.append([line])

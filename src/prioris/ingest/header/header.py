@@ -6,7 +6,7 @@ way reference managers and GROBID-style header parsers read a page:
 
 * the **title** is the largest-font run of lines near the top (several lines, possibly
   several MuPDF blocks), above the first e-mail address and the abstract, skipping
-  article-type labels ("Research Article");
+  article-type labels ("Research Article"): :mod:`prioris.ingest.header.title`;
 * the **authors** are the lines between the title and the abstract in the style (size and
   weight) of the first line there that reads as a byline; a byline is split on commas,
   ``and``, ``&`` and on the superscript markers that tie names to affiliations, so names
@@ -45,9 +45,10 @@ from prioris.ingest.header.names import (
     names_in_byline,
     split_byline,
 )
+from prioris.ingest.header.title import title_lines as find_title_lines
+from prioris.ingest.header.title import title_text
 from prioris.ingest.lines import clean_text, join_lines
 
-TITLE_MIN_RATIO = 1.1  # a title is set at least this much larger than the body text
 ABSTRACT_MAX_CHARS = 5000
 
 _NAME_PART = re.compile(r"^[^\W\d_][\w'’\-.]*$")  # one word, no colon ("E-Mail:" is none)
@@ -63,10 +64,10 @@ def parse_header(page: HeaderPage, body_size: float) -> Header:
         if ABSTRACT.match(line.text) or HEADING.match(line.text) or EMAIL.search(line.text):
             limit = min(limit, line.y0)
             break
-    title_lines = _title_lines(lines, limit, page, body_size)
+    title_lines = find_title_lines(lines, limit, page, body_size)
     header = Header()
     if title_lines:
-        header.title = _title_text(title_lines)
+        header.title = title_text(title_lines)
     top = max((line.y1 for line in title_lines), default=0.0)
     zone = _author_zone(lines, top, page, title_lines)
     # the byline is what stands under a title: a page with none (a form, a multilingual
@@ -79,50 +80,6 @@ def parse_header(page: HeaderPage, body_size: float) -> Header:
     skip = {id(line) for line in [*title_lines, *author_lines]}  # a title may say "2019"
     header.notes = _notes(page, [ln for ln in lines if id(ln) not in skip], zone, body_size)
     return header
-
-
-def _title_lines(
-    lines: list[HeaderLine], limit: float, page: HeaderPage, body_size: float
-) -> list[HeaderLine]:
-    candidates = [
-        line
-        for line in lines
-        if line.y0 < min(limit, page.height * 0.55)
-        and _letters(line.text) >= 2
-        and not LABEL.match(line.text)
-        and line.size >= body_size * TITLE_MIN_RATIO
-    ]
-    for size in sorted({round(line.size, 1) for line in candidates}, reverse=True):
-        run: list[HeaderLine] = []
-        for row in _rows([c for c in candidates if _same_size(c.size, size)]):
-            if run and row[0].y0 - run[-1].y1 > 1.6 * size:
-                break
-            run.extend(row)
-        text = " ".join(line.text for line in run)
-        if len(text.split()) >= 2 and _letters(text) >= 8 and not _not_a_title(text):
-            return run
-    return []
-
-
-_SERIES = re.compile(
-    r"^(?:springer\s*briefs|springer\b|lecture notes\b|texts in\b|undergraduate texts\b)|"
-    r"^(?:the )?(?:international )?journal of\b|^(?:ieee |acm )?transactions on\b|"
-    r"\b(?:series|texts|briefs|monographs|lecture notes) (?:in|on|of)\b",
-    re.I,
-)
-
-
-def _not_a_title(text: str) -> bool:
-    """A run set large that is no title: a journal's logo in lower case (``applied
-    sciences``) or its masthead (``Journal of Statistical Software``), a book series
-    (``Springer Texts in Statistics``)."""
-    return not any(ch.isupper() for ch in text) or bool(_SERIES.search(text))
-
-
-def _title_text(lines: list[HeaderLine]) -> str | None:
-    text = join_lines([line.text for line in lines])
-    text = re.sub(r"[\s*∗†‡§¶]+$", "", text).strip()
-    return text or None
 
 
 def _author_zone(
@@ -237,7 +194,21 @@ def _dangling(byline: str) -> tuple[str, str] | None:
     last = re.sub(r"^(?:and|&)\s+", "", last)
     if not _NAME_PART.match(last) or not last[:1].isupper() or ends_a_name(last):
         return None
+    if re.match(r"(?i)^(?:jr|sr|ii|iii|iv)\.?$", last):
+        return None  # "William B. Driggers III": a suffix ends its name
     return byline[: separators[-1].start()], last
+
+
+def _other_case(name: str, word: str) -> bool:
+    """Whether ``word`` is set in capitals under a name in mixed case (``J. C. Yun`` /
+    ``FNAL, Batavia``): a name wrapped to the next row keeps its case, an acronym of an
+    institution does not continue it."""
+    letters = [ch for ch in word if ch.isalpha()]
+    return (
+        len(letters) >= 2
+        and all(ch.isupper() for ch in letters)
+        and any(ch.islower() for ch in name)
+    )
 
 
 def _authors(lines: list[HeaderLine]) -> list[str]:
@@ -250,13 +221,16 @@ def _authors(lines: list[HeaderLine]) -> list[str]:
             byline = f"{given} {byline}"
             given = None
         found = names_in_byline(byline)
-        if found is None and (split := _dangling(byline)) is not None:
-            found = names_in_byline(split[0])
-            given = split[1] if found else None
+        split = _dangling(byline)
+        if split is not None and (found is None or split[1] not in found):
+            # "..., Hairui Wang, Zhihe" / "Zhang, ...": the given name waits for its row
+            before = names_in_byline(split[0])
+            if before:
+                found, given = before, split[1]
         if previous_open and names:
             head, rest = _split_first(byline)
             head = clean_name(head) if _NAME_PART.match(head.strip()) else ""
-            if head.lower() in ("and", "&") or ends_a_name(head):
+            if head.lower() in ("and", "&") or ends_a_name(head) or _other_case(names[-1], head):
                 head = ""
             if head and len(head.split()) == 1:  # "Benjamin Charles Germain" + "Lee, ..."
                 glue = "" if names[-1].endswith("-") else " "  # "Agyeman-" + "Duah"
@@ -352,7 +326,10 @@ def _abstract(page: HeaderPage, lines: list[HeaderLine], body_size: float) -> st
 def _notes(
     page: HeaderPage, lines: list[HeaderLine], zone: list[HeaderLine], body_size: float
 ) -> list[str]:
-    """Texts of the places a paper prints its own dates, one per MuPDF block."""
+    """Texts of the places a paper prints its own dates, one per MuPDF block; blocks
+    set in one small size right under one another are one note (a conference's name and
+    its place and date, split by MuPDF: ``... Technology Conference`` / ``Brussels,
+    Belgium, June 4-6, 1996``)."""
     header_bottom = max((line.y1 for line in zone), default=page.height * 0.3)
     blocks: dict[int, list[HeaderLine]] = {}
     for line in lines:
@@ -362,7 +339,21 @@ def _notes(
         low = line.y0 >= page.height * 0.55
         if in_header or (small and (top or low)):
             blocks.setdefault(line.block, []).append(line)
-    notes = [join_lines([line.text for line in block]) for block in blocks.values()]
+    groups: list[list[HeaderLine]] = []
+    for block in blocks.values():
+        last = groups[-1][-1] if groups else None
+        first = block[0]
+        if (
+            last is not None
+            and last.size <= body_size * 0.95
+            and _same_size(last.size, first.size)
+            and 0 <= first.y0 - last.y1 <= 0.5 * first.size
+            and abs(first.x0 - last.x0) <= 2 * first.size
+        ):
+            groups[-1].extend(block)
+        else:
+            groups.append(list(block))
+    notes = [join_lines([line.text for line in group]) for group in groups]
     return [note for note in notes if note and not _is_prose_text(note)]
 
 

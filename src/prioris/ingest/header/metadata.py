@@ -40,7 +40,7 @@ from prioris.ingest.header.names import names_in_byline
 from prioris.ingest.header.own_identifiers import cite_boxes, find_own_identifiers, ocr_stamp
 from prioris.ingest.header.text import header_from_text
 from prioris.ingest.header.venue import find_venue
-from prioris.ingest.header.years import arxiv_year, dating_lines, printed_year
+from prioris.ingest.header.years import arxiv_year, dating_lines, doi_year, printed_year
 from prioris.ingest.lines import MARGIN_BAND
 
 
@@ -165,6 +165,13 @@ def _uncapped(name: str) -> str:
     return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), name)
 
 
+def _fuller(printed: str, embedded: str) -> bool:
+    """Whether the printed name is the embedded one, whole or with more of it printed
+    (an initial the metadata left out): same family name, every embedded word in it."""
+    mine, theirs = fold(printed).split(), fold(embedded).split()
+    return bool(mine and theirs) and mine[-1] == theirs[-1] and set(theirs) <= set(mine)
+
+
 def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
     """The byline's names, corrected by the PDF's own (page-checked) creators.
 
@@ -179,6 +186,8 @@ def choose_authors(printed: list[str], embedded: list[str]) -> list[str]:
     if not printed:
         return list(embedded)
     spelled = {fold(name): name for name in printed}
+    if len(embedded) == len(printed) and all(map(_fuller, printed, embedded)):
+        return printed  # "H. Sebastian Seung" printed, "Sebastian Seung" in the metadata
     if len(embedded) > len(printed) or (
         len(embedded) == len(printed) and [_key(n) for n in embedded] != [_key(n) for n in printed]
     ):
@@ -263,7 +272,7 @@ def pdf_metadata(
     identifiers = find_own_identifiers(sources)
 
     venue = find_venue([_margin_texts(page_one)[1], *header.notes])
-    found = printed_year(notes)
+    found = printed_year(notes, prefer=doi_year(identifiers))
     year = found[0] if found and found[1] <= 1 else None
     year = year or embedded.year or (found[0] if found and found[1] <= 2 else None)
     year = year or arxiv_year(identifiers) or (found[0] if found else None)

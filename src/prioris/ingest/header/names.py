@@ -6,7 +6,10 @@ superscript markers it saw in the layout by :data:`MARK`, which separates names 
 comma does. What is left is judged name by name (:func:`looks_like_name`): capitalised
 words and initials with the usual particles (``van``, ``de``, ``bin``), no digits, no
 words of an affiliation or a sentence. Honorifics (``Dr.``) and degrees (``PhD``) are
-dropped; accents are kept as printed.
+dropped; suffixes (``Jr.``, ``III``) and accents are kept as printed, and so are initials
+printed without spaces (``Yu.A.Pusep``). A collaboration's name is one author even when it
+names two (``The ATLAS and CMS Collaborations``); a byline piece that ends with an
+institution's noun (``Michigan State University``) is an affiliation, not a name before one.
 """
 
 from __future__ import annotations
@@ -14,252 +17,41 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from prioris.ingest.header.name_words import INSTITUTION_NOUNS as _INSTITUTION_NOUNS
+from prioris.ingest.header.name_words import NOT_NAME_WORDS as _NOT_NAME_WORDS
+from prioris.ingest.header.name_words import ORGANISATION as _ORGANISATION
+from prioris.ingest.header.name_words import PARTICLES as _PARTICLES
+
 MARK = "\u2063"  # INVISIBLE SEPARATOR: where a superscript marker stood
 _MARKERS = "*∗†‡§¶‖#$+⋆✝✉⊥♮♭♯°˚∥⁎☆★♣♠♦♥⊕⊗⋄◇△▽♢®©™¹²³⁴⁵⁶⁷⁸⁹⁰"
-_SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
+# full-width and ideographic commas and semicolons separate the names of a CJK byline
+_SEPARATORS = re.compile(rf"\s*[,;{MARK}·•|，、；]\s*|\s+(?:and|&)\s+", re.IGNORECASE)
 _LEADING_AND = re.compile(r"^(?:and|&)\s+|\s+(?:and|&)$|^(?:and|&)$|^et\.?\s+al\.?$", re.IGNORECASE)
-_PARTICLES = {
-    "van",
-    "von",
-    "der",
-    "den",
-    "de",
-    "del",
-    "della",
-    "dei",
-    "di",
-    "da",
-    "das",
-    "dos",
-    "du",
-    "la",
-    "le",
-    "ter",
-    "ten",
-    "zu",
-    "bin",
-    "binti",
-    "ibn",
-    "al",
-    "el",
-    "y",
-    "e",
-    "mac",
-}
 _HONORIFICS = re.compile(
     r"^(?:dr|prof|professor|mr|mrs|ms|sir|dame)\.?\s+|^by\s+|"
-    r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp|jr|sr|ii|iii)\.?$",
+    r",?\s+(?:ph\.?\s?d|m\.?d|m\.?sc|b\.?sc|mba|frcp)\.?$",
     re.IGNORECASE,
 )
-# words of an organisation's name: a byline piece holding one is an affiliation
-_ORGANISATION = {
-    "university",
-    "universität",
-    "université",
-    "universidad",
-    "universidade",
-    "università",
-    "institute",
-    "institut",
-    "instituto",
-    "department",
-    "dept",
-    "school",
-    "college",
-    "faculty",
-    "laboratory",
-    "lab",
-    "labs",
-    "center",
-    "centre",
-    "hospital",
-    "academy",
-    "corporation",
-    "inc",
-    "ltd",
-    "gmbh",
-    "company",
-    "research",
-    "google",
-    "microsoft",
-    "usa",
-    "uk",
-}
-# words that never appear in a person's name but do in affiliations, captions and prose
-_NOT_NAME_WORDS = (_ORGANISATION - {"uk"}) | {
-    "departamento",
-    "dipartimento",
-    "centro",
-    "facultad",
-    "escuela",
-    "laboratorio",
-    "laboratories",
-    "group",
-    "division",
-    "foundation",
-    "program",
-    "programme",
-    "science",
-    "sciences",
-    "engineering",
-    "technology",
-    "national",
-    "international",
-    "abstract",
-    "introduction",
-    "keywords",
-    "email",
-    "e-mail",
-    "correspondence",
-    "corresponding",
-    "author",
-    "authors",
-    "editor",
-    "received",
-    "accepted",
-    "published",
-    "the",
-    "of",
-    "for",
-    "in",
-    "on",
-    "with",
-    "from",
-    "to",
-    "at",
-    "by",
-    "is",
-    "are",
-    "we",
-    "this",
-    "that",
-    "our",
-    "an",
-    "a",
-    "via",
-    "using",
-    "towards",
-    "toward",
-    "based",
-    "analysis",
-    "study",
-    "approach",
-    "method",
-    "methods",
-    "learning",
-    "network",
-    "networks",
-    "model",
-    "models",
-    "data",
-    "system",
-    "systems",
-    "equal",
-    "contribution",
-    "work",
-    "paper",
-    "article",
-    "journal",
-    "proceedings",
-    "conference",
-    "workshop",
-    "vol",
-    "volume",
-    "open",
-    "access",
-    "review",
-    "brain",
-    "street",
-    "road",
-    "avenue",
-    "box",
-    "ai",
-    # places that read like two capitalised names ("New Zealand", "Hong Kong")
-    "new",
-    "united",
-    "kingdom",
-    "states",
-    "republic",
-    "san",
-    "santa",
-    "los",
-    "las",
-    "hong",
-    "kong",
-    "saudi",
-    "arabia",
-    "zealand",
-    "africa",
-    "america",
-    "korea",
-    "lanka",
-    "rica",
-    # countries and places printed after an affiliation ("Redmond WA USA")
-    "china",
-    "germany",
-    "france",
-    "japan",
-    "canada",
-    "italy",
-    "spain",
-    "india",
-    "australia",
-    "netherlands",
-    "switzerland",
-    "sweden",
-    "norway",
-    "denmark",
-    "finland",
-    "austria",
-    "belgium",
-    "israel",
-    "brazil",
-    "singapore",
-    "greece",
-    "portugal",
-    "poland",
-    "ireland",
-    "england",
-    "scotland",
-    "taiwan",
-    "mexico",
-    "turkey",
-    "iran",
-    "egypt",
-    "nigeria",
-    "kenya",
-    "russia",
-    "ukraine",
-    "usa.",
-    "students",
-    "student",
-    "capstone",
-    "report",
-    "edition",
-    "series",
-    "editors",
-    "outcomes",
-    "measurements",
-    "inc.",
-    "llc",
-    "corp",
-    "amazon",
-    "apple",
-    "yahoo",
-    "nvidia",
-    "intel",
-    "deepmind",
-    "openai",
-    "baidu",
-    "alibaba",
-    "tencent",
-}
 # words that end a name and start what was printed after it on the same line
 _AFTER_NAME = _NOT_NAME_WORDS - _PARTICLES - {"de", "the", "of", "a", "an", "e", "y"}
 _URL = re.compile(r"^(?:https?://|www\.)\S+$|^\S+\.(?:com|org|net|edu|io|ac\.\w\w|gov)\S*$", re.I)
 _EMAIL_TOKEN = re.compile(r"^\S+@\S+$")
 _SUFFIXES = re.compile(r"^(?:jr|sr|ii|iii|iv|ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
-_COLLECTIVE = re.compile(r"\b(?:collaboration|consortium|collaborators|study group)\b", re.I)
+_DEGREE = re.compile(r"^(?:ph\.?\s?d|m\.?d|m\.?sc)\.?$", re.IGNORECASE)
+_COLLECTIVE = re.compile(
+    r"\b(?:collaborations?|consortium|consortia|collaborators|study groups?)\b", re.I
+)
+# "The ATLAS and CMS Collaborations": the "and" inside a collaboration's name
+_COLLECTIVE_AND = re.compile(
+    r"\b(?:[A-Z][\w-]*\s+)+(?:and|&)\s+(?:[A-Z][\w-]*\s+)+(?=(?:collaborations?|consortia)\b)",
+    re.I,
+)
+_JOINED_AND = "\ue000"  # stands for such an "and" while the byline is split
+# initials printed without spaces before the family name ("Yu.A.Pusep", "D.Smirnov")
+_GLUED_INITIALS = re.compile(r"^(?:[^\W\d_][^\W\d_]?\.-?)+[^\W\d_][^\W\d_'’-]*[a-z][\w'’-]*$")
+# a house number or a postcode beside a word ("De Boelelaan 1081", "1081 HV Amsterdam"): an
+# address; a marker glued to a name is one or two digits ("Shen1", "34 Kerstin")
+_ADDRESS_NUMBER = re.compile(r"(?:^|\s)\d{3,}(?:\s|$)")
 _TOKEN = re.compile(r"^[^\W\d_][\w'’\-.]*$")
 _INITIALS = re.compile(r"^(?:[^\W\d_]\.)+(?:-[^\W\d_]\.)?$|^[^\W\d_]\.?-[^\W\d_]\.$")
 
@@ -283,6 +75,8 @@ def strip_trailing(piece: str) -> str:
     an affiliation or a place (``Satoshi Nakamoto www.bitcoin.org``, ``Robert E. Gruber
     Google``, ``Sophia Papadopoulou National ...``), when what is left is a full name."""
     tokens = [t for t in piece.split() if not (_URL.match(t) or _EMAIL_TOKEN.match(t))]
+    if tokens and tokens[-1].lower().strip(".,;:") in _INSTITUTION_NOUNS:
+        return " ".join(tokens)  # "Michigan State University": an institution, whole
     for cut in range(max(2, len(tokens) - 2), len(tokens)):  # a word or two after it
         if tokens[cut].lower().strip(".,;:") in _AFTER_NAME:
             head = " ".join(tokens[:cut])
@@ -316,7 +110,7 @@ def _is_name_token(token: str) -> bool:
         return True
     if not _TOKEN.match(token):
         return False
-    if _INITIALS.match(token):
+    if _INITIALS.match(token) or _GLUED_INITIALS.match(token):
         return True
     if "." in token[:-1] and not re.match(r"^(?:Mc|Mac|St)\.", token):
         return False  # "STAT.BERKELEY.EDU": an address, not a name
@@ -335,6 +129,8 @@ def looks_like_name(name: str) -> bool:
     tokens = name.split()
     if len(tokens) == 1 and 2 <= len(name) <= 4 and all(_is_uncased_letter(c) for c in name):
         return True  # a CJK name printed without spaces (王小明)
+    if len(tokens) == 1 and _GLUED_INITIALS.match(name) and name[0].isupper():
+        return True  # "D.Smirnov": an initial glued to the family name
     if not 2 <= len(tokens) <= 6 or len(name) > 60 or _is_place(name):
         return False
     if tokens[0].lower() in _PARTICLES and tokens[0][0].islower():
@@ -350,9 +146,19 @@ def looks_like_name(name: str) -> bool:
 
 def split_byline(text: str) -> list[str]:
     """Every piece of a byline between separators, cleaned (empty pieces dropped)."""
+    text = _COLLECTIVE_AND.sub(lambda m: m.group(0).replace(" and ", _JOINED_AND), text)
     pieces = [_LEADING_AND.sub("", p.strip()) for p in _SEPARATORS.split(text)]
-    names = [clean_name(strip_trailing(piece)) for piece in pieces]
-    return [name for name in names if name]
+    names = [
+        piece if _ADDRESS_NUMBER.search(piece) else clean_name(strip_trailing(piece))
+        for piece in pieces
+    ]
+    return [name.replace(_JOINED_AND, " and ") for name in names if name]
+
+
+def _is_institution(piece: str) -> bool:
+    """An affiliation naming an institution, not only a country (``USA``, ``UK``)."""
+    words = {w.lower().strip(".,;:()") for w in piece.split()}
+    return bool(words & (_ORGANISATION - {"usa", "uk"}))
 
 
 def _is_affiliation(piece: str) -> bool:
@@ -366,14 +172,23 @@ def names_in_byline(text: str) -> list[str] | None:
     A byline may carry a stray piece (a lone ``Jr.``, an envelope icon's text); more than
     a quarter of pieces that are not names means this line is something else.
     """
-    pieces = [p for p in split_byline(text) if not _SUFFIXES.match(p)]
+    pieces: list[str] = []
+    for piece in split_byline(text):
+        if _SUFFIXES.match(piece):  # "Smith, Jr.": the suffix belongs to the name before it
+            if pieces and looks_like_name(pieces[-1]) and not _DEGREE.match(piece):
+                pieces[-1] = f"{pieces[-1]} {piece}"
+            continue
+        pieces.append(piece)
     if not pieces:
         return None
+    if looks_like_name(pieces[0]):
+        # "Name, Michigan State University, East Lansing, MI": what follows a row's last
+        # affiliation is its address, not other names ("Name, Google, Name, Google" keeps
+        # both names)
+        last = max((i for i, p in enumerate(pieces) if _is_institution(p)), default=None)
+        if last is not None:
+            pieces = [p for p in pieces[:last] if not _is_affiliation(p)]
     names = [p for p in pieces if looks_like_name(p)]
-    if names and looks_like_name(pieces[0]):
-        # "Name, University College London, name@host": what follows the names is their
-        # affiliation or address, not other names
-        pieces = [p for p in pieces if looks_like_name(p) or not _is_affiliation(p)]
     if not names or len(names) < 0.75 * len(pieces):
         return None
     return names

@@ -21,19 +21,41 @@ _CITE_BOX = re.compile(r"(?is)(?:cite this article|to cite this|please cite)")
 _BARE_STAMP = re.compile(r"(?<![\w.:/])(\d{4}\.\d{4,5}v\d+)\s*\[([a-z-]+(?:\.[A-Za-z-]+)?)\]")
 
 
+# Unicode non-characters (U+FFFE, U+FFFF, U+FDD0-U+FDEF): what some text layers give for a
+# glyph they cannot map; glued to a DOI they would become part of it
+_NONCHARACTERS = re.compile("[\ufdd0-\ufdef\ufffe\uffff]")
+
+
 def _searchable(text: str) -> str:
+    text = _NONCHARACTERS.sub(" ", text)
     cut = _REFERENCES.search(text)
     if cut:
         text = text[: cut.start()]
     return _CITED_PREPRINT.sub(" ", text)
 
 
+_VERSIONED = re.compile(r"^(doi:.+\.)(\d{1,2})$")
+
+
+def _later_version(kept: str, other: str) -> bool:
+    """Whether ``other`` is ``kept`` in a later version (``...4767.1`` -> ``...4767.2``):
+    a versioned article lists its versions' DOIs, and the PDF is the latest it lists."""
+    a, b = _VERSIONED.match(kept), _VERSIONED.match(other)
+    return bool(a and b) and a.group(1) == b.group(1) and int(b.group(2)) > int(a.group(2))
+
+
 def find_own_identifiers(sources: list[str]) -> list[str]:
-    """At most one DOI and one arXiv id, each from the first source (most trusted) having one."""
+    """At most one DOI and one arXiv id, each from the first source (most trusted) having
+    one (the latest version of a versioned DOI that source lists)."""
     best: dict[str, str] = {}
     for text in sources:
+        found: dict[str, str] = {}
         for ident in find_identifiers_in_text(_searchable(text)):
-            best.setdefault(ident.scheme, ident.canonical)
+            mine = found.setdefault(ident.scheme, ident.canonical)
+            if _later_version(mine, ident.canonical):
+                found[ident.scheme] = ident.canonical
+        for scheme, value in found.items():
+            best.setdefault(scheme, value)
     return [best[scheme] for scheme in ("doi", "arxiv") if scheme in best]
 
 

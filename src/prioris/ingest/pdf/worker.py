@@ -298,6 +298,7 @@ class Parser:
                     line.y1,
                     line.horizontal,
                     line.block,
+                    line.baseline,
                 ]
                 for line in found.lines
             ],
