@@ -326,6 +326,32 @@ DEFECTS = [
         "    except KeyboardInterrupt as exc:",
         ("tests/fuzz/test_fuzz_config.py",),
     ),
+    # -- third round (issue 40): the areas where planted defects went unnoticed, each with
+    # the test written for it
+    Defect(
+        "third round: within a tier the fixed order beats the newest record",
+        "src/prioris/provenance.py",
+        "key=lambda o: (_tier(o), newest[dates[o]], order.get(o, 99), o)",
+        "key=lambda o: (_tier(o), order.get(o, 99), newest[dates[o]], o)",
+        ("tests/test_provenance_tiers.py",),
+    ),
+    Defect(
+        "third round: an abstract edit leaves the work's vector dropped",
+        "src/prioris/services/editing.py",
+        "        if (before.title, before.abstract) == (after.title, after.abstract):",
+        "        if before.title == after.title:",
+        (
+            "tests/test_editing.py::test_an_abstract_edit_alone_reembeds_the_work_and_undo_embeds_"
+            "the_old_text",
+        ),
+    ),
+    Defect(
+        "third round: a file link resolved by its bare file name",
+        "src/prioris/refman/filelinks.py",
+        "    for size in range(len(parts), 1, -1):",
+        "    for size in range(len(parts), 0, -1):",
+        ("tests/refman/test_filelinks.py",),
+    ),
 ]
 
 
