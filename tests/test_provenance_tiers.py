@@ -37,7 +37,7 @@ def _expected(records: dict[str, dict[str, Any]]) -> list[str]:
         # newest first: the date's characters negated make a descending sort key
         return (
             TIER.get(origin, 3),
-            tuple(-ord(c) for c in date) + (1,),
+            (*(-ord(c) for c in date), 1),
             FIXED.index(origin) if origin in FIXED else 99,
             origin,
         )
