@@ -352,6 +352,41 @@ DEFECTS = [
         "    for size in range(len(parts), 0, -1):",
         ("tests/refman/test_filelinks.py",),
     ),
+    Defect(
+        "third round: an empty label filter taken for none (the service's restriction)",
+        "src/prioris/search/request.py",
+        "work_ids=tuple(sorted(found)), collections=(), tags=())",
+        "work_ids=tuple(sorted(found)) or None, collections=(), tags=())",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (SQLite's SQL, FTS5 and vec0)",
+        "src/prioris/engines/sqlite/queries.py",
+        "    if filters.work_ids is not None:",
+        "    if filters.work_ids:",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the exact vector copy)",
+        "src/prioris/search/vector_snapshot.py",
+        "        if filters.work_ids is not None:",
+        "        if filters.work_ids:",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the compact vector copy)",
+        "src/prioris/search/quantized.py",
+        "        if keep is not None:",
+        "        if keep is not None and keep.any():",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the postings sidecar)",
+        "src/prioris/engines/sqlite/search.py",
+        "        if filters == SearchFilters():",
+        "        if not (filters.source or filters.has_years or filters.work_ids):",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
 ]
 
 
