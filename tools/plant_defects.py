@@ -387,6 +387,13 @@ DEFECTS = [
         "        if not (filters.source or filters.has_years or filters.work_ids):",
         ("tests/search/test_empty_label_filters.py",),
     ),
+    Defect(
+        "third round: a dismissed snowball candidate back under another identifier",
+        "src/prioris/services/snowball.py",
+        "            if gone & set(cand.identities()):",
+        "            if cand.key() in gone:",
+        ("tests/test_snowball.py::test_a_dismissed_candidate_stays_away_under_another_identifier",),
+    ),
 ]
 
 
