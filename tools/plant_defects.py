@@ -394,6 +394,27 @@ DEFECTS = [
         "            if cand.key() in gone:",
         ("tests/test_snowball.py::test_a_dismissed_candidate_stays_away_under_another_identifier",),
     ),
+    Defect(
+        "third round: snowball links not capped at ten seeds",
+        "src/prioris/discovery/snowball.py",
+        "    cap = math.log1p(max(1, min(seeds, LINK_SEEDS_CAP)))",
+        "    cap = math.log1p(max(1, seeds))",
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
+    Defect(
+        "third round: snowball links past the seeds' cap above 1",
+        "src/prioris/discovery/snowball.py",
+        '        "links": min(1.0, math.log1p(links) / cap),',
+        '        "links": math.log1p(links) / cap,',
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
+    Defect(
+        "third round: snowball ties not given to the more linked",
+        "src/prioris/discovery/snowball.py",
+        "            -(len(c.cited_by_seeds) + len(c.cites_seeds)),\n",
+        "",
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
 ]
 
 
