@@ -415,6 +415,40 @@ DEFECTS = [
         "",
         ("tests/discovery/test_snowball_rank.py",),
     ),
+    Defect(
+        "third round: roles: deleting a work allowed to a reader (MCP's table)",
+        "src/prioris/interfaces/permissions.py",
+        '    "research_delete_fetched": "writer",',
+        '    "research_delete_fetched": "reader",',
+        ("tests/test_security_doc.py",),
+    ),
+    Defect(
+        "third round: roles: compacting the file allowed to a writer (the web's table)",
+        "src/prioris/interfaces/permissions.py",
+        '    "/api/compact": "admin",',
+        '    "/api/compact": "writer",',
+        ("tests/test_security_doc.py",),
+    ),
+    Defect(
+        "third round: roles: the MCP server checks only admin tools",
+        "src/prioris/interfaces/mcp/runtime.py",
+        "        if not role_allows(account.role, needed):",
+        '        if needed == "admin" and not role_allows(account.role, needed):',
+        (
+            "tests/interfaces/test_mcp_accounts.py::test_each_tool_refuses_the_role_below_the_docs_"
+            "one_and_lets_that_role_call",
+        ),
+    ),
+    Defect(
+        "third round: roles: the web app checks only the routes of its table (GETs pass)",
+        "src/prioris/interfaces/web/accounts_web.py",
+        "        if not role_allows(account.role, needed):",
+        '        if method == "POST" and not role_allows(account.role, needed):',
+        (
+            "tests/interfaces/web/test_web_accounts.py::test_each_route_refuses_the_role_below_the_"
+            "docs_one_and_lets_that_role_in[sqlite]",
+        ),
+    ),
 ]
 
 
