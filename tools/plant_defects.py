@@ -449,6 +449,34 @@ DEFECTS = [
             "docs_one_and_lets_that_role_in[sqlite]",
         ),
     ),
+    Defect(
+        "third round: k-means lists: centres never moved by the rounds",
+        "src/prioris/search/quantized.py",
+        "            centres[ids[starts]] = sums / counts[:, None]",
+        "            pass",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: the farthest lists probed",
+        "src/prioris/search/quantized.py",
+        "        distance = self.centre_norms - 2 * (self.centres @ centred)",
+        "        distance = self.centre_norms + 2 * (self.centres @ centred)",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: codes not copied in list order",
+        "src/prioris/search/quantized.py",
+        "            codes=np.ascontiguousarray(self.codes[:, :n][:, order]),",
+        "            codes=np.ascontiguousarray(self.codes[:, :n]),",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: too few lists probed",
+        "src/prioris/search/quantized.py",
+        "        probes = max(MIN_PROBES, int(np.ceil(lists * PROBE_SHARE)))",
+        "        probes = max(2, int(np.ceil(lists * PROBE_SHARE / 4)))",
+        ("tests/search/test_quantized_recall.py",),
+    ),
 ]
 
 
@@ -456,6 +484,7 @@ def _copy(target: Path) -> None:
     for name in ("src", "tests"):
         shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
     (target / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")  # migrations ship in src
+    (target / "docs").symlink_to(ROOT / "docs")  # read by the tests that hold docs to the code
 
 
 PYTEST = (sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
