@@ -477,6 +477,27 @@ DEFECTS = [
         "        probes = max(2, int(np.ceil(lists * PROBE_SHARE / 4)))",
         ("tests/search/test_quantized_recall.py",),
     ),
+    Defect(
+        "third round: rescoring pool: only the k hits rescored",
+        "src/prioris/search/vector_copy.py",
+        "            rescored = max(RESCORE_MIN, min(RESCORE_MAX, k + 10))",
+        "            rescored = k",
+        ("tests/search/test_rescore_depth.py",),
+    ),
+    Defect(
+        "third round: rescoring pool: the int8 pass asked for k rows only",
+        "src/prioris/search/vector_copy.py",
+        "snapshot.nearest(query, filters, max(k, rescored))",
+        "snapshot.nearest(query, filters, k)",
+        ("tests/search/test_rescore_depth.py",),
+    ),
+    Defect(
+        "third round: rescoring pool: the ceiling raised",
+        "src/prioris/search/vector_copy.py",
+        "RESCORE_MAX = 32\n",
+        "RESCORE_MAX = 64\n",
+        ("tests/search/test_rescore_depth.py",),
+    ),
 ]
 
 
