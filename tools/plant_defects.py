@@ -551,6 +551,36 @@ DEFECTS = [
             "nor_the_run",
         ),
     ),
+    # -- the modules new this round: one planted defect each
+    Defect(
+        "new module: evidence sentences end at an initial",
+        "src/prioris/search/evidence/sentences.py",
+        '        if len(token) == 1 and token.isupper():  # an initial: "J. Smith"\n'
+        "            return False\n",
+        "",
+        ("tests/search/test_sentences.py",),
+    ),
+    Defect(
+        "new module: the router's shard of 42 is not that of '42'",
+        "src/prioris/engines/router.py",
+        'digest = hashlib.sha256(str(work_id).encode("utf-8")).digest()',
+        'digest = hashlib.sha256(repr(work_id).encode("utf-8")).digest()',
+        ("tests/storage/test_router.py",),
+    ),
+    Defect(
+        "new module: the in-process task runner holds an interrupt as an outcome",
+        "src/prioris/ingest/tasks.py",
+        "            except Exception as exc:",
+        "            except BaseException as exc:  # noqa: BLE001",
+        ("tests/ingest/test_task_runner.py",),
+    ),
+    Defect(
+        "new module: the alerts' state protocol stops asking for the dismissed",
+        "src/prioris/alerts/protocols.py",
+        "    def dismissed(self, alert: str) -> set[str]: ...\n\n",
+        "",
+        ("tests/test_alerts_room.py",),
+    ),
 ]
 
 
