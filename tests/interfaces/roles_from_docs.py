@@ -1,9 +1,10 @@
 """The role each MCP tool and web route needs, written out from docs/security.md's table
 "Accounts and roles" (reader: search, read, list, show, cite, export, remote searches and
-the snowball; writer: also ingest, upload, fetch, edit, sync, delete, reindex, dismiss;
-admin: also the audit log and compacting the file), each with the word of that table
-that puts it there. The tests compare this with ``interfaces/permissions.py`` and with
-what the MCP server and the web app enforce, route by route (issue 40)."""
+the snowball; writer: also ingest, upload, fetch, edit, sync, delete, reindex, dismiss,
+make collections and tags; admin: also the audit log and compacting the file), each with
+the word of that table that puts it there. The tests compare this with
+``interfaces/permissions.py`` and with what the MCP server and the web app enforce, route
+by route (issue 40)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_cite": ("reader", "cite"),
     "research_format_citation": ("reader", "cite"),
     "research_citations": ("reader", "read"),
+    "research_evidence": ("reader", "read"),
+    "research_cite_check": ("reader", "cite"),
+    "research_collections": ("reader", "list"),
     "research_arxiv_fetch_full_text": ("writer", "fetch"),
     "research_europepmc_fetch_full_text": ("writer", "fetch"),
     "research_localfile_fetch_full_text": ("writer", "ingest"),
@@ -42,6 +46,8 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_zotero_sync": ("writer", "sync"),
     "research_import_references": ("writer", "reference files"),
     "research_dismiss_candidate": ("writer", "dismiss"),
+    "research_edit_collection": ("writer", "make collections"),
+    "research_tag_works": ("writer", "tags and put works in them"),
 }
 
 WEB_POSTS: dict[str, tuple[str, str]] = {
@@ -60,6 +66,8 @@ WEB_POSTS: dict[str, tuple[str, str]] = {
     "/api/compact": ("admin", "compact"),
     "/api/edit": ("writer", "edit"),
     "/api/snowball/dismiss": ("writer", "dismiss"),
+    "/api/collections": ("writer", "make collections"),
+    "/api/tags": ("writer", "tags and put works in them"),
 }
 
 WEB_GETS_ABOVE_READER: dict[str, tuple[str, str]] = {"/audit": ("admin", "audit log")}
