@@ -65,3 +65,19 @@ def test_an_object_missing_a_step_is_not_taken_for_one() -> None:
     assert not isinstance(_NoRecord(), AlertState)
     assert not isinstance(_Nameless(), CandidateSource)  # a source says its name
     assert not isinstance(_Listed([]).candidates, CandidateRanker)
+
+
+def test_each_step_of_each_protocol_is_asked_for() -> None:
+    """Every step the protocols name, one at a time: the plain object that fits, without
+    that one step, is refused (so a protocol that stops asking for a step fails here)."""
+    steps = {
+        AlertState: (_Remembered, ("last_run", "dismissed", "record_run")),
+        CandidateSource: (_Listed, ("name", "candidates")),
+        CandidateRanker: (_ByLength, ("scores",)),
+    }
+    for protocol, (fits, names) in steps.items():
+        for name in names:
+            members = {k: v for k, v in vars(fits).items() if k != name}
+            without = type(f"{fits.__name__}Without_{name}", (), members)
+            instance = without.__new__(without)
+            assert not isinstance(instance, protocol), (protocol.__name__, name)

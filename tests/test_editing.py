@@ -255,6 +255,35 @@ def test_edit_reembeds_the_work_and_updates_the_indexes(library: Library, tmp_pa
     assert _own_vector(library, work_id) is not None
 
 
+def test_an_abstract_edit_alone_reembeds_the_work_and_undo_embeds_the_old_text(
+    library: Library, tmp_path: Path
+) -> None:
+    """A correction of a field other than the title keeps the work's vector current: the
+    abstract is part of the work's own vector (``work_text``), so editing it alone must
+    embed again in the edit's transaction (the trigger dropped the old vector), and undo
+    must give back the vector of the text before. A venue edit leaves the vector as is."""
+    work_id = _ingest(library, tmp_path)
+    work = library.get_work(work_id)
+    before = _own_vector(library, work_id)
+    assert before is not None
+    abstract = "Zanzibar lagoon acoustics recorded by hydrophones over three monsoons."
+    edited = library.edit_work(work_id, {"abstract": abstract})
+    assert edited.title == work.title and edited.abstract == abstract
+    own = _own_vector(library, work_id)
+    assert own is not None  # not left missing until the next reindex
+    expected = library.embedder.embed_passages([work_text(work.title, abstract, None)])[0]
+    np.testing.assert_allclose(own, expected, atol=1e-3)
+    assert not np.allclose(own, before, atol=1e-3)  # the abstract changed the vector
+    library.edit_work(work_id, {"venue": "Lagoon Letters"})
+    np.testing.assert_allclose(_own_vector(library, work_id), own, atol=1e-6)
+    library.undo_edit(work_id)
+    library.undo_edit(work_id)
+    back = _own_vector(library, work_id)
+    assert back is not None
+    old = library.embedder.embed_passages([work_text(work.title, work.abstract, None)])[0]
+    np.testing.assert_allclose(back, old, atol=1e-3)
+
+
 def test_ids_become_aliases_and_another_works_id_is_refused(
     library: Library, tmp_path: Path
 ) -> None:

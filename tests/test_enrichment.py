@@ -634,3 +634,56 @@ def test_the_enrich_line_names_each_identifier_left_with_its_owner() -> None:
         "; openalex:W42 left with openalex:W42; pmid:777 left with b"
     )
     assert _line({**report, "conflicts": []}).endswith(": year")
+
+
+def test_one_providers_error_ends_neither_that_works_lookup_nor_the_run(
+    open_library: Any,
+) -> None:
+    """Three works: OpenAlex answers the first with a 503 and the third with a body that is
+    no JSON, the second with its record. The first and third are still asked of Europe PMC
+    (and completed from it), the second from OpenAlex: a server error of one provider for
+    one work neither skips the next provider nor marks the provider out of reach for the
+    works after it, and the run reports every work."""
+    dois = ["10.5555/reef.2019.7", "10.5555/kelp.1", "10.5555/glacier.1"]
+    titles = [
+        "Coral reef recovery after repeated marine heatwaves",
+        "Kelp forest decline",
+        "Glacier melt in the Alps",
+    ]
+
+    def epmc(doi: str, title: str) -> dict[str, Any]:
+        result = {**EPMC_RESULT["resultList"]["result"][0], "doi": doi, "title": title}
+        return {"hitCount": 1, "resultList": {"result": [result]}}
+
+    kelp = {**OPENALEX_WORK, "id": "https://openalex.org/W7", "doi": f"https://doi.org/{dois[1]}"}
+    kelp["title"] = titles[1]
+    asked: list[tuple[str, str]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        url = str(request.url).lower().replace("%2f", "/")
+        doi = next((d for d in dois if d in url), "")
+        asked.append((request.url.host, doi))
+        if request.url.host == "openalex.test":
+            if doi == dois[0]:
+                return httpx.Response(503)
+            if doi == dois[1]:
+                return httpx.Response(200, json=kelp)
+            return httpx.Response(200, content=b"{not json")
+        if request.url.host == "epmc.test" and doi in (dois[0], dois[2]):
+            return httpx.Response(200, json=epmc(doi, titles[dois.index(doi)]))
+        return httpx.Response(404)
+
+    library = open_library(handler, enrich="off")
+    ids = [f"doi:{d}" for d in dois]
+    library.import_records(
+        [{"_id": i, "title": t, "text": t.lower()} for i, t in zip(ids, titles, strict=True)]
+    )
+    reports = library.enrich(ids)
+    assert [(r["id"], r["status"], r["provider"]) for r in reports] == [
+        (ids[0], "enriched", "europepmc"),
+        (ids[1], "enriched", "openalex"),
+        (ids[2], "enriched", "europepmc"),
+    ], reports
+    assert ("openalex.test", dois[1]) in asked and ("openalex.test", dois[2]) in asked
+    assert library.get_work(ids[0]).authors == ["Ngozi Okafor", "Kenji Tanaka"]
+    assert library.get_work(ids[1]).year == 2019

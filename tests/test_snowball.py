@@ -108,6 +108,28 @@ def test_dismissed_never_come_back(built: Any) -> None:
         built.dismiss_candidate("file:nonsense")
 
 
+def test_a_dismissed_candidate_stays_away_under_another_identifier(built: Any) -> None:
+    """Dismissed by the arXiv id the local reference gave it, the same paper met later
+    through OpenAlex with a DOI too (its key now the DOI) is still the dismissed one."""
+    records = h.graph_records()
+    records["W1"]["referenced_works"].append("W30")
+    records["W30"] = h.record(
+        "W30", "Coral reef heatwave models", arxiv="2101.00001", doi="10.5555/heatwave", year=2021
+    )
+    before = keys(built.snowball(["s1"], graph=h.FakeGraph(records, budget=50)))
+    assert "doi:10.5555/heatwave" in before and "arxiv:2101.00001" not in before  # one work
+    built.dismiss_candidate("arxiv:2101.00001", "Coral reef heatwave models")
+    after = keys(built.snowball(["s1"], graph=h.FakeGraph(records, budget=50)))
+    assert "doi:10.5555/heatwave" not in after and "arxiv:2101.00001" not in after
+    assert set(after) == set(before) - {"doi:10.5555/heatwave"}  # nothing else left out
+    # and the other way round: dismissed by the DOI, the merged sighting stays away
+    built.undismiss_candidate("arxiv:2101.00001")
+    built.dismiss_candidate("doi:10.5555/heatwave")
+    assert "doi:10.5555/heatwave" not in keys(
+        built.snowball(["s1"], graph=h.FakeGraph(records, budget=50))
+    )
+
+
 def test_online_snowball_merges_openalex_and_counts_requests(built: Any) -> None:
     graph = h.FakeGraph(h.graph_records(), budget=50)
     answer = built.snowball(["s1"], graph=graph)

@@ -8,6 +8,12 @@ against the copy and expects at least one failure. The unmodified copy must pass
 
     .venv/bin/python tools/plant_defects.py            # every defect
     .venv/bin/python tools/plant_defects.py alias      # defects whose name contains "alias"
+    .venv/bin/python tools/plant_defects.py --list     # every defect's name and file
+
+Each line of the output is ``caught`` (with the first failing test), ``SURVIVED`` (the
+tests passed with the defect in place) or ``CANNOT PLANT`` (the text to replace is no
+longer there: the code moved, so the defect must be planted where it now lives); the last
+line counts the defects caught. Exit status 0 when every chosen defect was caught.
 """
 
 from __future__ import annotations
@@ -100,8 +106,9 @@ DEFECTS = [
     Defect(
         "alias: moves to another work (INSERT OR REPLACE)",
         "src/prioris/storage/works.py",
-        "INSERT OR IGNORE INTO aliases",
-        "INSERT OR REPLACE INTO aliases",
+        '"WHERE NOT EXISTS (SELECT 1 FROM works WHERE id = ?) ON CONFLICT DO NOTHING"',
+        '"WHERE NOT EXISTS (SELECT 1 FROM works WHERE id = ?) "\n'
+        '        "ON CONFLICT(alias) DO UPDATE SET work_id = excluded.work_id"',
         ("tests/test_library.py",),
     ),
     Defect(
@@ -114,8 +121,8 @@ DEFECTS = [
     Defect(
         "filters: to_year keeps unknown years in vector search (vec0)",
         "src/prioris/search/protocols.py",
-        'clauses.append("v.year > 0")',
-        "pass",
+        '                bounds.append(f"NOT {unknown}")  # 0 is below every upper bound',
+        "                pass",
         ("tests/search/test_search.py",),
     ),
     Defect(
@@ -271,8 +278,8 @@ DEFECTS = [
     Defect(
         "second round: enrich retries a 5xx",
         "src/prioris/sources/http.py",
-        "            if status != 429:",
-        "            if status != 429 and status < 500:",
+        "            passing = self.retry_server_errors and status in RETRIED_SERVER_ERRORS",
+        "            passing = status in RETRIED_SERVER_ERRORS",
         ("tests/test_enrichment_failures.py",),
     ),
     Defect(
@@ -282,18 +289,27 @@ DEFECTS = [
         "    return EXIT_OK",
         ("tests/test_enrichment_failures.py",),
     ),
+    # the sidecar stores ids as gaps since (bm25_arrays.encode_ids): out of order wraps to
+    # a gap past the end, a repeated id is a gap of 0; PostgreSQL's rows keep plain ids
     Defect(
-        "second round: postings ids out of order trusted",
-        "src/prioris/engines/sqlite/postings_rank.py",
-        "            or (len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))",
-        "            or False",
+        "second round: postings ids out of order trusted (a repeated id, a gap of 0)",
+        "src/prioris/search/bm25_arrays.py",
+        " or bool(np.any(gaps == 0)):",
+        ":",
         ("tests/fuzz/test_fuzz_postings.py",),
     ),
     Defect(
+        "second round: postings ids out of order trusted (plain ids, PostgreSQL's rows)",
+        "src/prioris/search/bm25_arrays.py",
+        "        or (not checked and len(ids) > 1 and bool(np.any(ids[1:] <= ids[:-1])))\n",
+        "",
+        ("tests/search/test_bm25_arrays.py",),
+    ),
+    Defect(
         "second round: postings row count not checked",
-        "src/prioris/engines/sqlite/postings_rank.py",
-        "            or rows != library.rows\n",
-        "            or False\n",
+        "src/prioris/engines/sqlite/postings_snapshot.py",
+        "            rows == library.rows\n",
+        "            True\n",
         ("tests/fuzz/test_fuzz_postings.py",),
     ),
     Defect(
@@ -310,6 +326,261 @@ DEFECTS = [
         "    except KeyboardInterrupt as exc:",
         ("tests/fuzz/test_fuzz_config.py",),
     ),
+    # -- third round (issue 40): the areas where planted defects went unnoticed, each with
+    # the test written for it
+    Defect(
+        "third round: within a tier the fixed order beats the newest record",
+        "src/prioris/provenance.py",
+        "key=lambda o: (_tier(o), newest[dates[o]], order.get(o, 99), o)",
+        "key=lambda o: (_tier(o), order.get(o, 99), newest[dates[o]], o)",
+        ("tests/test_provenance_tiers.py",),
+    ),
+    Defect(
+        "third round: an abstract edit leaves the work's vector dropped",
+        "src/prioris/services/editing.py",
+        "        if (before.title, before.abstract) == (after.title, after.abstract):",
+        "        if before.title == after.title:",
+        (
+            "tests/test_editing.py::test_an_abstract_edit_alone_reembeds_the_work_and_undo_embeds_"
+            "the_old_text",
+        ),
+    ),
+    Defect(
+        "third round: a file link resolved by its bare file name",
+        "src/prioris/refman/filelinks.py",
+        "    for size in range(len(parts), 1, -1):",
+        "    for size in range(len(parts), 0, -1):",
+        ("tests/refman/test_filelinks.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the service's restriction)",
+        "src/prioris/search/request.py",
+        "work_ids=tuple(sorted(found)), collections=(), tags=())",
+        "work_ids=tuple(sorted(found)) or None, collections=(), tags=())",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (SQLite's SQL, FTS5 and vec0)",
+        "src/prioris/engines/sqlite/queries.py",
+        "    if filters.work_ids is not None:",
+        "    if filters.work_ids:",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the exact vector copy)",
+        "src/prioris/search/vector_snapshot.py",
+        "        if filters.work_ids is not None:",
+        "        if filters.work_ids:",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the compact vector copy)",
+        "src/prioris/search/quantized.py",
+        "        if keep is not None:",
+        "        if keep is not None and keep.any():",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: an empty label filter taken for none (the postings sidecar)",
+        "src/prioris/engines/sqlite/search.py",
+        "        if filters == SearchFilters():",
+        "        if not (filters.source or filters.has_years or filters.work_ids):",
+        ("tests/search/test_empty_label_filters.py",),
+    ),
+    Defect(
+        "third round: a dismissed snowball candidate back under another identifier",
+        "src/prioris/services/snowball.py",
+        "            if gone & set(cand.identities()):",
+        "            if cand.key() in gone:",
+        ("tests/test_snowball.py::test_a_dismissed_candidate_stays_away_under_another_identifier",),
+    ),
+    Defect(
+        "third round: snowball links not capped at ten seeds",
+        "src/prioris/discovery/snowball.py",
+        "    cap = math.log1p(max(1, min(seeds, LINK_SEEDS_CAP)))",
+        "    cap = math.log1p(max(1, seeds))",
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
+    Defect(
+        "third round: snowball links past the seeds' cap above 1",
+        "src/prioris/discovery/snowball.py",
+        '        "links": min(1.0, math.log1p(links) / cap),',
+        '        "links": math.log1p(links) / cap,',
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
+    Defect(
+        "third round: snowball ties not given to the more linked",
+        "src/prioris/discovery/snowball.py",
+        "            -(len(c.cited_by_seeds) + len(c.cites_seeds)),\n",
+        "",
+        ("tests/discovery/test_snowball_rank.py",),
+    ),
+    Defect(
+        "third round: roles: deleting a work allowed to a reader (MCP's table)",
+        "src/prioris/interfaces/permissions.py",
+        '    "research_delete_fetched": "writer",',
+        '    "research_delete_fetched": "reader",',
+        ("tests/test_security_doc.py",),
+    ),
+    Defect(
+        "third round: roles: compacting the file allowed to a writer (the web's table)",
+        "src/prioris/interfaces/permissions.py",
+        '    "/api/compact": "admin",',
+        '    "/api/compact": "writer",',
+        ("tests/test_security_doc.py",),
+    ),
+    Defect(
+        "third round: roles: the MCP server checks only admin tools",
+        "src/prioris/interfaces/mcp/runtime.py",
+        "        if not role_allows(account.role, needed):",
+        '        if needed == "admin" and not role_allows(account.role, needed):',
+        (
+            "tests/interfaces/test_mcp_accounts.py::test_each_tool_refuses_the_role_below_the_docs_"
+            "one_and_lets_that_role_call",
+        ),
+    ),
+    Defect(
+        "third round: roles: the web app checks only the routes of its table (GETs pass)",
+        "src/prioris/interfaces/web/accounts_web.py",
+        "        if not role_allows(account.role, needed):",
+        '        if method == "POST" and not role_allows(account.role, needed):',
+        (
+            "tests/interfaces/web/test_web_accounts.py::test_each_route_refuses_the_role_below_the_"
+            "docs_one_and_lets_that_role_in[sqlite]",
+        ),
+    ),
+    Defect(
+        "third round: k-means lists: centres never moved by the rounds",
+        "src/prioris/search/quantized.py",
+        "            centres[ids[starts]] = sums / counts[:, None]",
+        "            pass",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: the farthest lists probed",
+        "src/prioris/search/quantized.py",
+        "        distance = self.centre_norms - 2 * (self.centres @ centred)",
+        "        distance = self.centre_norms + 2 * (self.centres @ centred)",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: codes not copied in list order",
+        "src/prioris/search/quantized.py",
+        "            codes=np.ascontiguousarray(self.codes[:, :n][:, order]),",
+        "            codes=np.ascontiguousarray(self.codes[:, :n]),",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: k-means lists: too few lists probed",
+        "src/prioris/search/quantized.py",
+        "        probes = max(MIN_PROBES, int(np.ceil(lists * PROBE_SHARE)))",
+        "        probes = max(2, int(np.ceil(lists * PROBE_SHARE / 4)))",
+        ("tests/search/test_quantized_recall.py",),
+    ),
+    Defect(
+        "third round: rescoring pool: only the k hits rescored",
+        "src/prioris/search/vector_copy.py",
+        "            rescored = max(RESCORE_MIN, min(RESCORE_MAX, k + 10))",
+        "            rescored = k",
+        ("tests/search/test_rescore_depth.py",),
+    ),
+    Defect(
+        "third round: rescoring pool: the int8 pass asked for k rows only",
+        "src/prioris/search/vector_copy.py",
+        "snapshot.nearest(query, filters, max(k, rescored))",
+        "snapshot.nearest(query, filters, k)",
+        ("tests/search/test_rescore_depth.py",),
+    ),
+    Defect(
+        "third round: rescoring pool: the ceiling raised",
+        "src/prioris/search/vector_copy.py",
+        "RESCORE_MAX = 32\n",
+        "RESCORE_MAX = 64\n",
+        ("tests/search/test_rescore_depth.py",),
+    ),
+    Defect(
+        "third round: affiliations: organisation words not checked in a name",
+        "src/prioris/ingest/header/names.py",
+        "    if any(len(w) > 1 and w in _NOT_NAME_WORDS for w in words):",
+        '    if any(len(w) > 1 and w in {"abstract", "email"} for w in words):',
+        ("tests/ingest/test_affiliations_not_authors.py",),
+    ),
+    Defect(
+        "third round: affiliations: a clinic taken for a person",
+        "src/prioris/ingest/header/name_words.py",
+        '    "clinic",\n',
+        "",
+        ("tests/ingest/test_affiliations_not_authors.py",),
+    ),
+    Defect(
+        "third round: affiliations: the affiliation after the names counted against the byline",
+        "src/prioris/ingest/header/names.py",
+        "        pieces = [p for p in pieces if looks_like_name(p) or not _is_affiliation(p)]",
+        "        pass",
+        ("tests/ingest/test_affiliations_not_authors.py",),
+    ),
+    Defect(
+        "third round: enrichment: OpenAlex's error skips Europe PMC",
+        "src/prioris/sources/enrich.py",
+        "get_work(doi.value))\n            if found.work is not None:",
+        "get_work(doi.value))\n"
+        '            if found.work is not None or found.status == "unavailable":',
+        (
+            "tests/test_enrichment.py::test_one_providers_error_ends_neither_that_works_lookup_"
+            "nor_the_run",
+        ),
+    ),
+    Defect(
+        "third round: enrichment: a server error marks the provider out of reach",
+        "src/prioris/sources/enrich.py",
+        "        if isinstance(exc, ProviderUnavailableError) and isinstance(cause, httpx.Transport"
+        "Error):",
+        "        if isinstance(exc, ProviderUnavailableError):",
+        (
+            "tests/test_enrichment.py::test_one_providers_error_ends_neither_that_works_lookup_"
+            "nor_the_run",
+        ),
+    ),
+    Defect(
+        "third round: enrichment: a provider's error raised out of the run",
+        "src/prioris/sources/enrich.py",
+        "        except PriorisError as exc:  # offline, rate limited",
+        "        except NotFoundError as exc:  # offline, rate limited",
+        (
+            "tests/test_enrichment.py::test_one_providers_error_ends_neither_that_works_lookup_"
+            "nor_the_run",
+        ),
+    ),
+    # -- the modules new this round: one planted defect each
+    Defect(
+        "new module: evidence sentences end at an initial",
+        "src/prioris/search/evidence/sentences.py",
+        '        if len(token) == 1 and token.isupper():  # an initial: "J. Smith"\n'
+        "            return False\n",
+        "",
+        ("tests/search/test_sentences.py",),
+    ),
+    Defect(
+        "new module: the router's shard of 42 is not that of '42'",
+        "src/prioris/engines/router.py",
+        'digest = hashlib.sha256(str(work_id).encode("utf-8")).digest()',
+        'digest = hashlib.sha256(repr(work_id).encode("utf-8")).digest()',
+        ("tests/storage/test_router.py",),
+    ),
+    Defect(
+        "new module: the in-process task runner holds an interrupt as an outcome",
+        "src/prioris/ingest/tasks.py",
+        "            except Exception as exc:",
+        "            except BaseException as exc:  # noqa: BLE001",
+        ("tests/ingest/test_task_runner.py",),
+    ),
+    Defect(
+        "new module: the alerts' state protocol stops asking for the dismissed",
+        "src/prioris/alerts/protocols.py",
+        "    def dismissed(self, alert: str) -> set[str]: ...\n\n",
+        "",
+        ("tests/test_alerts_room.py",),
+    ),
 ]
 
 
@@ -317,13 +588,17 @@ def _copy(target: Path) -> None:
     for name in ("src", "tests"):
         shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
     (target / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")  # migrations ship in src
+    (target / "docs").symlink_to(ROOT / "docs")  # read by the tests that hold docs to the code
+
+
+PYTEST = (sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 
 
 def _run(copy: Path, tests: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     shared = os.environ.get("PRIORIS_TEST_SHARED") or str(ROOT.parent / "shared")
     env = {**os.environ, "PYTHONPATH": str(copy / "src"), "PRIORIS_TEST_SHARED": shared}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+        [*PYTEST, f"--basetemp={copy / 'pytest-tmp'}", *tests],
         cwd=copy,
         env=env,
         capture_output=True,
@@ -340,7 +615,17 @@ def _failed_test(output: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if {"-h", "--help"} & set(argv):
+        print(__doc__)
+        return 0
+    if "--list" in argv:
+        for defect in DEFECTS:
+            print(f"{defect.name}  [{defect.file}]")
+        return 0
     chosen = [d for d in DEFECTS if not argv or any(a.lower() in d.name.lower() for a in argv)]
+    if not chosen:  # an empty choice would run the whole suite as its "baseline"
+        print(f"no defect's name contains any of {argv}; --list shows them")
+        return 2
     with tempfile.TemporaryDirectory(prefix="prioris-defects-") as tmp:
         baseline = Path(tmp) / "baseline"
         _copy(baseline)

@@ -100,10 +100,11 @@ def _tier(origin: str) -> int:
 def ranked(records: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Origins highest first: by tier, then newest ``recorded_at``, then a fixed order."""
     order = {name: i for i, name in enumerate(PRECEDENCE)}
-    newest_first = sorted(records, key=lambda o: str(records[o].get("recorded_at") or ""))
-    newest_first.reverse()
-    position = {origin: i for i, origin in enumerate(newest_first)}
-    return sorted(records, key=lambda o: (_tier(o), position[o], order.get(o, 99), o))
+    dates = {o: str(records[o].get("recorded_at") or "") for o in records}
+    # one rank per distinct date, so records of equal date tie here and the fixed order
+    # decides (a reversed stable sort would rank them by the mapping's insertion order)
+    newest = {date: i for i, date in enumerate(sorted(set(dates.values()), reverse=True))}
+    return sorted(records, key=lambda o: (_tier(o), newest[dates[o]], order.get(o, 99), o))
 
 
 def _empty(value: Any) -> bool:

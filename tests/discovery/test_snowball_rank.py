@@ -326,3 +326,40 @@ def test_pool_joins_the_same_title_spelt_apart_but_never_two_dois() -> None:
     assert merged["doi:10.1/a"].cited_by_seeds == {"s1", "s2", "s3"}
     assert merged["doi:10.1/b"].cited_by_seeds == {"s4"}
     assert len(pool) == 4
+
+
+def test_scores_with_many_seeds_cap_the_links_at_ten_seeds() -> None:
+    """With 40 seeds a candidate tied to ten of them is fully linked (the cap at ten keeps
+    a large seed set from making every link look weak), more links add nothing past 1,
+    equal scores go to the more linked, and the words name three seeds and count the rest.
+    The figures are written out from the formula in the module text."""
+    seeds = [f"s{i:02d}" for i in range(40)]
+    titles = {s: f"Seed paper {s}" for s in seeds}
+    ten = Candidate(title="a ten", year=2020, cited_by_seeds=set(seeds[:10]))
+    twelve = Candidate(
+        title="z twelve", year=2020, cited_by_seeds=set(seeds[:6]), cites_seeds=set(seeds[6:12])
+    )
+    thirty = Candidate(title="m thirty", year=2020, cited_by_seeds=set(seeds[:30]))
+    three = Candidate(title="b three", year=2020, cited_by_seeds=set(seeds[:3]))
+    ranked = score_candidates(
+        [ten, three, twelve, thirty],
+        seeds=len(seeds),
+        similarities={},
+        this_year=2030,
+        seed_titles=titles,
+    )
+    assert ten.why["links"] == twelve.why["links"] == thirty.why["links"] == 1.0
+    assert three.why["links"] == pytest.approx(math.log1p(3) / math.log1p(10), abs=1e-4)
+    expected = 0.40 * 1.0 + 0.10 * 0.5  # links, recency (ten years: a half); no citations
+    assert ten.score == twelve.score == thirty.score == pytest.approx(expected, abs=1e-4)
+    assert three.score == pytest.approx(0.40 * math.log1p(3) / math.log1p(10) + 0.05, abs=1e-4)
+    assert ranked == [thirty, twelve, ten, three]  # equal scores: the more linked first
+    assert "cited by 30 of your 40 seed(s)" in thirty.why["summary"]
+    assert (
+        "“Seed paper s00”; “Seed paper s01”; “Seed paper s02” and 27 more"
+        in (thirty.why["summary"])
+    )
+    assert "cites 6 of your 40 seed(s)" in twelve.why["summary"]
+    # the same candidates against 200 seeds score the same: the cap, not the seed count
+    again = score_candidates([ten, three], seeds=200, similarities={}, this_year=2030)
+    assert [c.score for c in again] == [ten.score, three.score]

@@ -24,6 +24,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from interfaces.mcp_helpers import data, error
+from interfaces.roles_from_docs import MCP_TOOLS, ORDER, below
 from prioris.embedding.fake import FakeEmbedder
 from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY, Exposure, HttpGuard
 from prioris.interfaces.mcp.runtime import audit_target
@@ -46,6 +47,47 @@ def test_every_mcp_tool_has_a_role() -> None:
         if hints is not None and hints.read_only_hint is False:
             assert MCP_TOOL_ROLES[tool.name] == "writer", tool.name
     assert tool_role("research_tool_of_tomorrow") == "admin"  # fail closed
+
+
+def test_each_tool_refuses_the_role_below_the_docs_one_and_lets_that_role_call() -> None:
+    """Tool by tool, in accounts mode: the role just below the one docs/security.md gives
+    (no account below reader) is refused before the tool runs, the role itself and those
+    above get through (the tool replaced by a recorder, so nothing reaches a provider),
+    and a write is audited (tests/interfaces/roles_from_docs.py holds the table)."""
+    from types import SimpleNamespace
+
+    audits: list[tuple[str, ...]] = []
+    library = SimpleNamespace(record_audit=lambda *a: audits.append(a))
+    server = build_server(lambda: library)  # type: ignore[arg-type,return-value]
+    server.prioris_accounts = True
+    ran: list[str] = []
+
+    async def recorder(name: str, arguments: dict[str, Any], context: Any) -> Any:
+        ran.append(name)
+        return SimpleNamespace(is_error=False)
+
+    server._call_tool = recorder  # type: ignore[method-assign]
+
+    def call(tool: str, role: str | None) -> Any:
+        account = None if role is None else Account(f"{role}1", role, "2026-01-01")
+        scope = {ACCOUNT_SCOPE_KEY: account} if account else {}
+        context = SimpleNamespace(
+            request_context=SimpleNamespace(request=SimpleNamespace(scope=scope))
+        )
+        return anyio.run(server.call_tool, tool, {}, context)
+
+    for tool, (needed, _) in sorted(MCP_TOOLS.items()):
+        ran.clear()
+        audits.clear()
+        lower = below(needed)
+        refused = call(tool, None if lower == "none" else lower)
+        assert refused.is_error and ran == [], tool
+        code = refused.content[0].text.split(":", 1)[0]
+        assert code == ("unauthorized" if lower == "none" else "forbidden"), (tool, code)
+        assert not call(tool, needed).is_error and ran == [tool], tool
+        assert audits == ([] if needed == "reader" else [(f"{needed}1", tool, "", "mcp")]), tool
+        for higher in ORDER[ORDER.index(needed) + 1 :]:
+            assert not call(tool, higher).is_error, (tool, higher)
 
 
 def test_audit_target_leaves_payloads_out() -> None:

@@ -143,3 +143,34 @@ def test_a_bibdesk_plist_of_shared_nodes_is_read_once() -> None:
         node = [node, node]
     value = base64.b64encode(plistlib.dumps({"files": node}, fmt=BINARY)).decode()
     assert bibdesk_path(value) == ""
+
+
+def test_a_link_is_never_resolved_by_its_bare_file_name(tmp_path: Path) -> None:
+    """Zotero names many files ``fulltext.pdf``: a link whose folder is not there must be
+    reported missing, never attached to another paper's file of the same name beside the
+    .bib or under a root (one entry would then carry another paper's PDF)."""
+    base, root = tmp_path / "bib", tmp_path / "zotero"
+    ours = root / "storage" / "AAAA1111" / "fulltext.pdf"
+    for path in (base / "fulltext.pdf", root / "fulltext.pdf", ours):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"%PDF-1.4 " + str(path).encode())
+    found = resolve("/Users/old/Zotero/storage/AAAA1111/fulltext.pdf", base=base, roots=[root])
+    assert found.path == ours  # by its trailing folders: storage/KEY/name
+    for link in (
+        "/Users/old/Zotero/storage/BBBB2222/fulltext.pdf",  # another item's folder
+        "C:\\Users\\me\\Zotero\\storage\\CCCC3333\\fulltext.pdf",
+        "file:///home/me/elsewhere/fulltext.pdf",
+        "papers/fulltext.pdf",  # relative, its folder absent
+    ):
+        missing = resolve(link, base=base, roots=[root])
+        assert missing.path is None, link
+        assert missing.missing.startswith("file not found"), link
+    # the same through a .bib: the second entry is missing, not given the first's file
+    bib = base / "refs.bib"
+    bib.write_text(
+        "@article{a, title={A}, file={/x/Zotero/storage/AAAA1111/fulltext.pdf}}\n"
+        "@article{b, title={B}, file={/x/Zotero/storage/BBBB2222/fulltext.pdf}}\n",
+        encoding="utf-8",
+    )
+    items, _ = read_bibtex(bib, roots=[root])
+    assert [[a.path for a in i.attachments] for i in items] == [[ours], [None]]

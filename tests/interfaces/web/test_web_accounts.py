@@ -11,6 +11,7 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from interfaces.roles_from_docs import ORDER, WEB_GETS_ABOVE_READER, WEB_POSTS, below
 from interfaces.web.web_helpers import text_pdf_bytes
 from prioris.errors import ConfigurationError
 from prioris.interfaces.permissions import WEB_POST_ROLES, RateLimiter, web_role
@@ -55,6 +56,49 @@ def test_every_web_post_route_has_a_role(lab: dict[str, Any]) -> None:
     assert posts == set(WEB_POST_ROLES), sorted(posts ^ set(WEB_POST_ROLES))
     assert web_role("POST", "/api/new-thing") == "admin"  # fail closed
     assert web_role("GET", "/audit") == "admin" and web_role("GET", "/library") == "reader"
+
+
+def test_each_route_refuses_the_role_below_the_docs_one_and_lets_that_role_in(
+    lab: dict[str, Any],
+) -> None:
+    """Route by route (tests/interfaces/roles_from_docs.py, written from docs/security.md):
+    the role just below the one a route needs gets 403 ``forbidden`` naming that role (no
+    session at all, below reader, gets 401) before the route runs, and the role itself
+    gets past the check. Every GET not in the docs' short list is a read."""
+    app = lab["app"]
+    clients = {role: _login(app, token) for role, token in lab["tokens"].items()}
+    clients["none"] = TestClient(app, base_url=BASE)
+    gets = {
+        route.path.replace("{job_id}", "no-such-job")
+        for route in app.routes
+        if isinstance(route, Route) and "GET" in (route.methods or ())
+    }
+    checks = [("POST", path, role) for path, (role, _) in WEB_POSTS.items() if role != "none"]
+    checks += [
+        ("GET", path, WEB_GETS_ABOVE_READER.get(path, ("reader", ""))[0])
+        for path in sorted(gets - {"/login", "/favicon.ico"})
+    ]
+
+    def send(method: str, path: str, role: str) -> Any:
+        client = clients[role]
+        if method == "POST":
+            return client.post(path, json={}, headers={**CSRF, "Accept": "application/json"})
+        return client.get(path, headers={"Accept": "application/json"})
+
+    for method, path, needed in checks:
+        lower = below(needed)
+        assert lower is not None
+        refused = send(method, path, lower)
+        if lower == "none":
+            assert refused.status_code in (401, 303), (method, path, refused.status_code)
+        else:
+            assert refused.status_code == 403, (method, path, lower, refused.status_code)
+            assert refused.json()["error"]["code"] == "forbidden"
+            assert f"needs {needed}" in refused.json()["error"]["message"]
+        for role in ORDER[ORDER.index(needed) :]:
+            status = send(method, path, role).status_code
+            assert status not in (401, 403), (method, path, role, status)
+    assert lab["library"].status()["works"] == 1  # no refused write ran
 
 
 def test_no_session_no_access(lab: dict[str, Any]) -> None:
