@@ -305,3 +305,23 @@ def test_building_says_what_is_missing() -> None:
         build_sources("arxiv:cs.LG", clients, max_results=10**6)
     search = build_sources('search:"x"', clients)[0]
     assert [t.name for t in search.targets] == ["arxiv:x", "europepmc:x"]  # type: ignore[attr-defined]
+
+
+def test_in_accounts_mode_files_outside_the_allowed_folders_answer_as_missing(
+    tmp_path: Path,
+) -> None:
+    allowed, elsewhere = tmp_path / "imports", tmp_path / "private"
+    allowed.mkdir()
+    elsewhere.mkdir()
+    inside = write_jsonl(allowed / "c.jsonl", [{"_id": "a", "title": "t"}])
+    outside = write_jsonl(elsewhere / "c.jsonl", [{"_id": "b", "title": "t"}])
+    (allowed / "link.jsonl").symlink_to(outside)  # a link out of the folder is outside
+    remote = RemoteSources(load_settings({}), httpx.MockTransport(lambda r: httpx.Response(500)))
+    clients = AlertClients.from_remote(remote)
+    roots = [allowed]
+    built = build_sources(f"jsonl:{inside}", clients, allowed_roots=roots)
+    assert [c.id for c in built[0].candidates(None)] == ["a"]
+    for spec in (f"jsonl:{outside}", f"jsonl:{allowed / 'link.jsonl'}", f"feed:{outside}"):
+        with pytest.raises(NotFoundError, match="among the server's import folders"):
+            build_sources(spec, clients, allowed_roots=roots)
+    assert build_sources(f"jsonl:{outside}", clients)  # loopback: no bound (None)

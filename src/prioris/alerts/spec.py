@@ -23,8 +23,10 @@ clients). Items are separated by commas outside double quotes; a value may be qu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from prioris.alerts.feed_source import FeedSource, is_url
@@ -38,7 +40,7 @@ from prioris.alerts.protocols import CandidateSource
 from prioris.alerts.provider_sources import CATEGORY_RE, ArxivNewSource, EuropePmcSource
 from prioris.alerts.saved_search import SavedSearch
 from prioris.alerts.source_kit import DEFAULT_MAX_RESULTS, check_max
-from prioris.errors import ConfigurationError, InvalidRequestError
+from prioris.errors import ConfigurationError, InvalidRequestError, NotFoundError
 from prioris.sources.http import ProviderHttp
 from prioris.sources.openalex_graph_cache import RequestBudget
 
@@ -201,17 +203,37 @@ def _need(client: Any, what: str, item: SourceSpec) -> Any:
     return client
 
 
+def confined_path(raw: str, roots: Sequence[str | Path] | None) -> str:
+    """``raw`` when no roots bound the files a source may read (None), else only when its
+    real location (``~`` expanded, links followed) lies under one of ``roots``: in
+    accounts mode the person naming the file is not the server's user, and a path outside
+    the allowed folders answers as a missing one (nothing learnt of the server's disk)."""
+    if roots is None:
+        return raw
+    real = Path(os.path.realpath(Path(raw).expanduser()))
+    if not any(real.is_relative_to(os.path.realpath(root)) for root in roots):
+        raise NotFoundError(
+            f"no file {raw!r} among the server's import folders; an admin lists them in "
+            "PRIORIS_MCP_ALLOWED_IMPORT_DIRS"
+        )
+    return raw
+
+
 def build_source(
     item: SourceSpec,
     clients: AlertClients,
     *,
     seeds: Sequence[str] | None = None,
     max_results: int = DEFAULT_MAX_RESULTS,
+    allowed_roots: Sequence[str | Path] | None = None,
 ) -> CandidateSource:
     """The source for one parsed item; configuration_error when its provider is not set
     up (OpenAlex without a key), invalid_request for ``openalex-cites`` without a
-    collection (``seeds`` None)."""
+    collection (``seeds`` None); a file outside ``allowed_roots`` (when given: accounts
+    mode, ``PRIORIS_MCP_ALLOWED_IMPORT_DIRS``) is not_found."""
     name, value, bound = item.text, item.value, check_max(max_results, item.text)
+    if item.kind == "jsonl" or (item.kind == "feed" and not is_url(value)):
+        value = confined_path(value, allowed_roots)
     if item.kind == "arxiv":
         client = _need(clients.arxiv, "the arXiv client", item)
         cats = item.arxiv_categories
@@ -265,7 +287,11 @@ def build_sources(
     *,
     seeds: Sequence[str] | None = None,
     max_results: int = DEFAULT_MAX_RESULTS,
+    allowed_roots: Sequence[str | Path] | None = None,
 ) -> list[CandidateSource]:
     """Every source of ``spec`` (a string, parsed first, or parsed items), in order."""
     items = parse_sources(spec) if isinstance(spec, str) else list(spec)
-    return [build_source(i, clients, seeds=seeds, max_results=max_results) for i in items]
+    return [
+        build_source(i, clients, seeds=seeds, max_results=max_results, allowed_roots=allowed_roots)
+        for i in items
+    ]
