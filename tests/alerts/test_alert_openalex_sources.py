@@ -194,6 +194,11 @@ def test_a_keyword_search_since_a_day_inside_the_budget() -> None:
     assert sent[0]["search"] == "sleep spindles"
     assert sent[0]["filter"] == "from_publication_date:2026-03-01" and sent[0]["api_key"] == KEY
     assert "daily request budget is spent" in source.notes[0] and budget.left() == 0
+    bounded = OpenAlexSearchSource(
+        search_client(answer), "sleep spindles", page_size=3, max_results=4
+    )
+    assert len(bounded.candidates(None)) == 4 and bounded.notes == []
+    assert "filter" not in sent[-1] and int(sent[-1]["page"]) == 2  # two pages, then enough
 
 
 def test_a_keyword_search_failure_names_the_source() -> None:

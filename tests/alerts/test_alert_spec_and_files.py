@@ -68,6 +68,8 @@ def test_identifiers_are_the_library_canonical_forms() -> None:
         [
             "https://doi.org/10.1101/2026.02.27.640101",
             "info:doi/10.1371/journal.pone.0320101",
+            "INFO:DOI/10.1371/journal.pone.0320101",
+            "urn:doi:10.5555/urn",
             "arXiv:2401.01234v2",
             "10.48550/arXiv.2402.00001",
             "PMID:123",
@@ -79,6 +81,7 @@ def test_identifiers_are_the_library_canonical_forms() -> None:
     ) == (
         "doi:10.1101/2026.02.27.640101",
         "doi:10.1371/journal.pone.0320101",
+        "doi:10.5555/urn",
         "arxiv:2401.01234v2",
         "arxiv:2401.01234",
         "doi:10.48550/arxiv.2402.00001",

@@ -41,8 +41,9 @@ def canonical_identifiers(values: Iterable[str | None]) -> tuple[str, ...]:
         if not isinstance(value, str) or not value.strip():
             continue
         text = value.strip()
-        if text.lower().startswith("info:doi/") or text.lower().startswith("urn:doi:"):
-            text = "doi:" + text.split("doi", 1)[1].lstrip(":/")
+        for prefix in ("info:doi/", "urn:doi:"):  # Atom ids and RSS guids (RFC 4452, 3986)
+            if text.lower().startswith(prefix):
+                text = "doi:" + text[len(prefix) :]
         try:
             ident = parse_identifier(text)
         except InvalidRequestError:
