@@ -2,7 +2,8 @@
 
 The records are OpenAlex's own (``shared/fixtures/api/openalex-graph/``, every work in
 every recorded answer); the server answers ``/works`` lists as OpenAlex does: one filter
-``openalex:``, ``doi:`` or ``cites:`` with ``|`` between values, ``select=`` checked
+``openalex:``, ``doi:`` or ``cites:`` with ``|`` between values (and, after a comma,
+``from_publication_date:YYYY-MM-DD``, the one further filter an alert adds), ``select=`` checked
 against the field list of OpenAlex's recorded 400 answer, cursor paging where every page
 with results carries a ``next_cursor`` and the page after the last is empty with
 ``next_cursor: null``, and the recorded 400 bodies for an unknown filter or field. Single
@@ -164,10 +165,16 @@ class OpenAlexServer:
         return [o for o in ordered if values & {_tail(r) for r in o.get("referenced_works") or []}]
 
     def _list(self, query: dict[str, str], select: list[str]) -> tuple[int, dict[str, str], bytes]:
-        name, _, joined = query.get("filter", "").partition(":")
-        if name not in ("openalex", "doi", "cites") or "," in joined:
+        first, *more = query.get("filter", "").split(",")
+        name, _, joined = first.partition(":")
+        if name not in ("openalex", "doi", "cites"):
             return self._error("openalexpro_error400_filter_DOESNTEXIST.json")
         matches = self._matches(name, set(joined.split("|")))
+        for clause in more:  # only the date filter an alert adds: from_publication_date
+            key, _, day = clause.partition(":")
+            if key != "from_publication_date" or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+                return self._error("openalexpro_error400_filter_DOESNTEXIST.json")
+            matches = [o for o in matches if str(o.get("publication_date") or "") >= day]
         per_page = int(query.get("per_page") or query.get("per-page") or 25)
         cursor = query.get("cursor")
         offset = 0 if cursor in (None, "*") else _offset(cursor)

@@ -4,15 +4,21 @@ for real (sockets, headers, Content-Length) so clients are tested over HTTP."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+Answer = tuple[int, dict[str, str], bytes]
+"""What a callable route gives: status, headers, body."""
+
 
 class RouteServer:
-    """``routes`` maps a path (query string ignored) to ``(content type, body)``; any other
-    path is a 404. ``paths`` records every request, query string included."""
+    """``routes`` maps a path (query string ignored) to ``(content type, body)``, or to a
+    callable given the whole request path (query string included) that returns
+    ``(status, headers, body)`` (paging by a query parameter, a redirect); any other path
+    is a 404. ``paths`` records every request, query string included."""
 
-    def __init__(self, routes: dict[str, tuple[str, bytes]]) -> None:
+    def __init__(self, routes: dict[str, tuple[str, bytes] | Callable[[str], Answer]]) -> None:
         self.routes = routes
         self.paths: list[str] = []
         outer = self
@@ -24,9 +30,13 @@ class RouteServer:
                 if route is None:
                     self.send_error(404)
                     return
-                content_type, body = route
-                self.send_response(200)
-                self.send_header("Content-Type", content_type)
+                if callable(route):
+                    status, headers, body = route(self.path)
+                else:
+                    status, headers, body = 200, {"Content-Type": route[0]}, route[1]
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

@@ -13,6 +13,7 @@ The pure parsers that turn OpenAlex JSON into :class:`~prioris.models.Work`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -180,8 +181,11 @@ class OpenAlexClient:
         per_page: int = 25,
         from_year: int | None = None,
         to_year: int | None = None,
+        from_date: str | None = None,
     ) -> OpenAlexPage:
-        """Keyword search over ``/works`` ranked by relevance or by citation count."""
+        """Keyword search over ``/works`` ranked by relevance or by citation count;
+        ``from_date`` (``YYYY-MM-DD``) keeps works published that day or later (an alert's
+        saved search re-run since its last run)."""
         query = (query or "").strip()
         if not query:
             raise InvalidRequestError("an OpenAlex search needs a non-empty query")
@@ -190,6 +194,12 @@ class OpenAlexClient:
         _check_paging(page, per_page, MAX_PER_PAGE)
         params: dict[str, Any] = {"search": query, "page": page, "per_page": per_page}
         clauses = year_filter(from_year, to_year)
+        if from_date is not None:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", from_date):
+                raise InvalidRequestError(
+                    f"from_date must be a day such as 2026-03-02, got {from_date!r}"
+                )
+            clauses.append(f"from_publication_date:{from_date}")
         if clauses:
             params["filter"] = ",".join(clauses)
         if SORTS[sort]:

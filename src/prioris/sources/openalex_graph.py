@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -360,16 +361,25 @@ class OpenAlexGraph:
                 self._keep([(_work_key(wid), None) for wid in batch if wid not in found])
         return {wid: found[wid] for wid in wanted if wid in found}
 
-    def citing(self, ids: Sequence[str], *, limit: int) -> list[dict[str, Any]]:
+    def citing(
+        self, ids: Sequence[str], *, limit: int, since: str | None = None
+    ) -> list[dict[str, Any]]:
         """Records of the works citing any of ``ids`` (``filter=cites:``, 50 ids a
-        request, cursor-paged), at most ``limit``, deduplicated, in OpenAlex's order."""
+        request, cursor-paged), at most ``limit``, deduplicated, in OpenAlex's order;
+        ``since`` (``YYYY-MM-DD``) keeps those published that day or later
+        (``from_publication_date``, in the same request: an alert's new citations)."""
         wanted = sorted(_work_ids(ids))
         limit = _check_limit(limit)
+        dated = ""
+        if since is not None:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", since):
+                raise InvalidRequestError(f"since must be a day such as 2026-03-02, got {since!r}")
+            dated = f",from_publication_date:{since}"
         found: dict[str, dict[str, Any]] = {}
         for batch in _chunks(wanted, MAX_OR_VALUES):
             if len(found) >= limit:
                 break
-            records, _complete = self._walk("cites:" + "|".join(batch), limit - len(found))
+            records, _complete = self._walk("cites:" + "|".join(batch) + dated, limit - len(found))
             self._keep_records(records)
             for record in records:
                 if len(found) < limit:
