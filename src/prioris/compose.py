@@ -321,7 +321,14 @@ class Composition:
         from prioris.services.refsync import RefSync
 
         ingest_pdf_bytes = self.ingester.ingest_pdf_bytes
-        return RefSync(self.conn, self.lock, self.pipeline, ingest_pdf_bytes, self.now)
+        return RefSync(
+            self.conn,
+            self.lock,
+            self.pipeline,
+            ingest_pdf_bytes,
+            self.now,
+            max_file_bytes=self.settings.max_file_bytes,
+        )
 
     @_part
     def refimports(self) -> Any:
