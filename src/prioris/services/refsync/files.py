@@ -79,7 +79,7 @@ def changed_files(
             )
             continue
         stat = {"size": info.st_size, "mtime_ns": info.st_mtime_ns}
-        if entry and entry.get("size") == stat["size"] and entry.get("mtime_ns") == stat["mtime_ns"]:
+        if entry and all(entry.get(k) == stat[k] for k in ("size", "mtime_ns")):
             continue  # ingested before, unchanged
         try:
             sha = hashlib.sha256(read_regular(attachment.path, max_bytes)).hexdigest()

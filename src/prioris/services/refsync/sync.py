@@ -198,8 +198,10 @@ class RefSync:
             if alias in seen or alias.startswith(f"{item.source}:"):
                 continue
             seen.add(alias)
-            other = entry.get("other") or self._entry_of(entry.get("owner", "")) or entry.get(
-                "owner", ""
+            other = (
+                entry.get("other")
+                or self._entry_of(entry.get("owner", ""))
+                or entry.get("owner", "")
             )
             report.warnings.append(
                 {
