@@ -110,12 +110,12 @@ def clean_key(value: Any) -> str:
 
 def split_list(value: str) -> list[str]:
     """Keywords or groups as one list: split on ``,`` and ``;``, each once, in order."""
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}  # folded: as first written (one set, not one a word)
     for part in re.split(r"[,;]", value):
         word = clean_line(part)
-        if word and word.casefold() not in {s.casefold() for s in seen}:
-            seen[word] = None
-    return list(seen)
+        if word and word.casefold() not in seen:
+            seen[word.casefold()] = word
+    return list(seen.values())
 
 
 def unique(values: Iterable[str]) -> list[str]:
@@ -209,8 +209,11 @@ def parse_date(value: str) -> tuple[int | None, str]:
 
 # -- identifiers ----------------------------------------------------------------------------
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.|www\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+# an old-style archive name is short (hep-th, cond-mat, physics): bounded, so a text of
+# one long word is not scanned again from each of its letters (square time)
 _ARXIV_IN_TEXT = re.compile(
-    r"arxiv[:\s/]*(?:abs/|pdf/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
+    r"arxiv[:\s/]{0,8}(?:abs/|pdf/)?"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]{1,24}(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
     re.IGNORECASE,
 )
 
