@@ -77,7 +77,7 @@ def print_report(ctx: CliContext, report: dict[str, Any], *, json_output: bool) 
             ctx.print_line(f"warning  {warning['key']}  {warning['reason']}")
         for cut in report.get("cut", []):
             ctx.print_line(
-                f"cut      {cut['key']}  {cut['field']} was {cut['length']} characters; "
+                f"cut      {cut['key']}  {cut['field']} had {cut['length']} {cut['unit']}; "
                 f"the first {cut['kept']} are kept"
             )
         for kept in report["kept"]:

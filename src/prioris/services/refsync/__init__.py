@@ -27,11 +27,13 @@ The package, one job a module:
 
 - :mod:`.plan`: what changed since the last sync (fingerprints, files by size and time,
   which work holds an item, which items are gone);
-- :mod:`.files`: an item's PDFs or web snapshot through the library's ingest;
+- :mod:`.files`: an item's PDFs or web snapshot through the library's ingest, each file
+  looked at before it is read (a regular file within the size limit);
 - :mod:`.apply`: the writes, each its own transaction (record, aliases, labels, notes,
   the state row; a gone item's removal);
 - :mod:`.items`: an item as the library stores it (work, aliases, origin record, text
   files), pure;
+- :mod:`.bounds`: an item's text held to the bounds the user's edits are (cuts reported);
 - :mod:`.report`: :class:`SyncReport`, what a sync did;
 - :mod:`.readers`: a Zotero library's items and summary, a reference file's items;
 - :mod:`.sync`: :class:`RefSync`, the steps in order, each item failing alone.

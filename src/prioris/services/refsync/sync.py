@@ -18,6 +18,7 @@ from prioris.errors import PriorisError
 from prioris.ingest.pipeline import IngestPipeline
 from prioris.refman.items import RefError, RefItem
 from prioris.services.refsync.apply import pin_work, remove_item, save_state, store_item
+from prioris.services.refsync.bounds import MAX_KEY, bounded
 from prioris.services.refsync.files import (
     IngestPdf,
     Pending,
@@ -92,9 +93,15 @@ class RefSync:
                 report.failed.append({"key": item.key, "error": "the key appears twice"})
                 continue
             seen.add(item.key)
+            if len(item.key) > MAX_KEY:
+                report.failed.append(
+                    {"key": item.key[:100], "error": f"the key is longer than {MAX_KEY} characters"}
+                )
+                continue
+            item, cuts = bounded(item)  # as the user's edits are bounded; said if cut
             for attempt in (1, 2):  # a second sync writing the same item at once: once more
                 try:
-                    self._sync_item(scope, item, stored.get(item.key), report, ocr_mode)
+                    self._sync_item(scope, item, stored.get(item.key), report, ocr_mode, cuts)
                     break
                 except PriorisError as exc:
                     report.failed.append({"key": item.key, "error": exc.message})
@@ -121,6 +128,7 @@ class RefSync:
         state: sync_store.SyncedItem | None,
         report: SyncReport,
         ocr_mode: str | None,
+        cuts: list[dict[str, Any]],
     ) -> None:
         fp = fingerprint(item)
         with self.lock:
@@ -129,6 +137,7 @@ class RefSync:
             report.unchanged += 1
             report.works[item.key] = work_id
             return
+        report.cut.extend(cuts)  # said when the item is stored, not on every unchanged sync
         files = dict(state.files) if state else {}
         report_missing(item, report)
         pending = changed_files(item, files, report, self.max_file_bytes)
