@@ -9,6 +9,10 @@ same way whatever it came from:
   providers said, below the user's own edits in Prioris;
 - ``zotero:KEY`` (``bibtex:KEY``, ``ris:KEY``) becomes an alias of the work, and the DOI,
   arXiv id and PMID in the record join the item with a work already in the library;
+- two entries are never one work: a work that holds another entry of the same manager
+  is not joined (by an identifier, a shared file or a DOI its PDF prints); a new item's
+  work is created under its own id first; a file or a DOI two entries share stays with
+  the first and the report warns naming both keys;
 - its PDFs go through the normal ingest (OCR included); a web snapshot is read as HTML
   when there is no PDF; an item without any readable file keeps its metadata, and its
   title and abstract are what search sees;
