@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError
 from prioris.identifiers import arxiv_id_from_doi, normalise_arxiv, normalise_doi
+from prioris.regular_files import read_regular
 from prioris.strings import without_surrogates
 from prioris.text_clean import clean_text
 
@@ -54,10 +55,10 @@ def read_text(path: Path, *, kind: str) -> tuple[str, str]:
         raise FileTooLargeError(
             f"{path} is {size} bytes; a {kind} file may have at most {MAX_FILE_BYTES}"
         )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidRequestError(f"cannot read {kind} file {path}: {exc}") from exc
+    try:  # a regular file only: a FIFO given as the file would wait forever
+        data = read_regular(path, MAX_FILE_BYTES)
+    except (InvalidRequestError, NotFoundError) as exc:
+        raise InvalidRequestError(f"cannot read {kind} file: {exc.message}") from exc
     text, encoding = decode(data, name=str(path), kind=kind)
     return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
 
