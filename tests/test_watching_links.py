@@ -14,7 +14,6 @@ import pytest
 
 from prioris.library import Library
 from prioris.services.watching import watchfiles_source
-
 from test_watching import Run, paper
 
 

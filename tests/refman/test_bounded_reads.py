@@ -118,7 +118,7 @@ def test_a_bib_whose_links_are_a_fifo_and_a_device_imports_without_opening_them(
         "@article{b, title={B}, file={:zero.pdf:application/pdf}}\n",
         encoding="utf-8",
     )
-    items, errors = read_references(bib)
+    items, _errors = read_references(bib)
     assert not fifo.release(), "the FIFO was opened"
     assert str(tmp_path / "zero.pdf") not in opened
     missing = {i.key: i.attachments[0].missing for i in items}
@@ -150,9 +150,9 @@ def test_zotero_companions_that_are_fifos_are_refused_not_opened(
 ) -> None:
     folder = _database(tmp_path / "Zotero")
     fifo = Fifo(folder / companion)
-    with pytest.raises(ConfigurationError, match="FIFO"):
-        with ZoteroSnapshot(folder, sleep=lambda s: None):
-            pass
+    snapshot = ZoteroSnapshot(folder, sleep=lambda s: None)
+    with pytest.raises(ConfigurationError, match="FIFO"), snapshot:
+        pass
     assert not fifo.release(), f"{companion} was opened"
 
 
@@ -160,17 +160,16 @@ def test_zotero_companions_past_the_limit_are_refused(tmp_path: Path) -> None:
     folder = _database(tmp_path / "Zotero")
     limit = (folder / "zotero.sqlite").stat().st_size + 10
     (folder / "zotero.sqlite-wal").write_bytes(b"\0" * (limit + 1))
-    with pytest.raises(ConfigurationError, match="over the limit"):
-        with ZoteroSnapshot(folder, sleep=lambda s: None, max_bytes=limit):
-            pass
+    snapshot = ZoteroSnapshot(folder, sleep=lambda s: None, max_bytes=limit)
+    with pytest.raises(ConfigurationError, match="over the limit"), snapshot:
+        pass
     with ZoteroSnapshot(folder, sleep=lambda s: None, max_bytes=limit * 100) as conn:
         assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)
 
 
 def test_a_link_in_zotero_storage_is_not_followed_out_of_it(tmp_path: Path) -> None:
-    from refman.zotero_factory import add_attachment, add_item, make_zotero_dir, open_db
-
     from prioris.refman.zotero import read_library
+    from refman.zotero_factory import add_attachment, add_item, make_zotero_dir, open_db
 
     data_dir = make_zotero_dir(tmp_path, shared_path("fixtures", "zotero", "schema"))
     secret = make_text_pdf(tmp_path / "outside" / "secret.pdf", "Secret", ["Not Zotero's."])
