@@ -7,7 +7,7 @@ import, over-long queries, absurd list bounds and repaired PDFs (read with a war
 from __future__ import annotations
 
 import json
-import pathlib
+import os
 from pathlib import Path
 
 import pytest
@@ -36,14 +36,14 @@ def test_an_unreadable_file_fails_alone_and_the_run_goes_on(
     library: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, b, _ = _paths(tmp_path)
-    real_open = pathlib.Path.open
+    real_open = os.open  # a file is opened through os.open (no wait; checked once open)
 
-    def locked(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        if self.name == "b.pdf":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+    def locked(path: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if os.fspath(path).endswith("b.pdf"):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[arg-type]
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pathlib.Path, "open", locked)
+    monkeypatch.setattr(os, "open", locked)
     summary = library.ingest_paths([tmp_path / "papers"])
     assert [Path(r.path).name for r in summary.ingested] == ["a.pdf", "c.pdf"]
     assert summary.failed == [
@@ -289,18 +289,18 @@ def test_a_files_bytes_are_read_once_and_checked_once(
     a, b, _ = _paths(tmp_path)
     checks: list[int] = []
     opened: list[str] = []
-    real_check, real_open = prepared.check_pdf_bytes, pathlib.Path.open
+    real_check, real_open = prepared.check_pdf_bytes, os.open
 
     def check(data: bytes, max_bytes: int) -> None:
         checks.append(len(data))
         real_check(data, max_bytes)
 
-    def counted(self: Path, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        opened.append(self.name)
-        return real_open(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counted(path: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        opened.append(Path(os.fspath(path)).name)  # type: ignore[arg-type]
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(prepared, "check_pdf_bytes", check)
-    monkeypatch.setattr(pathlib.Path, "open", counted)
+    monkeypatch.setattr(os, "open", counted)
     summary = library.ingest_paths([a])
     assert len(summary.ingested) == 1
     assert len(checks) == 1 and opened.count("a.pdf") == 1

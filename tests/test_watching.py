@@ -255,14 +255,15 @@ def test_failures_cost_one_file_and_watching_goes_on(
     vanishing = paper(folder / "vanishing.pdf", 2)
     good = paper(folder / "good.pdf", 3)
     # permission denied, as the OS says it (the tests may run as root, who reads anything)
-    real_open = Path.open
+    # (a file is opened through os.open: without waiting, checked again once open)
+    real_open = os.open
 
-    def refusing_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        if self.name == "locked.pdf":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_open(self, *args, **kwargs)
+    def refusing_open(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(path).endswith("locked.pdf"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", refusing_open)
+    monkeypatch.setattr(os, "open", refusing_open)
 
     def script() -> Iterator[set[Path]]:
         yield {broken, not_pdf, locked, vanishing}

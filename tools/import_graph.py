@@ -59,6 +59,7 @@ LAYERS: list[tuple[str, ...]] = [
         "text_clean",
         "resources",
         "abstracts",
+        "regular_files",
     ),
 ]
 

@@ -320,8 +320,8 @@ class Composition:
         """A reference manager's items stored as works."""
         from prioris.services.refsync import RefSync
 
-        ingest_pdf_bytes = self.ingester.ingest_pdf_bytes
-        return RefSync(self.conn, self.lock, self.pipeline, ingest_pdf_bytes, self.now)
+        ingest, limit = self.ingester.ingest_pdf_bytes, self.settings.max_file_bytes
+        return RefSync(self.conn, self.lock, self.pipeline, ingest, self.now, max_file_bytes=limit)
 
     @_part
     def refimports(self) -> Any:

@@ -114,8 +114,12 @@ _NOT = re.compile("\u0338( ?)([=<>\u2208\u220b\u2261\u223c\u2264\u2265\u2282\u22
 # the grave is an ASCII backtick in TeX fonts: only inside a word, before a vowel that
 # takes it ("Universit`a", "Ren`e"), never code or TeX quotes (``...'')
 _GRAVE = re.compile("(?<=[A-Za-z])`(?=[AEIOUaeiou](?![A-Za-z]*'))")
-# a combining mark with no letter before it, printed before its letter
-_MARK_FIRST = re.compile("(?<![^\\W\\d_])([\u0300-\u0336\u0339-\u036f]+)([A-Za-z])")
+# a combining mark with no letter before it, printed before its letter; a run of marks
+# is tried from its start only (not preceded by a mark either): tried from each of its
+# marks, a long run with no letter after it took time growing with its square
+_MARK_FIRST = re.compile(
+    "(?<![^\\W\\d_])(?<![\u0300-\u0336\u0339-\u036f])([\u0300-\u0336\u0339-\u036f]+)([A-Za-z])"
+)
 # the cedilla the earlier cleaner put on the vowel after c/s/t ("Franco̧is")
 _CEDILLA_MISPLACED = re.compile("([CcSsTt])([AEIOUaeiou])\u0327")
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}

@@ -43,8 +43,10 @@ def test_real_better_bibtex_and_zotero_exports_import_with_their_files(capsys, t
     # the snapshot lacks are reported, their entries kept with their metadata
     assert report["files_ingested"] >= 20
     assert report["files_missing"]
+    _every_work_is_its_own_entry(capsys, bbt, truth)
     code, again = _run(capsys, "import", str(bbt))
     assert (again["added"], again["updated"], again["unchanged"]) == (0, 0, 42)
+    _every_work_is_its_own_entry(capsys, bbt, truth)  # a second import merges nothing
     # the citation key is an alias and comes back on export
     assert main(["show", "bibtex:hughesAnalysisPassingSequences2005"]) == 0
     capsys.readouterr()
@@ -53,6 +55,53 @@ def test_real_better_bibtex_and_zotero_exports_import_with_their_files(capsys, t
     zotero = tmp_path / "tabassam823-zotero-export" / "Exported Items" / "Exported Items.bib"
     code, report = _run(capsys, "import", str(zotero))
     assert code == 0 and report["added"] == 16 and report["files_ingested"] == 2
+
+
+def _letters(text: str) -> str:
+    """ASCII letters only, accents dropped (truth.json keeps the .bib's raw LaTeX)."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    return "".join(c for c in folded if "a" <= c <= "z")
+
+
+def _every_work_is_its_own_entry(capsys: pytest.CaptureFixture[str], bib, truth: dict) -> None:
+    """42 entries, 42 works, and each entry's work shows that entry's title, authors, year
+    and DOI: as the reader parsed the entry, and (year, DOI, first author) as truth.json
+    computed them without it. Two entries of this file link one PDF (the second's PDF
+    prints the first's DOI); neither may carry the other's record."""
+    from prioris.refman.latex import decode
+    from prioris.refman.references import read_references
+
+    items, errors = read_references(bib)
+    assert errors == [] and len(items) == len(truth["entries"]) == 42
+    code, listed = _run(capsys, "list", "--limit", "100")
+    assert code == 0 and len(listed["works"]) == 42  # works added = works in the library
+    by_key = {e["key"]: e for e in truth["entries"]}
+    entry_dois = {e["doi"].lower() for e in truth["entries"] if e["doi"]}
+    seen_ids = set()
+    for item in items:
+        code, shown = _run(capsys, "show", f"bibtex:{item.key}")
+        assert code == 0, item.key
+        record = shown["record"]
+        seen_ids.add(record["id"])
+        expected = item.record
+        # the entry's fields win; what it lacks its own PDF may fill (a printed year)
+        assert record["title"] == expected["title"], item.key
+        if expected.get("authors"):
+            assert record["authors"] == list(expected["authors"]), item.key
+        entry = by_key[item.key]
+        if entry["year"]:
+            assert record["year"] == expected["year"] == int(entry["year"]), item.key
+        if entry["doi"]:
+            assert record["doi"] == entry["doi"].lower(), item.key
+        else:  # its own PDF may print one; never another entry's (a PDF linked by mistake)
+            assert record["doi"] not in entry_dois, item.key
+        if entry["author"]:
+            assert expected.get("authors"), item.key
+            first = decode(entry["author"].split(" and ")[0].split(",")[0]).strip("{} ")
+            assert _letters(first.split()[-1]) in _letters(record["authors"][0]), item.key
+    assert len(seen_ids) == 42  # one work an entry
 
 
 def test_a_changed_entry_updates_its_work_and_a_malformed_one_fails_alone(capsys, tmp_path):

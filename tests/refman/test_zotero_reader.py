@@ -687,8 +687,8 @@ def test_a_torn_copy_is_retried(zdir: Path, monkeypatch: pytest.MonkeyPatch) -> 
     real_copy = snapshot_module._copy
     writes = {"left": 2}
 
-    def copy_while_zotero_writes(source: Path, target: Path) -> None:
-        real_copy(source, target)
+    def copy_while_zotero_writes(source: Path, target: Path, max_bytes: int) -> None:
+        real_copy(source, target, max_bytes)
         if writes["left"] and source.name == "zotero.sqlite":
             writes["left"] -= 1
             stat = source.stat()

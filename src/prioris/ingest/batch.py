@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError, PriorisError
 from prioris.ingest.prepared import IngestResult
+from prioris.regular_files import open_regular
 
 PROBE_LINES = 20  # this many bad lines before any good one: not a JSONL file at all
 
@@ -127,7 +128,9 @@ def read_file_checked(path: Path, max_bytes: int) -> bytes:
                 f"{path} is {size} bytes, over the limit of {max_bytes} "
                 "(PRIORIS_MCP_MAX_FILE_BYTES)"
             )
-        with path.open("rb") as handle:
+        # opened without waiting and looked at again through the descriptor: a file
+        # swapped for a FIFO or a device since it was checked is refused, not read
+        with open_regular(path, max_bytes + 1) as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         raise NotFoundError(f"no such file: {path}") from None

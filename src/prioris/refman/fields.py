@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError
 from prioris.identifiers import arxiv_id_from_doi, normalise_arxiv, normalise_doi
+from prioris.regular_files import read_regular
 from prioris.strings import without_surrogates
 from prioris.text_clean import clean_text
 
@@ -54,10 +55,10 @@ def read_text(path: Path, *, kind: str) -> tuple[str, str]:
         raise FileTooLargeError(
             f"{path} is {size} bytes; a {kind} file may have at most {MAX_FILE_BYTES}"
         )
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InvalidRequestError(f"cannot read {kind} file {path}: {exc}") from exc
+    try:  # a regular file only: a FIFO given as the file would wait forever
+        data = read_regular(path, MAX_FILE_BYTES)
+    except (InvalidRequestError, NotFoundError) as exc:
+        raise InvalidRequestError(f"cannot read {kind} file: {exc.message}") from exc
     text, encoding = decode(data, name=str(path), kind=kind)
     return text.replace("\r\n", "\n").replace("\r", "\n"), encoding
 
@@ -110,12 +111,12 @@ def clean_key(value: Any) -> str:
 
 def split_list(value: str) -> list[str]:
     """Keywords or groups as one list: split on ``,`` and ``;``, each once, in order."""
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}  # folded: as first written (one set, not one a word)
     for part in re.split(r"[,;]", value):
         word = clean_line(part)
-        if word and word.casefold() not in {s.casefold() for s in seen}:
-            seen[word] = None
-    return list(seen)
+        if word and word.casefold() not in seen:
+            seen[word.casefold()] = word
+    return list(seen.values())
 
 
 def unique(values: Iterable[str]) -> list[str]:
@@ -209,8 +210,11 @@ def parse_date(value: str) -> tuple[int | None, str]:
 
 # -- identifiers ----------------------------------------------------------------------------
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.|www\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+# an old-style archive name is short (hep-th, cond-mat, physics): bounded, so a text of
+# one long word is not scanned again from each of its letters (square time)
 _ARXIV_IN_TEXT = re.compile(
-    r"arxiv[:\s/]*(?:abs/|pdf/)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
+    r"arxiv[:\s/]{0,8}(?:abs/|pdf/)?"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]{1,24}(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
     re.IGNORECASE,
 )
 

@@ -32,14 +32,17 @@ import mimetypes
 import os
 import plistlib
 import re
+import stat
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from prioris.errors import PriorisError
 from prioris.refman.fields import clean_line
 from prioris.refman.items import HTML, PDF, RefAttachment
+from prioris.regular_files import kind_of, read_head
 from prioris.strings import without_surrogates
 
 _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -211,16 +214,39 @@ def _rerooted(path_text: str, roots: Sequence[Path]) -> Path | None:
 def _checked(link: str, path: Path, file_type: str, title: str) -> RefAttachment:
     """An attachment for a found path, unless it is a folder or a Git LFS pointer."""
     kind = content_type(str(path), file_type) or content_type(link, file_type)
-    try:
-        if not path.is_file():
-            return RefAttachment(link, kind, None, f"not a file: {path}", title)
-        with path.open("rb") as handle:
-            head = handle.read(len(LFS_POINTER))
-    except OSError as exc:
-        return RefAttachment(link, kind, None, f"cannot read {path}: {exc.strerror}", title)
-    if head == LFS_POINTER:
-        return RefAttachment(link, kind, None, f"a Git LFS pointer, not the file: {path}", title)
+    why = unreadable(path)
+    if why:
+        return RefAttachment(link, kind, None, why, title)
     return RefAttachment(link, kind, path, "", title)
+
+
+LFS_POINTER_MAX = 1024
+"""A Git LFS pointer is a few lines of text: a larger file is never one (and is not
+opened to find out)."""
+
+
+def unreadable(path: Path) -> str:
+    """Why the file at ``path`` is no attachment ('' when it is one): not there, not a
+    regular file (a folder, a FIFO, a device: looked at, never opened), unreadable, or a
+    Git LFS pointer in place of the file. Only a file small enough to be a pointer is
+    opened, and only its first bytes read; the size limit is the sync's, at reading."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return f"file not found: {path}"
+    except (OSError, ValueError) as exc:
+        return f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+    if not stat.S_ISREG(info.st_mode):
+        return f"not a file: {path} is {kind_of(info.st_mode)} (not read)"
+    if info.st_size > LFS_POINTER_MAX:
+        return ""
+    try:
+        head = read_head(path, len(LFS_POINTER), LFS_POINTER_MAX)
+    except PriorisError as exc:
+        return exc.message
+    if head == LFS_POINTER:
+        return f"a Git LFS pointer, not the file: {path}"
+    return ""
 
 
 def _endnote(rest: str, base: Path) -> list[Path]:

@@ -34,7 +34,6 @@ What each record becomes (``source="ris"``):
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ import rispy
 from prioris.errors import InvalidRequestError
 from prioris.refman import fields as F
 from prioris.refman.filelinks import resolve, unique
+from prioris.refman.html_text import has_tag, strip_tags
 from prioris.refman.items import RefAttachment, RefError, RefItem, RefNote
 
 SOURCE = "ris"
@@ -76,7 +76,6 @@ _PREPRINT_TYPES = ("UNPB", "GEN", "ELEC", "WEB", "MANSCPT", "JOUR", "INPR")
 _BOOK_TYPES = ("BOOK", "EBOOK", "EDBOOK")
 _TAG_LINE = re.compile(r"^([A-Z][A-Z0-9]) {1,2}-(?: (.*)|\s*)$")
 _WEB = re.compile(r"^(?:https?|ftp)://", re.IGNORECASE)
-_HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
 _ONLY_ARXIV = re.compile(r"^arxiv:\s*\S+$", re.IGNORECASE)
 
 
@@ -175,8 +174,10 @@ class _Malformed(Exception):
 def _chunks(text: str) -> Iterator[_Chunk]:
     """The records of ``text``: from a ``TY`` line to its ``ER`` line (or, cut off, to the
     next ``TY`` or the end). A line without a tag continues the value before it; lines
-    outside records (rispy's ``1.`` counters) are skipped."""
-    current: list[str] | None = None
+    outside records (rispy's ``1.`` counters) are skipped. A value's lines are gathered
+    and joined once (adding each to the value so far would copy it again for every line:
+    time growing with the square of a long note's lines)."""
+    current: list[list[str]] | None = None  # each line of the record: its parts
     start = 0
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.lstrip("\ufeff").rstrip()
@@ -186,22 +187,26 @@ def _chunks(text: str) -> Iterator[_Chunk]:
             line = f"{tag}  - {(match.group(2) or '').strip()}"
         if tag == "TY":
             if current is not None:
-                yield _Chunk(start, current, closed=False)
-            current, start = [line], number
+                yield _Chunk(start, _joined(current), closed=False)
+            current, start = [[line]], number
         elif current is None:
             continue
         elif tag is None:
             if line.strip() and len(current) > 1:  # a value continued on the next line
-                current[-1] = f"{current[-1]} {line.strip()}"
+                current[-1].append(line.strip())
             continue
         elif tag == "ER":
-            current.append(line)
-            yield _Chunk(start, current, closed=True)
+            current.append([line])
+            yield _Chunk(start, _joined(current), closed=True)
             current = None
         else:
-            current.append(line)
+            current.append([line])
     if current is not None:
-        yield _Chunk(start, current, closed=False)
+        yield _Chunk(start, _joined(current), closed=False)
+
+
+def _joined(lines: list[list[str]]) -> list[str]:
+    return [" ".join(parts) for parts in lines]
 
 
 def _values(record: dict[Any, Any], *tags: str) -> list[str]:
@@ -251,7 +256,7 @@ def _date(record: dict[Any, Any]) -> tuple[int | None, str]:
 def _notes(record: dict[Any, Any]) -> tuple[RefNote, ...]:
     notes: list[RefNote] = []
     for value in _values(record, "N1"):
-        text = html.unescape(_HTML_TAG.sub("\n", value)) if _HTML_TAG.search(value) else value
+        text = strip_tags(value) if has_tag(value) else value  # linear, whatever the note
         text = F.clean_block(text)
         if text and not _ONLY_ARXIV.match(text):
             notes.append(RefNote(kind="note", text=text, key="N1"))

@@ -2,8 +2,9 @@
 and RIS forms of ``import`` (``ingest_cmds`` keeps JSONL records).
 
 Both print the same report: added / updated / removed / unchanged counts, the items that
-failed (each with its key and reason) and the files that could not be read (the item is
-stored with its metadata). Exit 1 when an item failed, as ``ingest`` does.
+failed (each with its key and reason), the files that could not be read (the item is
+stored with its metadata), the warnings (two entries naming one file or one DOI: both
+kept) and the fields cut to the library's bounds. Exit 1 when an item failed, as ``ingest`` does.
 """
 
 from __future__ import annotations
@@ -72,6 +73,13 @@ def print_report(ctx: CliContext, report: dict[str, Any], *, json_output: bool) 
             if str(missing["file"]) not in reason:  # most reasons name the file already
                 reason = f"{missing['file']}: {reason}"
             ctx.print_line(f"no file  {missing['key']}  {reason} (stored with its metadata)")
+        for warning in report.get("warnings", []):
+            ctx.print_line(f"warning  {warning['key']}  {warning['reason']}")
+        for cut in report.get("cut", []):
+            ctx.print_line(
+                f"cut      {cut['key']}  {cut['field']} had {cut['length']} {cut['unit']}; "
+                f"the first {cut['kept']} are kept"
+            )
         for kept in report["kept"]:
             ctx.print_line(
                 f"kept     {kept['id']}  (item {kept['key']} is gone; the work has other sources)"

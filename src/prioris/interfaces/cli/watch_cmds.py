@@ -82,6 +82,10 @@ def action_line(action: Any) -> str:
         return f"failed   {path}  error [{error['code']}]: {error['message']}"
     if kind == "skipped":
         return f"skipped  {path}  ({data.get('reason')}; {data.get('id')})"
+    if kind == "folder_gone":
+        return f"gone     {path}  (the watched folder is gone; watching for it to come back)"
+    if kind == "folder_back":
+        return f"back     {path}  (the watched folder is back: scanned and watched again)"
     if kind == "synced":
         counts = ", ".join(
             f"{data[key]} {key}"
@@ -129,11 +133,15 @@ def cmd_watch(args: argparse.Namespace, ctx: CliContext) -> int:
     stop = threading.Event()
 
     def on_action(action: Any) -> None:
+        if action.action == "folder_gone":  # said on stderr even with --json or -q
+            ctx.error(action_line(action))
+        elif action.action == "folder_back":
+            ctx.log(action_line(action))
         if args.json:
             ctx.print_json(action.to_dict())
         elif action.action == "failed":
             ctx.error(action_line(action))
-        else:
+        elif not action.action.startswith("folder_"):
             ctx.log(action_line(action))
 
     def on_ready() -> None:  # from now on nothing dropped in is missed

@@ -38,6 +38,15 @@ class SyncOut(BaseModel):
         default_factory=list,
         description="[{key, id}]: works whose item is gone, kept because they have other sources",
     )
+    warnings: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="[{key, other, reason}]: two entries naming one file or one identifier; "
+        "both kept as separate works, never merged",
+    )
+    cut: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="[{key, field, length, kept}]: fields cut to the library's bounds",
+    )
 
 
 def register_refman_tools(server: PriorisMCPServer, state: ServerState) -> None:

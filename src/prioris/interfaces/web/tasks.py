@@ -246,6 +246,10 @@ def _sync_message(report: dict[str, Any]) -> str:
     )
     if report["files_missing"]:
         message += f"; {len(report['files_missing'])} file(s) could not be read"
+    for warning in report.get("warnings", [])[:1]:
+        message += f"; {len(report['warnings'])} warning(s), first: {warning['reason']}"
+    if report.get("cut"):
+        message += f"; {len(report['cut'])} field(s) cut to the library's bounds"
     if report["failed"]:
         first = report["failed"][0]
         message += f" (first failure: {first['key']}: {first['error']})"

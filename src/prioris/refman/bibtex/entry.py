@@ -10,7 +10,6 @@ beyond the entry, so the mapping can change without touching how the file is spl
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from bibtexparser.model import Entry
 from prioris.refman import fields as F
 from prioris.refman.bibtex.blocks import entry_fields
 from prioris.refman.filelinks import bibdesk_path, resolve, resolve_field, unique
+from prioris.refman.html_text import has_tag, strip_tags
 from prioris.refman.items import RefAttachment, RefItem, RefNote
 from prioris.refman.latex import decode, verbatim
 from prioris.strings import without_surrogates
@@ -69,7 +69,6 @@ ENTRY_TYPES = {
 
 NAME_ROLES = {"author": "author", "editor": "editor", "translator": "translator"}
 _PREPRINT_TYPES = ("misc", "unpublished", "online", "electronic", "www")
-_HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z][^>]*>")
 
 
 @dataclass(frozen=True)
@@ -229,8 +228,8 @@ def _notes(fields: dict[str, str]) -> tuple[RefNote, ...]:
     names = ["annote", "comment", *sorted(n for n in fields if n.startswith("comment-"))]
     for name in names:
         raw = decode(fields.get(name, ""))
-        if _HTML_TAG.search(raw):
-            raw = html.unescape(_HTML_TAG.sub("\n", raw))
+        if has_tag(raw):  # a note with some HTML: its tags go, in one forward scan
+            raw = strip_tags(raw)
         text = F.clean_block(raw)
         if text:
             notes.append(RefNote(kind="note", text=text, key=name))

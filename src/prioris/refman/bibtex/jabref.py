@@ -18,9 +18,9 @@ from bibtexparser.model import Block, ExplicitComment
 
 from prioris.refman import fields as F
 
-_JABREF_DIRECTORY = re.compile(
-    r"^\s*jabref-meta:\s*fileDirectory(?:Latex)?(?:-[^:]*)?:(.*?);?\s*$", re.DOTALL
-)
+# the value is taken by slicing, not by a lazy group before trailing spaces, which
+# backtracks over every space for each character (square time on a long comment)
+_JABREF_DIRECTORY = re.compile(r"^\s*jabref-meta:\s*fileDirectory(?:Latex)?(?:-[^:]*)?:")
 _JABREF_GROUP = re.compile(r"^(\d+) [A-Za-z]*Group:(.*)$")
 
 
@@ -42,7 +42,9 @@ def jabref_meta(blocks: Sequence[Block], base: Path) -> tuple[list[Path], dict[s
         comment = str(block.comment)
         match = _JABREF_DIRECTORY.match(comment)
         if match:
-            folder = _jabref_unescape(match.group(1).strip())
+            value = comment[match.end() :].rstrip()
+            value = value[:-1] if value.endswith(";") else value
+            folder = _jabref_unescape(value.strip())
             if folder:
                 directories.append(base / folder)  # an absolute folder stays absolute
             continue

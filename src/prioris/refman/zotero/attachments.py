@@ -13,6 +13,7 @@ file system, with its own safety rules (unsafe paths, Unicode normal forms).
 from __future__ import annotations
 
 import mimetypes
+import os
 import re
 import sqlite3
 import unicodedata
@@ -21,13 +22,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from prioris.refman.filelinks import unreadable
 from prioris.refman.items import RefAttachment
 from prioris.refman.zotero.item_rows import NOT_REGULAR
 from prioris.refman.zotero.values import as_int, as_text, rows
+from prioris.regular_files import inside
 
 LINK_IMPORTED_FILE, LINK_IMPORTED_URL, LINK_LINKED_FILE, LINK_LINKED_URL = 0, 1, 2, 3
 LINK_EMBEDDED_IMAGE = 4
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 _KEY = re.compile(r"^[A-Za-z0-9]{1,32}$")
 
 
@@ -108,7 +110,7 @@ def _attachment(
             return gone(f"attachment key {key!r} is not a Zotero key")
         name = path_text[len("storage:") :]
         folder = data_dir / "storage" / key
-        return _file(folder, name, gone, content_type, key, title)
+        return _file(folder, name, gone, content_type, key, title, root=data_dir / "storage")
     if link_mode == LINK_LINKED_FILE:
         if path_text.startswith("attachments:"):
             relative = path_text[len("attachments:") :]
@@ -117,7 +119,7 @@ def _attachment(
                     f"linked file {relative!r} is relative to Zotero's linked attachment "
                     "base directory, which was not given"
                 )
-            return _file(base_dir, relative, gone, content_type, key, title)
+            return _file(base_dir, relative, gone, content_type, key, title, root=base_dir)
         if not path_text:
             return gone("linked file without a path")
         candidate = Path(path_text)
@@ -134,8 +136,12 @@ def _file(
     content_type: str,
     key: str,
     title: str,
+    *,
+    root: Path,
 ) -> RefAttachment:
-    """``relative`` under ``folder``, refusing any path that would leave it."""
+    """``relative`` under ``folder``, refusing any path that would leave it, and a link
+    (the file's, or a folder's on the way) that leads out of ``root`` (``storage/``, or
+    the linked-attachment base directory): such a file is not the library's."""
     parts = [p for p in re.split(r"[\\/]", relative) if p not in ("", ".")]
     if (
         not parts
@@ -145,7 +151,10 @@ def _file(
         or "\x00" in relative
     ):
         return gone(f"unsafe attachment path {relative!r} (it would leave {folder})")
-    return _checked(folder.joinpath(*parts), gone, content_type, key, title)
+    found = _existing(folder.joinpath(*parts))
+    if found is not None and not inside(found, root):
+        return gone(f"{found} is a link that leads out of {root}: not read")
+    return _checked(found or folder.joinpath(*parts), gone, content_type, key, title)
 
 
 def _checked(
@@ -155,26 +164,31 @@ def _checked(
     key: str,
     title: str,
 ) -> RefAttachment:
-    try:
-        found = _existing(path)
-        if found is None:
-            return gone(f"file not found: {path}")
-        with found.open("rb") as handle:
-            head = handle.read(len(LFS_POINTER))
-    except (OSError, ValueError) as exc:
-        return gone(f"cannot read {path}: {exc}")
-    if head == LFS_POINTER:
-        return gone(f"a Git LFS pointer, not the file: {found}")
+    """The attachment at ``path`` (or its other Unicode form), looked at before anything
+    is opened: a FIFO, a device or a folder is reported, never opened
+    (:func:`~prioris.refman.filelinks.unreadable`)."""
+    found = _existing(path)
+    if found is None:
+        return gone(f"file not found: {path}")
+    why = unreadable(found)
+    if why:
+        return gone(why)
     return RefAttachment(key, content_type, found, "", title)
 
 
 def _existing(path: Path) -> Path | None:
-    """``path`` if it is a file, else the same name in the other Unicode normal form (a
-    library moved between macOS, which writes NFD names, and other systems), else None."""
-    if path.is_file():
-        return path
-    for form in ("NFC", "NFD"):
-        other = path.parent / unicodedata.normalize(form, path.name)
-        if other != path and other.is_file():
-            return other
+    """``path`` if something is there, else the same name in the other Unicode normal
+    form (a library moved between macOS, which writes NFD names, and other systems),
+    else None. Only looked at (``lstat``), never opened."""
+    for candidate in (path, *(_form(path, f) for f in ("NFC", "NFD"))):
+        try:
+            if candidate is not None and os.path.lexists(candidate):
+                return candidate
+        except (OSError, ValueError):
+            continue
     return None
+
+
+def _form(path: Path, form: str) -> Path | None:
+    other = path.parent / unicodedata.normalize(form, path.name)
+    return other if other != path else None

@@ -8,7 +8,9 @@ but reads the main file alone, missing whatever is still in the WAL: that is how
 tool came to skip new items forever. So the original is never opened with SQLite at all:
 
 1. ``stat`` the database and its companions, copy them with plain file reads into a
-   private temporary folder, ``stat`` again; if anything changed during the copy (Zotero
+   private temporary folder (each a regular file within :data:`MAX_DB_BYTES`, looked at
+   before it is opened: a FIFO or a device in Zotero's folder is refused, not waited
+   on), ``stat`` again; if anything changed during the copy (Zotero
    wrote or checkpointed meanwhile), the copy may be torn: retry.
 2. A *hot* rollback journal (non-empty, its header not zeroed) means a write transaction
    is in progress or was cut short. Retry a few times in case it finishes; if it stays,
@@ -28,6 +30,7 @@ identical. The temporary copy is removed when the :class:`ZoteroSnapshot` is clo
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -36,11 +39,15 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from prioris.errors import ConfigurationError, ParseError
+from prioris.errors import ConfigurationError, NotFoundError, ParseError, PriorisError
+from prioris.regular_files import copy_regular, read_head
 
 DB_NAME = "zotero.sqlite"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+MAX_DB_BYTES = 16 * 1024**3
+"""The largest ``zotero.sqlite`` (and ``-wal`` or ``-journal``) copied: far above any real
+library (a 100,000-item library is about 1 GB), far below a device that never ends."""
 ATTEMPTS = 5
 DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8)
 """Seconds to wait before each retry (a Zotero write transaction is short)."""
@@ -56,25 +63,30 @@ def _stat(path: Path) -> _Stat:
     return (st.st_size, st.st_mtime_ns)
 
 
-def journal_is_hot(path: Path) -> bool:
+def journal_is_hot(path: Path, max_bytes: int = MAX_DB_BYTES) -> bool:
     """Whether a rollback journal would be rolled back by SQLite (its crash recovery).
 
     SQLite treats a journal as hot when it exists, is not empty and its first byte is not
     zero (a committed transaction truncates it, deletes it or zeroes its header). This
     checks the whole 8-byte magic, which a journal being written always starts with.
+    A journal that is no regular file (a FIFO, a device) or is past ``max_bytes`` is
+    ConfigurationError: looked at, never opened (opening a FIFO would wait forever).
     """
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(JOURNAL_MAGIC))
-    except (FileNotFoundError, IsADirectoryError):
+    if not os.path.lexists(path):
         return False
+    try:
+        head = read_head(path, len(JOURNAL_MAGIC), max_bytes)
+    except NotFoundError:
+        return False
+    except PriorisError as exc:
+        raise ConfigurationError(f"Zotero's rollback journal is unusable: {exc.message}") from exc
     return head == JOURNAL_MAGIC
 
 
-def _copy(source: Path, target: Path) -> None:
-    """A plain read of ``source`` into ``target`` (no SQLite, no lock, no write to source)."""
-    with source.open("rb") as src, target.open("wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
+def _copy(source: Path, target: Path, max_bytes: int = MAX_DB_BYTES) -> None:
+    """A plain read of ``source`` into ``target`` (no SQLite, no lock, no write to source),
+    of a regular file within ``max_bytes`` only (:mod:`prioris.regular_files`)."""
+    copy_regular(source, target, max_bytes)
 
 
 class ZoteroSnapshot:
@@ -92,12 +104,14 @@ class ZoteroSnapshot:
         attempts: int = ATTEMPTS,
         sleep: Callable[[float], None] = time.sleep,
         temp_root: Path | str | None = None,
+        max_bytes: int = MAX_DB_BYTES,
     ) -> None:
         data_dir = Path(data_dir)
         self.db_path = data_dir / DB_NAME if data_dir.is_dir() else data_dir
         self.attempts = max(1, attempts)
         self.sleep = sleep
         self.temp_root = temp_root
+        self.max_bytes = max_bytes  # each file copied: a regular file within this
         self.conn: sqlite3.Connection | None = None
         self.copy_dir: Path | None = None
         self.retries = 0
@@ -159,10 +173,9 @@ class ZoteroSnapshot:
                 "Advanced > Files and Folders > Data Directory Location)"
             )
         try:
-            with self.db_path.open("rb") as handle:
-                head = handle.read(len(SQLITE_MAGIC))
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read {self.db_path}: {exc}") from exc
+            head = read_head(self.db_path, len(SQLITE_MAGIC), self.max_bytes)
+        except PriorisError as exc:
+            raise ConfigurationError(f"cannot read {self.db_path}: {exc.message}") from exc
         if head != SQLITE_MAGIC:
             raise ConfigurationError(
                 f"{self.db_path} is not a SQLite database, so not Zotero's (it does not "
@@ -176,19 +189,22 @@ class ZoteroSnapshot:
         source = self.db_path
         wal = source.with_name(source.name + "-wal")
         journal = source.with_name(source.name + "-journal")
-        hot = journal_is_hot(journal)
+        hot = journal_is_hot(journal, self.max_bytes)
         if hot and not accept_hot_journal:
             return "a write transaction is in progress (hot -journal)"
         companions = [wal] + ([journal] if hot else [])
         before = [_stat(p) for p in (source, *companions)]
         target = self.copy_dir / DB_NAME
         try:
-            _copy(source, target)
+            _copy(source, target, self.max_bytes)
             for path in companions:
-                if path.exists():
-                    _copy(path, target.with_name(DB_NAME + path.name[len(source.name) :]))
-        except FileNotFoundError:
+                if os.path.lexists(path):
+                    name = DB_NAME + path.name[len(source.name) :]
+                    _copy(path, target.with_name(name), self.max_bytes)
+        except (FileNotFoundError, NotFoundError):
             return "a file vanished while it was copied"
+        except PriorisError as exc:  # a FIFO, a device, a file past the limit: never read
+            raise ConfigurationError(f"cannot copy Zotero's database: {exc.message}") from exc
         except OSError as exc:
             raise ConfigurationError(
                 f"cannot copy {source} to {self.copy_dir} (unreadable, or no room for the "

@@ -9,6 +9,10 @@ same way whatever it came from:
   providers said, below the user's own edits in Prioris;
 - ``zotero:KEY`` (``bibtex:KEY``, ``ris:KEY``) becomes an alias of the work, and the DOI,
   arXiv id and PMID in the record join the item with a work already in the library;
+- two entries are never one work: a work that holds another entry of the same manager
+  is not joined (by an identifier, a shared file or a DOI its PDF prints); a new item's
+  work is created under its own id first; a file or a DOI two entries share stays with
+  the first and the report warns naming both keys;
 - its PDFs go through the normal ingest (OCR included); a web snapshot is read as HTML
   when there is no PDF; an item without any readable file keeps its metadata, and its
   title and abstract are what search sees;
@@ -27,11 +31,13 @@ The package, one job a module:
 
 - :mod:`.plan`: what changed since the last sync (fingerprints, files by size and time,
   which work holds an item, which items are gone);
-- :mod:`.files`: an item's PDFs or web snapshot through the library's ingest;
+- :mod:`.files`: an item's PDFs or web snapshot through the library's ingest, each file
+  looked at before it is read (a regular file within the size limit);
 - :mod:`.apply`: the writes, each its own transaction (record, aliases, labels, notes,
   the state row; a gone item's removal);
 - :mod:`.items`: an item as the library stores it (work, aliases, origin record, text
   files), pure;
+- :mod:`.bounds`: an item's text held to the bounds the user's edits are (cuts reported);
 - :mod:`.report`: :class:`SyncReport`, what a sync did;
 - :mod:`.readers`: a Zotero library's items and summary, a reference file's items;
 - :mod:`.sync`: :class:`RefSync`, the steps in order, each item failing alone.

@@ -17,6 +17,7 @@ from typing import Any
 from prioris.ingest.pipeline import IngestPipeline
 from prioris.refman.items import RefItem
 from prioris.services.refsync.items import origin_record, work_of
+from prioris.services.refsync.plan import holding_work, new_work_id
 from prioris.services.refsync.report import SyncReport
 from prioris.storage import documents as document_store
 from prioris.storage import labels as label_store
@@ -40,8 +41,9 @@ def store_item(
     the work's title and abstract as its text when it has no document."""
     embedder = pipeline.embedder
     with lock:
-        exists = work_store.get_work(conn, work_id) is not None
-    if not exists:  # no file made it: a work of metadata, its title and abstract indexed
+        row = conn.execute("SELECT markdown FROM works WHERE id = ?", (work_id,)).fetchone()
+    if row is None or not row[0]:  # no file made it (the work new, or only pinned):
+        # a work of metadata, its title and abstract indexed
         prepared = pipeline.prepare_metadata_only(work_of(item, work_id))
         prepared.records[item.source] = origin_record(item)
         work_id = pipeline.store(prepared).id
@@ -85,6 +87,34 @@ def store_item(
             pipeline.index_stored(prepared)
 
 
+def pin_work(
+    conn: Any,
+    lock: threading.RLock,
+    now: Callable[[], str],
+    item: RefItem,
+) -> tuple[str, bool, dict[str, str] | None, list[dict[str, str]]]:
+    """Create a new item's work under its own id before anything else is written, so that
+    every later write finds it by that id first: neither an identifier its PDF prints nor
+    one its record shares with another work can then carry the item into another paper's
+    work. Decided inside one transaction, so two syncs at once make one work.
+
+    Returns ``(work_id, created, claimed, taken)``: ``created`` False when a work holding
+    the item appeared meanwhile (another sync: the item joins it); ``claimed`` as
+    :func:`~.plan.holding_work` says; ``taken``, the aliases another work owns (left with
+    it, ``[{"alias", "owner"}]``) for the report."""
+    with lock, immediate(conn):
+        found, claimed = holding_work(conn, item, None)
+        if found is not None:
+            return found, False, None, []
+        work_id = new_work_id(conn, item)
+        work = work_of(item, work_id)
+        taken = work_store.alias_conflicts(conn, work_id, work.aliases)
+        owned = {t["alias"] for t in taken}
+        work.aliases = [a for a in work.aliases if a not in owned]
+        work_store.upsert_work(conn, work, now())  # found by nothing but its own names
+    return work_id, True, claimed, taken
+
+
 def save_state(
     conn: Any,
     lock: threading.RLock,
@@ -115,7 +145,11 @@ def remove_item(
             report.removed += 1
             return
         assert work_id is not None
-        mine = {str(e["sha256"]) for e in state.files.values() if e.get("sha256")}
+        mine = {
+            str(e["sha256"])
+            for e in state.files.values()
+            if e.get("sha256") and not e.get("held_by")  # a file another work holds
+        }
         if only_from(conn, work_id, source, mine):
             work_store.delete_work(conn, work_id)
             report.removed += 1

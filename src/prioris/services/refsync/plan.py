@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -72,21 +71,48 @@ def is_unchanged(item: RefItem, state: sync_store.SyncedItem | None, work_id: st
     )
 
 
-def holding_work(conn: Any, item: RefItem, state: sync_store.SyncedItem | None) -> str | None:
+def holding_work(
+    conn: Any, item: RefItem, state: sync_store.SyncedItem | None
+) -> tuple[str | None, dict[str, str] | None]:
     """The work that holds the item: the one the last sync stored it in, else one its
-    key or identifiers already name (the caller holds the lock)."""
+    key or identifiers already name, unless that work is another entry's of the same
+    manager (two entries claiming one DOI are two works: ``(None, {"alias", "other"})``
+    says which). The caller holds the lock."""
     if state is not None and state.work_id and work_store.get_work(conn, state.work_id):
-        return state.work_id
-    return work_store.find_work_id(conn, aliases(item))
+        return state.work_id, None
+    for alias in aliases(item):
+        found = work_store.find_work_id(conn, [alias])
+        if found is None:
+            continue
+        other = other_entry(conn, found, item)
+        if other is None:
+            return found, None
+        return None, {"alias": alias, "other": other}
+    return None, None
 
 
-def new_work_id(conn: Any, lock: threading.RLock, item: RefItem) -> str:
+def other_entry(conn: Any, work_id: str, item: RefItem) -> str | None:
+    """The key of another entry of the item's manager (same source, another key) that a
+    work holds, if any: joining it would put two entries' records in one work (a work
+    keeps one record per manager), so the item may not join it."""
+    for scope, key in sync_store.scopes_of_work(conn, work_id):
+        if scope.split(":", 1)[0] == item.source and key != item.key:
+            return key
+    return None
+
+
+def entry_of(conn: Any, work_id: str) -> str | None:
+    """The key of an entry a work holds, for messages (None: no synced entry)."""
+    found = sync_store.scopes_of_work(conn, work_id)
+    return found[0][1] if found else None
+
+
+def new_work_id(conn: Any, item: RefItem) -> str:
     """The id of a new item's work: ``source:KEY``, or with a hash of the item when
-    another work already has that id."""
+    another work already has that id (the caller holds the lock)."""
     base = f"{item.source}:{item.key}"
-    with lock:
-        if work_store.find_work_id(conn, [base]) is None:
-            return base
+    if work_store.find_work_id(conn, [base]) is None:
+        return base
     digest = hashlib.sha256(f"{item.source}\0{item.key}\0{fingerprint(item)}".encode())
     return f"{base}~{digest.hexdigest()[:8]}"
 

@@ -24,6 +24,11 @@ class SyncReport:
     """Files an item names that could not be read; the item is stored with its metadata."""
     kept: list[dict[str, Any]] = field(default_factory=list)
     """Works whose item is gone but which came from elsewhere too: kept, detached."""
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    """Two entries that name one file or one identifier (``{key, other, reason}``): both
+    kept, each its own work with its own record, never merged."""
+    cut: list[dict[str, Any]] = field(default_factory=list)
+    """Fields cut to the library's bounds (``{key, field, length, kept}``)."""
     files_ingested: int = 0
     works: dict[str, str] = field(default_factory=dict)
     """``{item key: work id}`` of every item stored or unchanged."""
@@ -38,4 +43,6 @@ class SyncReport:
             "files_ingested": self.files_ingested,
             "files_missing": list(self.files_missing),
             "kept": list(self.kept),
+            "warnings": list(self.warnings),
+            "cut": list(self.cut),
         }

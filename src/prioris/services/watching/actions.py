@@ -23,8 +23,9 @@ class WatchError(PriorisError):
 @dataclass
 class WatchAction:
     """One thing the watcher did: ``ingested``, ``skipped`` (content already stored),
-    ``failed`` (with the error's code and message), or ``synced`` (Zotero, with its
-    report). ``--json`` prints each as one line."""
+    ``failed`` (with the error's code and message), ``synced`` (Zotero, with its report),
+    ``folder_gone`` (a watched folder disappeared) or ``folder_back`` (it returned and is
+    watched again). ``--json`` prints each as one line."""
 
     action: str
     path: str

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from prioris.errors import ConfigurationError, InvalidRequestError, NotFoundError
 from prioris.ingest.batch import check_path
+from prioris.regular_files import inside
 
 # the name the watcher logged under before it was split into a package (log filters use it)
 log = logging.getLogger("prioris.services.watching")
@@ -94,9 +95,27 @@ def hidden_below(folder: Path, roots: Sequence[Path]) -> bool:
     return False
 
 
+def within(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether ``path``, its links followed, is under one of the watched ``roots``: a
+    link that leads out of the watched folders is never followed, by the initial scan
+    and by an event alike (with no roots, nothing is refused)."""
+    return not roots or any(inside(path, root) for root in roots)
+
+
+def walkable(path: Path) -> bool:
+    """A folder the watcher walks: a real folder, not a link to one (the initial scan's
+    ``os.walk`` does not follow links to folders, so an event does not either)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode)
+
+
 def pdfs_under(folder: Path, roots: Sequence[Path]) -> Iterator[Path]:
     """Wanted PDFs under ``folder`` (wanted as below ``roots``), hidden folders not
-    entered; an unreadable folder is logged and passed over (watching goes on)."""
+    entered, links to folders not followed, a linked file only when it stays under the
+    roots; an unreadable folder is logged and passed over (watching goes on)."""
 
     def note(exc: OSError) -> None:
         log.warning("cannot list %s: %s", exc.filename or folder, exc.strerror or exc)
@@ -105,7 +124,7 @@ def pdfs_under(folder: Path, roots: Sequence[Path]) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             path = Path(root) / name
-            if is_wanted(path, roots) and not is_ignored_name(name):
+            if is_wanted(path, roots) and not is_ignored_name(name) and within(path, roots):
                 yield path
 
 

@@ -29,7 +29,9 @@ def watchfiles_source(
     """The real :data:`ChangeSource`: ``watchfiles.watch`` over ``folders`` (recursive),
     yielding an empty batch every ``tick_seconds`` while nothing happens and stopping
     within its 50 ms step once the stop event is set. Partial downloads, lock files,
-    hidden names and changes of a folder's own attributes are filtered out here."""
+    hidden names and changes of a folder's own attributes are filtered out here. A
+    folder that disappears is no longer watched (the system drops its watch); when it
+    comes back, the watch is started again over the folders that are there."""
 
     def source(stop: threading.Event) -> Iterator[set[str]]:
         from watchfiles import Change, watch
@@ -41,17 +43,29 @@ def watchfiles_source(
             # would hash every PDF in it again; a folder added (moved in) is walked
             return not (change == Change.modified and os.path.isdir(path))
 
-        for changes in watch(
-            *folders,
-            watch_filter=keep,
-            debounce=int(debounce_seconds * 1000),
-            step=50,
-            stop_event=stop,
-            rust_timeout=max(1, int(tick_seconds * 1000)),
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            ignore_permission_denied=True,
-        ):
-            yield {path for _change, path in changes}
+        while not stop.is_set():
+            present = [f for f in folders if f.is_dir()]
+            if not present:  # every folder gone: tick until one is back
+                yield set()
+                stop.wait(tick_seconds)
+                continue
+            try:
+                for changes in watch(
+                    *present,
+                    watch_filter=keep,
+                    debounce=int(debounce_seconds * 1000),
+                    step=50,
+                    stop_event=stop,
+                    rust_timeout=max(1, int(tick_seconds * 1000)),
+                    yield_on_timeout=True,
+                    raise_interrupt=False,
+                    ignore_permission_denied=True,
+                ):
+                    yield {path for _change, path in changes}
+                    if [f for f in folders if f.is_dir()] != present:
+                        break  # a folder went or came back: watch the ones there anew
+            except FileNotFoundError:  # a folder went between the look and the watch
+                yield set()
+                stop.wait(tick_seconds)
 
     return source

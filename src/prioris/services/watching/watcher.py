@@ -26,6 +26,8 @@ from prioris.services.watching.paths import (
     is_wanted,
     pdfs_under,
     signature,
+    walkable,
+    within,
 )
 from prioris.services.watching.settle import Seen, SettleQueue
 from prioris.services.watching.source import ChangeSource
@@ -82,6 +84,7 @@ class FolderWatcher:
         self._queue = SettleQueue(settle_seconds, clock, self._failed)
         self._zotero_signature: tuple[tuple[int, int] | None, ...] | None = None
         self._zotero_changed_at: float | None = None
+        self._gone: set[Path] = set()  # watched folders not there at the last look
 
     @property
     def _waiting(self) -> dict[Path, Seen]:
@@ -107,6 +110,7 @@ class FolderWatcher:
                     self.on_ready()
             if stop.is_set():
                 break
+            self._follow_folders()
             self._follow_zotero()
             self._ingest_settled(stop)
             if stop.is_set():
@@ -131,12 +135,14 @@ class FolderWatcher:
         moved in is walked (a move brings one event for the folder, none for its files)."""
         if is_ignored_name(path.name):
             return
-        if path.is_dir():
+        if walkable(path):  # a folder moved in (a link to one is not followed: the scan's rule)
             if not hidden_below(path, self.folders):
                 for pdf in pdfs_under(path, self.folders):
                     self._queue.observe(pdf)
             return
-        if is_wanted(path, self.folders):
+        if path.is_dir():
+            return
+        if is_wanted(path, self.folders) and within(path, self.folders):
             self._queue.observe(path)
 
     def _ingest_settled(self, stop: threading.Event) -> None:
@@ -149,7 +155,9 @@ class FolderWatcher:
             if stop.is_set():
                 return
             group = [
-                p for p in ready[start : start + self.batch_size] if self._queue.still_settled(p)
+                p
+                for p in ready[start : start + self.batch_size]
+                if self._queue.still_settled(p) and within(p, self.folders)  # no link swapped in
             ]
             if group:
                 self._ingest_group(group)
@@ -194,6 +202,29 @@ class FolderWatcher:
         self.stats.count(action)
         if self.on_action is not None:
             self.on_action(action)
+
+    # -- the watched folders themselves -------------------------------------------------
+    def _follow_folders(self) -> None:
+        """A watched folder that disappeared (an unmounted drive, a synced folder removed)
+        is said once (``folder_gone``); when it is back it is said again
+        (``folder_back``) and scanned as at the start, so what was added meanwhile is
+        ingested. The change source watches it again itself (:mod:`.source`)."""
+        for folder in self.folders:
+            present = folder.is_dir()
+            if not present and folder not in self._gone:
+                self._gone.add(folder)
+                self._emit(
+                    WatchAction(
+                        "folder_gone",
+                        str(folder),
+                        reason="the watched folder is gone; watching for it to come back",
+                    )
+                )
+            elif present and folder in self._gone:
+                self._gone.discard(folder)
+                self._emit(WatchAction("folder_back", str(folder), reason="watched again"))
+                for path in pdfs_under(folder, self.folders):
+                    self._queue.observe(path)
 
     # -- Zotero ------------------------------------------------------------------------
     def _zotero_stat(self) -> tuple[tuple[int, int] | None, ...]:
