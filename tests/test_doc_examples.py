@@ -231,7 +231,21 @@ def _build_home(home: Path) -> None:
             "year": 2021,
         },
     ]
+    records.append(  # what the evidence and cite-check examples quote
+        {
+            "_id": "statins-2019",
+            "title": "Statins in older adults",
+            "authors": ["Ana Ruiz"],
+            "year": 2019,
+            "text": "OBJECTIVE To determine whether statins change mortality in older adults. "
+            "We followed 4,000 patients over 70 for five years. Statin therapy cut "
+            "cardiovascular mortality by 20% in adults over 70. Muscle pain was rare.",
+        }
+    )
     (home / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    claim = "Statin therapy cut cardiovascular mortality by 20% in adults over 70."
+    pair = {"id": 1, "claim": claim, "work_id": "ruiz2019statins"}
+    (home / "draft-citations.jsonl").write_text(json.dumps(pair) + "\n")
     (home / "queries.jsonl").write_text('{"_id": "q1", "text": "protein folding"}\n')
     (home / "abstract.txt").write_text("CRISPR screens find regulators of T cell exhaustion.")
     for folder in (

@@ -22,6 +22,7 @@ from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
 from prioris.models import Work
 from prioris.services.catalog_export import check_format, cite_works, render_export
 from prioris.services.catalog_labels import filter_names, label_condition, with_labels
+from prioris.services.citation_keys import work_by_citation_key
 from prioris.services.downloads import download_name
 from prioris.storage import documents as document_store
 from prioris.storage import labels as label_store
@@ -79,6 +80,9 @@ class Catalog:
                     found = work_store.find_by_alias_prefix(self.conn, ident.canonical)
                 if found:
                     return found
+            found = work_by_citation_key(self.conn, text)
+            if found:
+                return found
         raise NotFoundError(f"no work {text!r} in the library")
 
     def check_source(self, source: str) -> None:

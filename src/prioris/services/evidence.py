@@ -10,17 +10,12 @@ work a check names by id, alias, DOI or citation key.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prioris.errors import InvalidRequestError, NotFoundError
+from prioris.errors import InvalidRequestError
 from prioris.export.keys import citation_key
-from prioris.storage import works as work_store
 from prioris.strings import without_surrogates
-
-# a generated key: family name, year (or nd), first significant title word
-_GENERATED_KEY = re.compile(r"([a-z]*)(\d{4}|nd)([a-z0-9]*)")
 
 
 class EvidenceService:
@@ -88,24 +83,9 @@ class EvidenceService:
         return {**answer, **{k: v for k, v in item.items() if k not in answer}}
 
     def resolve(self, text: str) -> str:
-        """The stored work a check names: any id, alias or identifier the library resolves,
-        a .bib key of an imported entry, or the citation key ``export`` gives a work."""
-        text = without_surrogates(text or "").strip()
-        try:
-            return str(self.catalog.resolve_work_id(text))
-        except NotFoundError:
-            pass
-        try:
-            return str(self.catalog.resolve_work_id(f"bibtex:{text}"))
-        except NotFoundError:
-            pass
-        match = _GENERATED_KEY.fullmatch(text.lower())
-        if match is not None:
-            year = None if match.group(2) == "nd" else int(match.group(2))
-            for work_id in self._works_of_year(year):
-                if self._key(work_id) == text:
-                    return work_id
-        raise NotFoundError(f"no work {text!r} in the library (by id, DOI or citation key)")
+        """The stored work a check names: any id, alias, identifier or citation key the
+        library resolves (:meth:`prioris.services.catalog.Catalog.resolve_work_id`)."""
+        return str(self.catalog.resolve_work_id(text))
 
     # -- helpers -------------------------------------------------------------------------
     @staticmethod
@@ -113,10 +93,6 @@ class EvidenceService:
         if not isinstance(claim, str) or not claim.strip():
             raise InvalidRequestError("a claim or question is required")
         return without_surrogates(claim)  # its length is checked as a search query's
-
-    def _works_of_year(self, year: int | None) -> list[str]:
-        with self.catalog.lock:
-            return work_store.ids_of_year(self.catalog.conn, year)
 
     def _key(self, work_id: str) -> str:
         return citation_key(self.catalog.get_work(work_id))
