@@ -115,6 +115,23 @@ def test_the_same_sentence_in_two_works_comes_once_with_both(lib: Library) -> No
     assert text[other["start"] : other["end"]].startswith("Statin therapy reduced")
 
 
+def test_sentence_vectors_are_kept_between_calls(lib: Library) -> None:
+    embedder = lib.searcher.embedder
+    seen: list[int] = []
+    original = embedder.embed_passages
+
+    def counting(texts: Any) -> Any:
+        seen.append(len(texts))
+        return original(texts)
+
+    embedder.embed_passages = counting
+    first = lib.evidence(CLAIM, k=3)
+    assert sum(seen) > 0
+    seen.clear()
+    assert lib.evidence(CLAIM, k=3) == first  # the same answer, nothing embedded again
+    assert sum(seen) == 0
+
+
 def test_filters_narrow_the_works_quoted(lib: Library) -> None:
     items = lib.evidence(CLAIM, k=5, ids=["reefs"])["evidence"]
     assert {i["work_id"] for i in items} == {"reefs"}

@@ -10,6 +10,7 @@ work a check names by id, alias, DOI or citation key.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,11 +26,17 @@ class EvidenceService:
         self.searcher = searcher  # built on first use: it loads the model
         self.searching = searching  # the filters, as a search resolves them
         self.catalog = catalog  # works, ids and citation keys
+        self._kept: Any = None
+        self._lock = threading.Lock()
 
     def _finder(self) -> Any:
-        from prioris.search.evidence.finder import EvidenceFinder
+        """One finder for the library's life (it keeps recent sentence vectors)."""
+        with self._lock:
+            if self._kept is None:
+                from prioris.search.evidence.finder import EvidenceFinder
 
-        return EvidenceFinder(self.searcher())
+                self._kept = EvidenceFinder(self.searcher())
+            return self._kept
 
     def evidence(
         self,

@@ -15,6 +15,8 @@ sentence, and whether that sentence supports the claim at all (:data:`FOUND_COSI
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +29,7 @@ from prioris.search.evidence.sentences import Sentence, quotable_sentences
 from prioris.search.protocols import PageSpans, Passage, SearchFilters
 from prioris.search.sections import is_back_matter
 
+CACHED_VECTORS = 20_000  # sentence vectors kept between calls (~30 MB at 384 dimensions)
 PASSAGES = 10  # passages an evidence call reads (the pool of a few dozen sentences)
 CHECK_PASSAGES = 8  # a work's passages a citation check reads
 MAX_K = 50
@@ -115,10 +118,36 @@ class _Pool:
 
 
 class EvidenceFinder:
-    """Evidence over one search service (its backend and embedder)."""
+    """Evidence over one search service (its backend and embedder).
+
+    Sentence vectors are kept (by model and text, the last :data:`CACHED_VECTORS`): an
+    agent's claims on one topic meet the same sentences again, and embedding them is
+    most of an evidence call's cost."""
 
     def __init__(self, service: Any) -> None:
         self.service = service  # prioris.search.service.SearchService
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def _vectors(self, embedder: Any, texts: list[str]) -> np.ndarray:
+        """The sentences' vectors, the ones not seen lately embedded in one batch."""
+        model = str(getattr(embedder, "model_id", ""))
+        with self._cache_lock:
+            known = {t: self._cache.get((model, t)) for t in texts}
+        missing = list(dict.fromkeys(t for t, v in known.items() if v is None))
+        if missing:
+            fresh = np.asarray(embedder.embed_passages(missing), dtype=np.float32)
+            with self._cache_lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    known[text] = vector
+                    self._cache[(model, text)] = vector
+                while len(self._cache) > CACHED_VECTORS:
+                    self._cache.popitem(last=False)
+        with self._cache_lock:
+            for text in texts:
+                if (model, text) in self._cache:
+                    self._cache.move_to_end((model, text))
+        return np.vstack([known[t] for t in texts]).astype(np.float32, copy=False)
 
     def find(
         self,
@@ -189,8 +218,8 @@ class EvidenceFinder:
     def _rank(self, claim: str, pool: list[_Found]) -> list[tuple[ranking.Ranked, _Found]]:
         embedder = self.service.embedder
         query = embedder.embed_query(claim)
-        vectors = embedder.embed_passages([f.candidate.text for f in pool])
-        cosines = np.asarray(vectors, dtype=np.float32) @ np.asarray(query, dtype=np.float32)
+        vectors = self._vectors(embedder, [f.candidate.text for f in pool])
+        cosines = vectors @ np.asarray(query, dtype=np.float32)
         found = {id(f.candidate): f for f in pool}
         ranked = ranking.rank(claim, [f.candidate for f in pool], cosines)
         return [(r, found[id(r.candidate)]) for r in ranked]
