@@ -136,6 +136,17 @@ class SearchForm:
             evidence=params.get("evidence") in ("1", "on", "true"),
         )
 
+    def filters(self) -> dict[str, Any]:
+        """The Library's filter arguments (a search's and evidence's alike)."""
+        return {
+            "source": self.source or None,
+            "from_year": self.from_year,
+            "to_year": self.to_year,
+            "include_undated": self.undated,
+            "collections": self.collection or None,
+            "tags": self.tags or None,
+        }
+
     def params(self) -> dict[str, Any]:
         return {
             "q": self.q,
@@ -165,12 +176,7 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
             mode=form.mode,
             k=form.k,
             chunks=form.passages,
-            source=form.source or None,
-            from_year=form.from_year,
-            to_year=form.to_year,
-            include_undated=form.undated,
-            collections=form.collection or None,
-            tags=form.tags or None,
+            **form.filters(),
         )
     except PriorisError as exc:
         return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
@@ -191,12 +197,7 @@ async def run_evidence(library: Any, form: SearchForm, started: float) -> dict[s
             library.evidence,
             form.q,
             k=min(form.k, 50),
-            source=form.source or None,
-            from_year=form.from_year,
-            to_year=form.to_year,
-            include_undated=form.undated,
-            collections=form.collection or None,
-            tags=form.tags or None,
+            **form.filters(),
         )
     except PriorisError as exc:
         return {"error": exc.to_dict(), "hits": [], "took_ms": 0.0, "server_ms": 0.0}
