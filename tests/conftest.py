@@ -49,14 +49,23 @@ def shared_path(*parts: str) -> Path:
     """
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        message = (
-            f"needs the shared test material {path}, which is absent "
-            "(it lives in ../shared beside the clone)"
-        )
         if REQUIRE_SHARED:
-            pytest.fail(f"PRIORIS_REQUIRE_SHARED is set but the test {message}", pytrace=False)
-        pytest.skip(message)
+            pytest.fail(
+                f"PRIORIS_REQUIRE_SHARED is set but the test needs {path}, which is absent",
+                pytrace=False,
+            )
+        pytest.skip(shared_skip_reason(*parts))
     return path
+
+
+def shared_skip_reason(*parts: str) -> str:
+    """Why a test that needs ``../shared/<parts>`` skips, in words a user understands (the
+    place relative to the clone, never this machine's absolute path)."""
+    where = "/".join(("..", "shared", *parts))
+    return (
+        f"needs the shared test fixtures ({where}), which a user's clone does not have "
+        "(the project's maintainers keep them beside the clone)"
+    )
 
 
 def shared_path_or_none(*parts: str) -> Path | None:
