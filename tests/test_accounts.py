@@ -74,6 +74,34 @@ def test_bad_names_are_invalid(library: Any, name: str) -> None:
         library.add_account(name, "reader")
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ana\n",
+        "ana\r\n",
+        "ana\r",
+        " ana",
+        "ana ",
+        "\tana",
+        "a\x00na",
+        "ana\x7f",
+        "ana\x85",
+        "ana\u2028",
+        "an\x1ba",
+    ],
+)
+def test_names_with_control_characters_or_surrounding_space_are_refused(
+    library: Any, name: str
+) -> None:
+    """``$`` matched before a final newline: ``"ana\\n"`` was a second account that looks
+    like ``ana`` everywhere it is printed."""
+    with pytest.raises(InvalidRequestError, match="no control characters or surrounding"):
+        library.add_account(name, "reader")
+    assert library.accounts() == []
+    with pytest.raises(InvalidRequestError):
+        library.revoke_account(name)
+
+
 def test_bad_role_duplicate_and_unknown(library: Any) -> None:
     with pytest.raises(InvalidRequestError):
         library.add_account("dee", "owner")
