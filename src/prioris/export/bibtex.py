@@ -7,7 +7,8 @@ Choices (docs/usage.md, "Citations"):
   are escaped: ``\\ { } & % $ # _ ~ ^``;
 * in titles, words whose capitals must survive a style that lower-cases titles (an inner
   capital: ``BERT``, ``ImageNet``, ``GPT-3``, ``pH``) are wrapped in braces;
-* pages use ``--``; the month is the BibTeX macro (``mar``); keywords are comma-separated.
+* pages use ``--``; the month is the BibTeX macro (``mar``); keywords are comma-separated;
+* control characters (C0, DEL, C1) never reach the file; line breaks and tabs become spaces.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from prioris.export.names import (
     work_url,
 )
 from prioris.models import Work, display_title
+from prioris.text_clean import remove_controls
 
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -180,7 +182,9 @@ def bib_entry(work: Work, key: str) -> str:
         fields.append(("abstract", escape_latex(abstract)))
     lines = [f"@{bib_type}{{{key},"]
     for name, value in fields:
-        text = " ".join(value.split())
+        # no control character reaches the file, whatever field it came in by (an import,
+        # an edit, a provider): BibTeX tools stop on some, and a terminal obeys an ESC
+        text = " ".join(remove_controls(value).split())
         lines.append(f"  {name} = {text}," if name == "month" else f"  {name} = {{{text}}},")
     lines.append("}")
     return "\n".join(lines)
