@@ -41,19 +41,7 @@ def ingest_files(
     """Ingest the item's PDFs (or, without one, its web snapshot) into ``work_id``;
     returns the work to store the item in: a new item whose PDF another work already
     holds joins that work; a stored item stays where it is."""
-    for attachment in item.attachments:
-        if (
-            (attachment.missing or attachment.path is None)
-            and (is_pdf(attachment) or is_html(attachment))
-            and not attachment.missing.startswith("linked URL")  # a link, not a file
-        ):
-            report.files_missing.append(
-                {
-                    "key": item.key,
-                    "file": attachment.key,
-                    "reason": attachment.missing or "no file",
-                }
-            )
+    report.files_missing.extend(missing_files(item))
     owner = work_id
     for attachment in text_files(item):
         assert attachment.path is not None
@@ -69,7 +57,8 @@ def ingest_files(
             and entry.get("size") == stat["size"]
             and entry.get("mtime_ns") == stat["mtime_ns"]
         ):
-            continue  # ingested before, unchanged
+            report.files_missing.extend(failed_files(item, {attachment.key: entry}))
+            continue  # ingested (or refused) before, unchanged
         try:
             data = attachment.path.read_bytes()
         except OSError as exc:
@@ -101,6 +90,29 @@ def ingest_files(
         if new and result.id and owner == work_id:
             owner = result.id  # identical bytes another work holds: the item joins it
     return owner
+
+
+def missing_files(item: RefItem) -> list[dict[str, Any]]:
+    """The item's PDFs and web snapshots that are not on disk (not synced yet, a linked
+    file on another disk), as the report lists them: on every sync, not only the first,
+    since an unchanged item's file is still missing."""
+    return [
+        {"key": item.key, "file": attachment.key, "reason": attachment.missing or "no file"}
+        for attachment in item.attachments
+        if (attachment.missing or attachment.path is None)
+        and (is_pdf(attachment) or is_html(attachment))
+        and not attachment.missing.startswith("linked URL")  # a link, not a file
+    ]
+
+
+def failed_files(item: RefItem, files: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The item's files that a sync read and the ingest refused (their state keeps why),
+    and that have not changed since: still not in the library, so listed again."""
+    return [
+        {"key": item.key, "file": attachment.key, "reason": str(entry["error"])}
+        for attachment in text_files(item)
+        if (entry := files.get(attachment.key)) and entry.get("error")
+    ]
 
 
 def ingest_html(pipeline: IngestPipeline, item: RefItem, work_id: str, data: bytes) -> Any:

@@ -18,7 +18,7 @@ from prioris.errors import PriorisError
 from prioris.ingest.pipeline import IngestPipeline
 from prioris.refman.items import RefError, RefItem
 from prioris.services.refsync.apply import remove_item, save_state, store_item
-from prioris.services.refsync.files import IngestPdf, ingest_files
+from prioris.services.refsync.files import IngestPdf, failed_files, ingest_files, missing_files
 from prioris.services.refsync.plan import (
     fingerprint,
     gone,
@@ -113,8 +113,11 @@ class RefSync:
         with self.lock:
             work_id = holding_work(self.conn, item, state)
         if work_id is not None and is_unchanged(item, state, work_id, fp):
+            assert state is not None
             report.unchanged += 1
             report.works[item.key] = work_id
+            # what is still not in the library is listed again, not only the first time
+            report.files_missing.extend(missing_files(item) + failed_files(item, state.files))
             return
         new = work_id is None
         if work_id is None:
