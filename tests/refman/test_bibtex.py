@@ -20,7 +20,7 @@ from prioris.refman import fields
 from prioris.refman.bibtex import read_bibtex
 from prioris.refman.items import PDF, RefItem
 from prioris.text_clean import has_control
-from work_bounds import calls
+from work_bounds import calls, cpu_growth
 
 from conftest import shared_path
 
@@ -570,8 +570,9 @@ def _export(folder: Path, count: int) -> Path:
 
 
 def test_reading_costs_linear_work(tmp_path: Path) -> None:
-    """Four times the entries cost about four times the calls (an absolute link re-rooted,
-    an author list, a LaTeX title: nothing in an entry's reading depends on the others)."""
+    """Four times the entries cost about four times the calls, eight times the entries
+    about eight times the CPU (an absolute link re-rooted, an author list, a LaTeX title:
+    nothing in an entry's reading depends on the others)."""
     made = {}
     for count in (50, 200):
         bib = _export(tmp_path / str(count), count)
@@ -581,3 +582,6 @@ def test_reading_costs_linear_work(tmp_path: Path) -> None:
         assert errors == [] and len(items) == count
         assert sum(a.path is not None for i in items for a in i.attachments) == count // 2
     assert made[200] / made[50] < 6, made  # linear: about 4
+    # and in CPU time, which also sees work done inside C (a list searched per entry)
+    exports = {count: _export(tmp_path / f"cpu{count}", count) for count in (50, 400)}
+    assert cpu_growth(lambda count: read_bibtex(exports[count]), 50, factor=8) < 24  # ~8
