@@ -12,10 +12,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Hypothesis's default deadline (200 ms an example) and its "too slow" health check are
-# wall-clock bounds, which a loaded machine breaks at random: off for every property test
-# (tests/fuzz/conftest.py adds its own profiles on top, with no deadline either)
+# wall-clock bounds, which a loaded machine breaks at random: off for every property test.
+# tests/fuzz/conftest.py loads its own profiles (no deadline either); this module runs a
+# second time when a test module imports it (``from conftest import ...``), which must not
+# replace the fuzz profile then, hence the check.
 settings.register_profile("prioris", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("prioris")
+if settings.default.deadline is not None:
+    settings.load_profile("prioris")
 
 # ../shared beside the clone; PRIORIS_TEST_SHARED points elsewhere (a copy of the repo,
 # such as the one `make mutation` runs in, is not beside it)
