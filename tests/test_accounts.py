@@ -10,6 +10,7 @@ import pytest
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.services.accounts import role_allows
 from prioris.storage import accounts as store
+from prioris.storage.transaction import immediate
 
 
 @pytest.fixture
@@ -98,8 +99,16 @@ def test_names_with_control_characters_or_surrounding_space_are_refused(
     with pytest.raises(InvalidRequestError, match="no control characters or surrounding"):
         library.add_account(name, "reader")
     assert library.accounts() == []
-    with pytest.raises(InvalidRequestError):
-        library.revoke_account(name)
+
+
+def test_an_account_made_before_names_were_checked_whole_can_be_revoked(library: Any) -> None:
+    with library.lock, immediate(library.conn):
+        token = store.insert_account(library.conn, "ana\n", "admin", "2026-01-01T00:00:00Z")
+    assert library.authenticate(token).name == "ana\n"
+    with pytest.raises(NotFoundError):
+        library.revoke_account("ana")  # not the same account
+    assert library.revoke_account("ana\n").revoked_at
+    assert library.authenticate(token) is None
 
 
 def test_bad_role_duplicate_and_unknown(library: Any) -> None:

@@ -92,8 +92,12 @@ class Accounts:
             return store.count_active(self.conn)
 
     def revoke(self, name: str) -> Account:
-        """Revoke an account: its token stops working at the next request."""
-        check_name(name)
+        """Revoke an account: its token stops working at the next request.
+
+        The name is looked up as given, not checked: an account made before names were
+        checked whole (``"ana\\n"``) can still be revoked."""
+        if not isinstance(name, str) or not name:
+            raise InvalidRequestError("an account name is required")
         with self.lock, immediate(self.conn):
             account = store.get_account(self.conn, name)
             if account is None:
