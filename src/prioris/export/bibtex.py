@@ -8,7 +8,8 @@ Choices (docs/usage.md, "Citations"):
 * in titles, words whose capitals must survive a style that lower-cases titles (an inner
   capital: ``BERT``, ``ImageNet``, ``GPT-3``, ``pH``) are wrapped in braces;
 * pages use ``--``; the month is the BibTeX macro (``mar``); keywords are comma-separated;
-* control characters (C0, DEL, C1) never reach the file; line breaks and tabs become spaces.
+* control characters (C0, DEL, C1) never reach the file: each run becomes a space, as line
+  breaks and tabs do (other characters, a soft hyphen included, are written as they are).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from prioris.export.names import (
     work_url,
 )
 from prioris.models import Work, display_title
-from prioris.text_clean import remove_controls
 
 _LATEX_ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -44,6 +44,8 @@ _LATEX_ESCAPES = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile("|".join(re.escape(ch) for ch in _LATEX_ESCAPES))
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]+")
+"""C0 (tab and line ends included: a field is one line), DEL and C1: a space each run."""
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 BIBTEX_TYPES = {
     "article": "article",
@@ -184,7 +186,7 @@ def bib_entry(work: Work, key: str) -> str:
     for name, value in fields:
         # no control character reaches the file, whatever field it came in by (an import,
         # an edit, a provider): BibTeX tools stop on some, and a terminal obeys an ESC
-        text = " ".join(remove_controls(value).split())
+        text = " ".join(_CONTROLS.sub(" ", value).split())
         lines.append(f"  {name} = {text}," if name == "month" else f"  {name} = {{{text}}},")
     lines.append("}")
     return "\n".join(lines)
