@@ -4,6 +4,9 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export OMP_THREAD_LIMIT := 1
+# apt-get waits (five minutes) for another apt-get or an unattended upgrade to let go of
+# the dpkg lock, instead of failing the install at once
+APT_WAIT := -o DPkg::Lock::Timeout=300
 
 .PHONY: demo test setup system-deps lint bench fuzz clean mutation defects
 
@@ -16,7 +19,7 @@ $(BIN)/prioris: pyproject.toml
 system-deps:
 	@if ! command -v tesseract >/dev/null 2>&1 || ! tesseract --list-langs 2>/dev/null | grep -qx eng; then \
 		echo "installing tesseract-ocr (OCR for scanned pages)"; \
-		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tesseract-ocr tesseract-ocr-eng; \
+		$(SUDO) apt-get $(APT_WAIT) update -qq && $(SUDO) apt-get $(APT_WAIT) install -y -qq tesseract-ocr tesseract-ocr-eng; \
 	fi
 
 setup: system-deps $(BIN)/prioris

@@ -9,6 +9,8 @@ from setuptools import find_packages, setup
 # the data folders inside them are listed too, so setuptools ships their files as package
 # data without warning that it sees importable folders it was not told about
 DATA_PACKAGES = [
+    "prioris.interfaces.web.templates",
+    "prioris.interfaces.web.static",
     "prioris.migrations",
     "prioris.migrations.sqlite",
     "prioris.migrations.postgres",

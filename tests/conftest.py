@@ -10,6 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis's default deadline (200 ms an example) and its "too slow" health check are
+# wall-clock bounds, which a loaded machine breaks at random: off for every property test.
+# tests/fuzz/conftest.py loads its own profiles (no deadline either); this module runs a
+# second time when a test module imports it (``from conftest import ...``), which must not
+# replace the fuzz profile then, hence the check.
+settings.register_profile("prioris", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+if settings.default.deadline is not None:
+    settings.load_profile("prioris")
 
 # ../shared beside the clone; PRIORIS_TEST_SHARED points elsewhere (a copy of the repo,
 # such as the one `make mutation` runs in, is not beside it)
@@ -43,14 +53,23 @@ def shared_path(*parts: str) -> Path:
     """
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        message = (
-            f"needs the shared test material {path}, which is absent "
-            "(it lives in ../shared beside the clone)"
-        )
         if REQUIRE_SHARED:
-            pytest.fail(f"PRIORIS_REQUIRE_SHARED is set but the test {message}", pytrace=False)
-        pytest.skip(message)
+            pytest.fail(
+                f"PRIORIS_REQUIRE_SHARED is set but the test needs {path}, which is absent",
+                pytrace=False,
+            )
+        pytest.skip(shared_skip_reason(*parts))
     return path
+
+
+def shared_skip_reason(*parts: str) -> str:
+    """Why a test that needs ``../shared/<parts>`` skips, in words a user understands (the
+    place relative to the clone, never this machine's absolute path)."""
+    where = "/".join(("..", "shared", *parts))
+    return (
+        f"needs the shared test fixtures ({where}), which a user's clone does not have "
+        "(the project's maintainers keep them beside the clone)"
+    )
 
 
 def shared_path_or_none(*parts: str) -> Path | None:

@@ -10,6 +10,7 @@ import pytest
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.services.accounts import role_allows
 from prioris.storage import accounts as store
+from prioris.storage.transaction import immediate
 
 
 @pytest.fixture
@@ -72,6 +73,42 @@ def test_verify_without_cache_is_one_lookup(library: Any) -> None:
 def test_bad_names_are_invalid(library: Any, name: str) -> None:
     with pytest.raises(InvalidRequestError):
         library.add_account(name, "reader")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ana\n",
+        "ana\r\n",
+        "ana\r",
+        " ana",
+        "ana ",
+        "\tana",
+        "a\x00na",
+        "ana\x7f",
+        "ana\x85",
+        "ana\u2028",
+        "an\x1ba",
+    ],
+)
+def test_names_with_control_characters_or_surrounding_space_are_refused(
+    library: Any, name: str
+) -> None:
+    """``$`` matched before a final newline: ``"ana\\n"`` was a second account that looks
+    like ``ana`` everywhere it is printed."""
+    with pytest.raises(InvalidRequestError, match="no control characters or surrounding"):
+        library.add_account(name, "reader")
+    assert library.accounts() == []
+
+
+def test_an_account_made_before_names_were_checked_whole_can_be_revoked(library: Any) -> None:
+    with library.lock, immediate(library.conn):
+        token = store.insert_account(library.conn, "ana\n", "admin", "2026-01-01T00:00:00Z")
+    assert library.authenticate(token).name == "ana\n"
+    with pytest.raises(NotFoundError):
+        library.revoke_account("ana")  # not the same account
+    assert library.revoke_account("ana\n").revoked_at
+    assert library.authenticate(token) is None
 
 
 def test_bad_role_duplicate_and_unknown(library: Any) -> None:

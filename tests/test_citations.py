@@ -459,3 +459,34 @@ def test_citeproc_quirks_are_mended() -> None:
     assert "(Publication)" not in apa and "[PhD thesis]" in apa
     untitled = to_csl_json([Work(id="u")])[0]
     assert untitled["type"] == "document" and untitled["title"] == "Untitled"
+
+
+CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)])
+
+
+def test_no_control_character_reaches_a_bibtex_export() -> None:
+    """A control character in any field (a PDF's unmapped glyph, a pasted ESC sequence)
+    never reaches the .bib: BibTeX and biber stop on some, and a terminal showing the file
+    obeys an ESC. Between two words one leaves a space, as a line end does."""
+    dirty = "\x1b[31mBell\x07 \x00lab\x85s\x9b2J\x01"
+    work = Work(
+        id="doi:10.1000/x\x01y",
+        title=f"Deep {dirty} learning\x0b",
+        authors=[f"Ada {dirty}Love\x08lace", "Bob\x7f Smith"],
+        year=2020,
+        venue=f"Journal\x0c of {dirty}",
+        volume="1\x00",
+        issue="2\x1f",
+        pages="3\x1e-4",
+        publisher=f"Pub{dirty}",
+        type="article",
+        published="2020-03-01",
+        keywords=[f"k{dirty}", "two\x02"],
+        abstract=f"An abstract.\x00 With {dirty} inside.",
+        extra={"url": "https://example.org/\x1b[0m"},
+    )
+    text = to_bibtex([work])
+    assert not set(text) & (set(CONTROLS) - {"\n"}), repr(text)
+    (entry,) = parse_bib(text).entries
+    assert entry["volume"] == "1" and entry["number"] == "2" and entry["pages"] == "3\u20134"
+    assert "Deep" in entry["title"] and entry["title"].endswith("learning")

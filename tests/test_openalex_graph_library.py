@@ -208,7 +208,12 @@ def test_two_processes_taking_at_once_never_exceed_the_budget(settings: Any) -> 
 
     Library.open(settings, embedder=FakeEmbedder()).close()  # the tables exist
     location = str(settings.library_location)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    # this checkout's code first, the rest of the path kept (as the parent process has it)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")])),
+    }
     takers = [
         subprocess.Popen(
             [sys.executable, "-c", TAKER, location], env=env, stdout=subprocess.PIPE, text=True

@@ -25,9 +25,7 @@ from prioris.sources.jats import jats_to_markdown
 from prioris.sources.openalex import parse_openalex_work
 from prioris.sources.remote import RemoteSources
 
-from conftest import FAKE_PROVIDER_ENV, SHARED
-
-FIXTURES = SHARED / "fixtures" / "api"
+from conftest import FAKE_PROVIDER_ENV, shared_path
 
 ATOM = b"""<?xml version="1.0" encoding="UTF-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/"
@@ -215,12 +213,10 @@ def test_europepmc_search(body: bytes) -> None:
 
 # -- recorded answers: run when ../shared is there -------------------------------------------
 def _recorded(folder: str, pattern: str) -> list[Path]:
-    path = FIXTURES / folder
-    if not path.is_dir():
-        pytest.skip(f"shared material not available: {path}")
+    path = shared_path("fixtures", "api", folder)
     files = sorted(path.glob(pattern))
     if not files:
-        pytest.skip(f"no {pattern} under {path}")
+        pytest.skip(f"no {pattern} under ../shared/fixtures/api/{folder}")
     return files
 
 

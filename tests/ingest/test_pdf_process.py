@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 import pytest
 
@@ -80,10 +79,9 @@ def test_a_text_bomb_is_refused_by_its_count_before_mupdf_runs_it() -> None:
 def test_the_time_limit_holds_inside_one_page() -> None:
     """Counting off, MuPDF would spend minutes on this one page: it is killed at the limit."""
     limits = PdfLimits(max_page_text_runs=10**9, max_page_operations=10**9, time_limit_seconds=2.0)
-    started = time.monotonic()
-    with pytest.raises(ParseError, match="parse time limit"):
+    # stopped inside its one page: the parser was killed there, not at the page's end
+    with pytest.raises(ParseError, match=r"parse time limit \(stopped after 0 of 1 pages"):
         extract_pdf(text_bomb(3_000_000), limits=limits)
-    assert time.monotonic() - started < 15
 
 
 def test_the_page_limit_refuses_before_reading_pages() -> None:

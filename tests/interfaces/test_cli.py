@@ -182,3 +182,45 @@ def test_year_filters_say_what_they_leave_out(capsys, tmp_path: Path) -> None:  
     code, _, err = run(capsys, "search", "bigtable", "--source", "arxvi")
     assert code == 2
     assert "error [invalid_request]: unknown source 'arxvi'; known sources: arxiv" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("refs.csv", b"Title,Author,Year\nDeep learning,LeCun,2015\nAttention,Vaswani,2017\n"),
+        ("refs.xml", b'<?xml version="1.0"?>\n<records><record/></records>\n'),
+        ("notes.txt", b"some notes\nabout papers\n"),
+        ("library", b"PK\x03\x04\x14\x00\x00\x00binary zip"),
+    ],
+)
+def test_import_of_a_file_of_no_known_kind_says_so_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: bytes
+) -> None:
+    """Not handed to the JSONL reader, which said "not JSON" once per line of the file."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    code, out, err = run(capsys, "import", str(path))
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        f"error [invalid_request]: {name} is neither BibTeX, RIS nor JSONL records (by its "
+        "name and its first lines); `prioris import` reads .bib, .ris and .jsonl files"
+    ]
+    assert "Traceback" not in err and "not JSON" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "imported"),
+    [
+        ("records", b'{"_id": "w1", "title": "Peat", "text": "peat bogs"}\n', "1 imported"),
+        ("refs.txt", b"@article{a,\n  title = {Peat bogs},\n  year = 2020\n}\n", "1 added"),
+        ("refs", b"TY  - JOUR\nTI  - Peat bogs\nPY  - 2020\nER  - \n", "1 added"),
+    ],
+)
+def test_import_still_tells_each_kind_by_its_first_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: bytes, imported: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    code, out, err = run(capsys, "import", str(path))
+    assert code == 0, err
+    assert imported in out

@@ -57,6 +57,19 @@ def test_users_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2  # argparse refuses the role
 
 
+@pytest.mark.parametrize("name", ["eve\n", " eve", "eve\t", "e\x1b[31mve"])
+def test_users_add_refuses_control_characters_and_surrounding_space(
+    capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    code, out, err = run(capsys, "users", "add", name, "--role", "reader")
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and "error [invalid_request]" in lines[0]
+    assert "no control characters or surrounding spaces" in lines[0]
+    _, out, _ = run(capsys, "users", "list", "--json")
+    assert json.loads(out)["count"] == 0
+
+
 def test_audit(capsys: pytest.CaptureFixture[str]) -> None:
     with Library.open(load_settings(), embedder=FakeEmbedder()) as library:
         library.record_audit("ada", "delete", "w1", "mcp")

@@ -228,6 +228,31 @@ def test_a_mistyped_command_option_or_choice_gets_a_suggestion(
     assert code == 2 and one_error_line(err, "invalid_request").endswith(suggestion)
 
 
+@pytest.mark.parametrize(
+    ("argv", "refused", "suggestion"),
+    [
+        (["show", "--mode", "fts", "x"], "--mode", None),  # search's option, not show's
+        (["status", "--collection", "a"], "--collection", None),
+        (["delete", "--format", "ris", "x"], "--format", None),
+        (["users", "list", "--jsno"], "--jsno", "--json"),  # a sub-command's
+        (["export", "--fromat", "ris"], "--fromat", "--format"),
+    ],
+)
+def test_a_suggestion_is_an_option_of_that_command_never_the_refused_one(
+    capsys, argv: list[str], refused: str, suggestion: str | None
+) -> None:  # type: ignore[no-untyped-def]
+    """The top-level parser reports an unknown option, and every command's options were
+    candidates: ``show --mode`` said "did you mean '--mode'?", the option just refused."""
+    code, _, err = run(capsys, *argv)
+    line = one_error_line(err, "invalid_request")
+    assert code == 2 and f"unrecognized arguments: {refused}" in line
+    assert f"did you mean {refused!r}" not in line
+    if suggestion is None:
+        assert "did you mean" not in line
+    else:
+        assert line.endswith(f"did you mean {suggestion!r}?")
+
+
 def test_nothing_like_the_typo_suggests_nothing(capsys) -> None:  # type: ignore[no-untyped-def]
     code, _, err = run(capsys, "zzzzqqq")
     assert code == 2 and "did you mean" not in err

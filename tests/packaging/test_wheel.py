@@ -40,7 +40,8 @@ def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel, and what its build printed."""
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE", "NOTICE"):
         shutil.copy(REPO / name, source / name)
@@ -51,7 +52,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
         )
     out = tmp_path_factory.mktemp("dist")
-    _run(
+    done = _run(
         [
             sys.executable,
             "-m",
@@ -66,7 +67,32 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cwd=source,
     )
     (built,) = out.glob("prioris-*.whl")
-    return built
+    return built, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build: tuple[Path, str]) -> Path:
+    return build[0]
+
+
+def test_the_build_prints_no_packaging_warning(build: tuple[Path, str]) -> None:
+    """setuptools warns ("Package would be ignored") about a folder of data files that
+    Python could import but the configuration does not list, as the web app's templates
+    and static files were: `make demo` and `make test` then printed it on a fresh clone."""
+    warnings = [line for line in build[1].splitlines() if "warn" in line.lower()]
+    assert warnings == [], build[1]
+
+
+def test_the_wheel_ships_the_web_app_templates_and_static_files(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for folder in ("templates", "static"):
+        shipped = {n for n in names if n.startswith(f"prioris/interfaces/web/{folder}/")}
+        files = {
+            f"prioris/interfaces/web/{folder}/{p.name}"
+            for p in (REPO / "src/prioris/interfaces/web" / folder).iterdir()
+            if p.is_file()
+        }
+        assert files and shipped == files
 
 
 def test_the_wheel_ships_migrations_tokenizer_and_typing(wheel: Path) -> None:

@@ -7,7 +7,9 @@ Choices (docs/usage.md, "Citations"):
   are escaped: ``\\ { } & % $ # _ ~ ^``;
 * in titles, words whose capitals must survive a style that lower-cases titles (an inner
   capital: ``BERT``, ``ImageNet``, ``GPT-3``, ``pH``) are wrapped in braces;
-* pages use ``--``; the month is the BibTeX macro (``mar``); keywords are comma-separated.
+* pages use ``--``; the month is the BibTeX macro (``mar``); keywords are comma-separated;
+* control characters (C0, DEL, C1) never reach the file: each run becomes a space, as line
+  breaks and tabs do (other characters, a soft hyphen included, are written as they are).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ _LATEX_ESCAPES = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile("|".join(re.escape(ch) for ch in _LATEX_ESCAPES))
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]+")
+"""C0 (tab and line ends included: a field is one line), DEL and C1: a space each run."""
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 BIBTEX_TYPES = {
     "article": "article",
@@ -209,7 +213,9 @@ def bib_entry(work: Work, key: str) -> str:
     bib_type, fields = merge_entry(work, _generated(work, kind), BIBTEX_TYPES[kind])
     lines = [f"@{bib_type}{{{key},"]
     for name, value in fields:
-        text = " ".join(value.split())
+        # no control character reaches the file, whatever field it came in by (an import,
+        # an edit, a provider): BibTeX tools stop on some, and a terminal obeys an ESC
+        text = " ".join(_CONTROLS.sub(" ", value).split())
         if month_macro(name, text):
             lines.append(f"  {name} = {text.lower()},")
         else:

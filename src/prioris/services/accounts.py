@@ -26,7 +26,7 @@ from prioris.storage import accounts as store
 from prioris.storage.accounts import ROLES, Account
 from prioris.storage.transaction import immediate
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 RANK = {"reader": 0, "writer": 1, "admin": 2}
 VERIFIED_CACHE = 256
 MAX_AUDIT_FIELD = 2_000
@@ -46,10 +46,21 @@ def check_role(role: str) -> str:
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME.match(name):
+    """``name`` when it is a valid account name, else InvalidRequestError.
+
+    The whole string must match (``fullmatch``): ``$`` alone also matches before a final
+    newline, which let ``"ana\\n"`` in, a name that then differs from ``ana`` in the audit
+    log and in every listing while looking the same.
+    """
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        odd = isinstance(name, str) and (
+            name != name.strip() or any(not c.isprintable() for c in name)
+        )
         raise InvalidRequestError(
             "an account name is 1-64 characters: letters, digits, '.', '_', '-', '@', "
-            f"starting with a letter or digit (got {name!r})"
+            "starting with a letter or digit"
+            + ("; no control characters or surrounding spaces" if odd else "")
+            + f" (got {name!r})"
         )
     return name
 
@@ -81,8 +92,12 @@ class Accounts:
             return store.count_active(self.conn)
 
     def revoke(self, name: str) -> Account:
-        """Revoke an account: its token stops working at the next request."""
-        check_name(name)
+        """Revoke an account: its token stops working at the next request.
+
+        The name is looked up as given, not checked: an account made before names were
+        checked whole (``"ana\\n"``) can still be revoked."""
+        if not isinstance(name, str) or not name:
+            raise InvalidRequestError("an account name is required")
         with self.lock, immediate(self.conn):
             account = store.get_account(self.conn, name)
             if account is None:

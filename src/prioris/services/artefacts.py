@@ -31,10 +31,8 @@ from urllib.parse import quote
 from prioris.errors import (
     InvalidRequestError,
     NotFoundError,
-    UnsupportedProviderError,
 )
 from prioris.identifiers import (
-    parse_identifier,
     provider_of_source,
     reference_identifier,
     source_of_provider,
@@ -44,6 +42,7 @@ from prioris.search.protocols import SearchFilters
 from prioris.search.service import SearchResponse, SearchService
 from prioris.services.catalog import Catalog
 from prioris.services.reading import StoredText
+from prioris.services.resolving import resolve_identifier
 from prioris.storage import artefacts as store
 from prioris.storage import documents as document_store
 from prioris.storage import works as work_store
@@ -102,36 +101,9 @@ class Artefacts:
         raise NotFoundError(f"nothing stored for {where}")
 
     def resolve_identifier(self, text: str, format: str | None = None) -> dict[str, Any]:
-        """Which provider serves ``text``, its canonical id, whether the library holds it,
-        and (for arXiv and Europe PMC ids) PriorisMCP's resolution under ``"result"``.
-
-        DOIs go through the resolver (allowlisted hosts only) and OpenAlex ids to their
-        arXiv id or PMCID; text that is no identifier at all is unsupported_provider.
-        """
-        try:
-            ident = parse_identifier(text)
-        except InvalidRequestError as exc:
-            raise UnsupportedProviderError(exc.message) from exc
-        if ident.scheme in ("doi", "openalex"):
-            ident = self.remote().resolve(ident)
-        result = None
-        if ident.scheme in ("arxiv", "europepmc"):
-            result = self.remote().resolve_full_text(ident, format)
-        work_id = None
-        for candidate in (text, ident.canonical):
-            try:
-                work_id = self.catalog.resolve_work_id(candidate)
-                break
-            except (NotFoundError, InvalidRequestError):
-                continue
-        return {
-            "result": result,
-            "input": text,
-            "id": ident.canonical,
-            "provider": ident.scheme,
-            "in_library": work_id is not None,
-            "work_id": work_id,
-        }
+        """Which provider serves ``text`` and whether the library holds it (offline too):
+        :func:`prioris.services.resolving.resolve_identifier`."""
+        return resolve_identifier(self.catalog, self.remote, text, format)
 
     def name_of(self, work_id: str) -> tuple[str, str]:
         """(provider, identifier) of a stored work, in PriorisMCP's terms."""

@@ -59,6 +59,12 @@ class _Version(argparse.Action):
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors share one exit path."""
 
+    words: Sequence[str] = ()  # what this parser was given: where a suggestion comes from
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self.words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise InvalidRequestError(f"{self.prog}: {message}{_did_you_mean(self, message)}")
 
@@ -78,8 +84,27 @@ def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
     return found
 
 
+def _command_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser | None:
+    """The parser of the command the words given to ``parser`` name (``users add``), or
+    None when they name none."""
+    current, found = parser, False
+    for word in getattr(parser, "words", ()):
+        subparsers = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subparsers:
+            break
+        if word in subparsers[0].choices:
+            current, found = subparsers[0].choices[word], True
+    return current if found else None
+
+
 def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
-    """``; did you mean 'status'?`` for a mistyped command, choice or option."""
+    """``; did you mean 'status'?`` for a mistyped command, choice or option.
+
+    An unknown option is matched against the options of the command it was given to (the
+    top-level parser reports it, so every command's options would otherwise be candidates):
+    ``show --mode`` must not suggest ``--mode``, an option of ``search`` that ``show``
+    just refused. The refused word itself is never suggested.
+    """
     choice = _INVALID_CHOICE.search(message)
     if choice:
         word, options = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
@@ -87,9 +112,17 @@ def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
         unknown = _UNRECOGNIZED.search(message)
         if not unknown or not unknown.group(1).startswith("-"):
             return ""
-        word, options = unknown.group(1).split("=", 1)[0], sorted(_option_strings(parser))
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+        command = _command_parser(parser)
+        scope = (
+            set(command._option_string_actions) | set(parser._option_string_actions)
+            if command is not None
+            else _option_strings(parser)
+        )
+        word, options = unknown.group(1).split("=", 1)[0], sorted(scope)
+    # compared without their dashes, which every option shares ("--mode" is no "--db")
+    names = {option.lstrip("-"): option for option in options if option != word}
+    close = difflib.get_close_matches(word.lstrip("-"), list(names), n=1, cutoff=0.6)
+    return f"; did you mean {names[close[0]]!r}?" if close else ""
 
 
 def _shown_location(settings: Any) -> str:

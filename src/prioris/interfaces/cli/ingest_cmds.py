@@ -128,9 +128,9 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
-    from prioris.interfaces.cli.refman_cmds import cmd_import_references, reference_format
+    from prioris.interfaces.cli.refman_cmds import cmd_import_references, import_format
 
-    if reference_format(args.file) is not None:
+    if import_format(args.file) != "jsonl":
         return cmd_import_references(args, ctx)
     library = ctx.library()
     records = library.read_jsonl(args.file)

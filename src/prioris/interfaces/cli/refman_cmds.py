@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from prioris.errors import InvalidRequestError
 from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
 from prioris.interfaces.cli.progress import Follower, bar, wants_progress
 
@@ -112,24 +113,47 @@ def cmd_zotero_sync(args: argparse.Namespace, ctx: CliContext) -> int:
     return print_report(ctx, report, json_output=args.json)
 
 
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
 def reference_format(path: Path) -> str | None:
     """``bibtex`` or ``ris`` for a reference file (by its extension, else its first
-    bytes), None for anything else (JSONL records)."""
+    bytes), None for anything else (JSONL records, or a file of none of the three kinds:
+    :func:`import_format` tells those apart)."""
+    kind = import_format(path, strict=False)
+    return kind if kind in ("bibtex", "ris") else None
+
+
+def import_format(path: Path, *, strict: bool = True) -> str:
+    """``bibtex``, ``ris`` or ``jsonl`` for what ``prioris import`` was given: by its
+    extension, else by its first bytes.
+
+    A file that starts like none of the three (a CSV, an XML file, plain text) is refused
+    in one line (InvalidRequestError) instead of reaching the JSONL reader, which would
+    report every one of its lines as "not JSON". With ``strict`` off it is ``unknown``.
+    """
     known = REFERENCE_SUFFIXES.get(path.suffix.lower())
-    if known or path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+    if known:
         return known
+    if path.suffix.lower() in JSONL_SUFFIXES:
+        return "jsonl"
     try:
         with path.open("rb") as handle:
             head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
     except (OSError, UnicodeError, ValueError):
-        return None  # the JSONL reader says what is wrong with the file (or its name)
-    if head.startswith((b"{", b"[")):
-        return None  # JSON records
+        return "jsonl"  # the JSONL reader says what is wrong with the file (or its name)
+    if not head or head.startswith((b"{", b"[", b"%PDF")):
+        return "jsonl"  # JSON records (or a PDF, which the JSONL reader points to ingest)
     if re.search(rb"^TY  - ", head, re.MULTILINE):
         return "ris"
     if re.search(rb"^\s*@\s*[A-Za-z]+\s*[{(]", head, re.MULTILINE):
         return "bibtex"
-    return None
+    if not strict:
+        return "unknown"
+    raise InvalidRequestError(
+        f"{path.name} is neither BibTeX, RIS nor JSONL records (by its name and its first "
+        "lines); `prioris import` reads .bib, .ris and .jsonl files"
+    )
 
 
 def cmd_import_references(args: argparse.Namespace, ctx: CliContext) -> int:

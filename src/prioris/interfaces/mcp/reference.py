@@ -299,3 +299,10 @@ class ResolveOut(_Out):
     provider: str = Field(description="Prioris: arxiv, europepmc, openalex, doi or file")
     in_library: bool
     work_id: str | None = Field(description="Prioris: the stored work this id refers to, if any")
+    provider_error: str | None = Field(
+        default=None,
+        description=(
+            "Prioris: why `result` is null for a work the library holds (the provider could "
+            "not be reached); `in_library` and `work_id` still answer"
+        ),
+    )

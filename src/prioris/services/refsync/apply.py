@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from prioris.ingest.pipeline import IngestPipeline
+from prioris.models import Work
+from prioris.provenance import LIST_FIELDS, fields_of
 from prioris.refman.items import RefItem
 from prioris.services.refsync.items import origin_record, work_of
 from prioris.services.refsync.plan import holding_work, new_work_id
@@ -174,9 +176,30 @@ def remove_item(
             "DELETE FROM aliases WHERE alias = ? AND work_id = ?",
             (f"{source}:{state.key}", work_id),
         )
-        apply_records(conn, work_id, now())
+        base, base_origins = without_source(work, source)
+        apply_records(conn, work_id, now(), base=base, base_origins=base_origins)
         report.removed += 1
         report.kept.append({"key": state.key, "id": work_id})
+
+
+def without_source(work: Work, source: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The work's stored fields and origins without what ``source`` gave it: the base a
+    kept work is merged again on once that source's record is gone.
+
+    The merge takes a field no record has from the stored row, so the manager's venue or
+    year stayed after its item was trashed. A field whose origin was ``source`` is cleared
+    here instead and the records left fill it; only the title stays (a work has one)
+    when no record left gives another.
+    """
+    base = fields_of(work)
+    origins = dict(work.origins)
+    for name, origin in work.origins.items():
+        if origin != source or name not in base:
+            continue
+        del origins[name]
+        if name != "title":
+            base[name] = [] if name in LIST_FIELDS else None
+    return base, origins
 
 
 def only_from(conn: Any, work_id: str, source: str, mine: set[str]) -> bool:

@@ -42,19 +42,30 @@ class Pending:
 
 def report_missing(item: RefItem, report: SyncReport) -> None:
     """The item's PDFs and snapshots that have no file (a link is no missing file)."""
-    for attachment in item.attachments:
-        if (
-            (attachment.missing or attachment.path is None)
-            and (is_pdf(attachment) or is_html(attachment))
-            and not attachment.missing.startswith("linked URL")  # a link, not a file
-        ):
-            report.files_missing.append(
-                {
-                    "key": item.key,
-                    "file": attachment.key,
-                    "reason": attachment.missing or "no file",
-                }
-            )
+    report.files_missing.extend(missing_files(item))
+
+
+def missing_files(item: RefItem) -> list[dict[str, Any]]:
+    """The item's PDFs and web snapshots that are not on disk (not synced yet, a linked
+    file on another disk), as the report lists them: on every sync, not only the first,
+    since an unchanged item's file is still missing."""
+    return [
+        {"key": item.key, "file": attachment.key, "reason": attachment.missing or "no file"}
+        for attachment in item.attachments
+        if (attachment.missing or attachment.path is None)
+        and (is_pdf(attachment) or is_html(attachment))
+        and not attachment.missing.startswith("linked URL")  # a link, not a file
+    ]
+
+
+def failed_files(item: RefItem, files: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The item's files that a sync read and the ingest refused (their state keeps why),
+    and that have not changed since: still not in the library, so listed again."""
+    return [
+        {"key": item.key, "file": attachment.key, "reason": str(entry["error"])}
+        for attachment in text_files(item)
+        if (entry := files.get(attachment.key)) and entry.get("error")
+    ]
 
 
 def changed_files(
@@ -80,7 +91,8 @@ def changed_files(
             continue
         stat = {"size": info.st_size, "mtime_ns": info.st_mtime_ns}
         if entry and all(entry.get(k) == stat[k] for k in ("size", "mtime_ns")):
-            continue  # ingested before, unchanged
+            report.files_missing.extend(failed_files(item, {attachment.key: entry}))
+            continue  # ingested (or refused) before, unchanged
         try:
             sha = hashlib.sha256(read_regular(attachment.path, max_bytes)).hexdigest()
         except PriorisError as exc:

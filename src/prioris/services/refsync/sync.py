@@ -23,7 +23,9 @@ from prioris.services.refsync.files import (
     IngestPdf,
     Pending,
     changed_files,
+    failed_files,
     ingest_files,
+    missing_files,
     report_missing,
 )
 from prioris.services.refsync.plan import (
@@ -134,8 +136,11 @@ class RefSync:
         with self.lock:
             work_id, claimed = holding_work(self.conn, item, state)
         if work_id is not None and is_unchanged(item, state, work_id, fp):
+            assert state is not None
             report.unchanged += 1
             report.works[item.key] = work_id
+            # what is still not in the library is listed again, not only the first time
+            report.files_missing.extend(missing_files(item) + failed_files(item, state.files))
             return
         report.cut.extend(cuts)  # said when the item is stored, not on every unchanged sync
         files = dict(state.files) if state else {}
