@@ -25,7 +25,6 @@ from prioris.errors import ConfigurationError, IngestError
 from prioris.ingest.dask_runner import DaskRunner
 from prioris.ingest.fanout import prepare_pdf_task
 from prioris.ingest.ocr import TesseractOcr
-from prioris.ingest.prepared import CheckedPdf
 from prioris.ingest.tasks import InProcessRunner, start
 from prioris.ingest.worker_model import WorkerModel
 from prioris.library import Library
@@ -70,9 +69,7 @@ def _contents(library: Library) -> dict[str, Any]:
         "JOIN chunks_vec v ON v.chunk_id = c.id ORDER BY c.work_id, c.ordinal"
     ).fetchall()
     return {
-        "works": [
-            (*row[:6], hashlib.sha256((row[6] or "").encode()).hexdigest()) for row in works
-        ],
+        "works": [(*row[:6], hashlib.sha256((row[6] or "").encode()).hexdigest()) for row in works],
         "documents": conn.execute(
             "SELECT sha256, work_id, format, size_bytes, page_count, ocr_pages, path "
             "FROM documents ORDER BY sha256"
@@ -126,7 +123,7 @@ def test_the_cluster_setting_takes_local_n_or_a_scheduler_address() -> None:
     tcp = load_settings({"PRIORIS_MCP_CLUSTER": " tcp://10.0.0.5:8786 "}).cluster
     assert tcp == "tcp://10.0.0.5:8786"
     for bad in ("local:0", "local:two", "http://host:8786", "tcp://", "local:999"):
-        with pytest.raises(ConfigurationError, match="PRIORIS_MCP_CLUSTER .* local:N"):
+        with pytest.raises(ConfigurationError, match=r"PRIORIS_MCP_CLUSTER .* local:N"):
             load_settings({"PRIORIS_MCP_CLUSTER": bad})
 
 
@@ -352,3 +349,44 @@ def test_a_worker_killed_half_way_loses_nothing_and_doubles_nothing(
     works = [w[0] for w in after[1]["works"]]
     assert len(works) == len(set(works)) == len(papers)  # nothing doubled
     dask_client.wait_for_workers(2, timeout=120)  # the nanny restarted it for later tests
+
+
+def test_the_cli_ingests_imports_and_reindexes_on_a_cluster_with_the_real_model(
+    tmp_path: Path, dask_cluster: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--cluster`` end to end: the workers build the packaged model from its recipe
+    (the library's own model, from this machine's files) and the vectors are the ones
+    this process's model gives."""
+    import json
+
+    from prioris.interfaces.cli import main
+
+    address = _address(dask_cluster)
+    papers = _papers(tmp_path / "papers", count=2)
+    assert main(["ingest", "--cluster", address, "--json", *map(str, papers)]) == 0
+    ingested = json.loads(capsys.readouterr().out)["ingested"]
+    assert len(ingested) == 3 and all(r["chunks"] for r in ingested)
+    records = tmp_path / "records.jsonl"
+    records.write_text(
+        "\n".join(
+            json.dumps({"_id": f"r{i}", "title": f"Note {i}", "text": "Words. " * 9})
+            for i in range(3)
+        )
+        + "\n"
+    )
+    assert main(["import", "--cluster", address, str(records)]) == 0
+    assert "3 imported, 0 skipped, 0 failed" in capsys.readouterr().out
+    assert main(["reindex", "--cluster", address, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reindexed"] == 0  # nothing was stale
+    with Library.open(load_settings()) as library:
+        conn = library.conn
+        text = conn.dialect.text_sql("c.text")
+        row = conn.execute(
+            f"SELECT {text}, w.title, v.embedding FROM chunks c JOIN works w ON w.id = c.work_id "
+            "JOIN chunks_vec v ON v.chunk_id = c.id ORDER BY c.id LIMIT 1"
+        ).fetchone()
+        from prioris.ingest.embed import embedding_text
+
+        here = library.embedder.embed_passages([embedding_text(row[1], row[0])])[0]
+        assert np.allclose(np.frombuffer(row[2], dtype=np.float32), here, atol=1e-5)
+        assert library.status()["works"] == 6
