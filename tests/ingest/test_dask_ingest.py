@@ -11,6 +11,7 @@ import pickle
 import signal
 import threading
 import time
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -79,9 +80,12 @@ def _contents(library: Library) -> dict[str, Any]:
         "vectors": np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in vectors])
         if vectors
         else np.zeros((0, 0)),
-        "work_vectors": conn.execute(
-            "SELECT work_id, model FROM work_vectors ORDER BY work_id"
-        ).fetchall(),
+        "work_vectors": [
+            (work_id, model, hashlib.sha256(bytes(vector)).hexdigest())
+            for work_id, model, vector in conn.execute(
+                "SELECT work_id, model, embedding FROM work_vectors ORDER BY work_id"
+            ).fetchall()
+        ],
     }
 
 
@@ -108,6 +112,12 @@ def _summary(summary: Any) -> dict[str, Any]:
     for result in (*data["ingested"], *data["skipped"]):
         result["path"] = Path(result["path"]).name if result.get("path") else None
     return data
+
+
+def _complete(prepared: Any) -> None:
+    """A provider's abstract for the first paper (enrichment, which the vectors follow)."""
+    if prepared.work.title.startswith(ANIMALS[0]):
+        prepared.work = replace(prepared.work, abstract="Quokkas smile at tourists.")
 
 
 def _address(cluster: Any) -> str:
@@ -196,6 +206,7 @@ def test_pdfs_records_and_reindex_through_the_cluster_store_what_a_plain_run_sto
     for name, cluster in (("plain", None), ("dask", _address(dask_cluster))):
         with _open(tmp_path / name, FakeEmbedder(), cluster) as library:
             assert isinstance(library.pipeline.runner, DaskRunner if cluster else InProcessRunner)
+            library.ingester.complete = _complete  # the providers' record, in this process
             paths = library.ingest_paths(files)
             imported = library.import_records(records)
             again = library.import_records(records[:3])  # stored: skipped, not embedded
@@ -215,8 +226,9 @@ def test_pdfs_records_and_reindex_through_the_cluster_store_what_a_plain_run_sto
     _same(plain[3], dask[3])
     assert plain[4] == dask[4] > 0
     _same(plain[5], dask[5])
-    assert {m for _, m in dask[5]["work_vectors"]} == {"fake/next"}
+    assert {m for _, m, _ in dask[5]["work_vectors"]} == {"fake/next"}
     assert any(doc[5] for doc in dask[3]["documents"])  # the scanned page went through OCR
+    assert any(w[4] == "Quokkas smile at tourists." for w in dask[3]["works"])
 
 
 def test_the_fixture_pdfs_through_the_cluster_give_the_same_works(
