@@ -112,11 +112,45 @@ def _run(pdfs: list[Path], cluster: str | None, kill: bool) -> dict[str, Any]:
             library.close()
 
 
+def _plain_records(count: int) -> str:
+    """The in-process import's speed (to compare two source trees: the change must not
+    slow the one-machine path): ``count`` generated records with the fake model, then the
+    same again (all skipped), best of three."""
+    from prioris import Library
+    from prioris.embedding.fake import FakeEmbedder
+
+    records = [
+        {
+            "_id": f"r{i}",
+            "title": f"Title {i} of a record",
+            "year": 2000 + i % 20,
+            "text": f"Some words about thing {i}. " * 30,
+        }
+        for i in range(count)
+    ]
+    best = [float("inf"), float("inf")]
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = common.load_settings().with_library(Path(tmp) / "library.db")
+            with Library.open(settings, embedder=FakeEmbedder()) as library:
+                for at in (0, 1):
+                    started = time.perf_counter()
+                    library.import_records(records)
+                    best[at] = min(best[at], time.perf_counter() - started)
+    return f"{count} records in this process: first {best[0]:.2f} s, again {best[1]:.2f} s"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2, help="local:N workers (default 2)")
     parser.add_argument("--json", action="store_true", help="the figures as JSON")
+    parser.add_argument(
+        "--plain-records", type=int, metavar="N", help="only time N records imported here"
+    )
     args = parser.parse_args()
+    if args.plain_records:
+        print(_plain_records(args.plain_records))
+        return 0
     pdfs = _pdfs()
     if not pdfs:
         print("skipped: the shared fixture PDFs are missing", file=sys.stderr)
