@@ -120,6 +120,10 @@ def _complete(prepared: Any) -> None:
         prepared.work = replace(prepared.work, abstract="Quokkas smile at tourists.")
 
 
+def _note(stages: list[tuple[Any, ...]], path: str, stage: str, done: int, total: int) -> None:
+    stages.append((Path(path).name, stage, done, total))
+
+
 def _address(cluster: Any) -> str:
     return str(cluster.scheduler_address)
 
@@ -207,7 +211,12 @@ def test_pdfs_records_and_reindex_through_the_cluster_store_what_a_plain_run_sto
         with _open(tmp_path / name, FakeEmbedder(), cluster) as library:
             assert isinstance(library.pipeline.runner, DaskRunner if cluster else InProcessRunner)
             library.ingester.complete = _complete  # the providers' record, in this process
-            paths = library.ingest_paths(files)
+            stages: list[tuple[str, str, int, int]] = []
+            paths = library.ingest_paths(files, on_stage=partial(_note, stages))
+            if cluster:  # each file's stages, reported here as its results come back
+                for path in papers:
+                    mine = [s[1:] for s in stages if s[0] == path.name]
+                    assert mine[0][0] == "parse" and mine[-1] == ("index", 1, 1), mine
             imported = library.import_records(records)
             again = library.import_records(records[:3])  # stored: skipped, not embedded
             contents = _contents(library)
