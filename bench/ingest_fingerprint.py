@@ -45,24 +45,30 @@ def fingerprint(folder: Path, data_dir: Path) -> dict[str, Any]:
     with Library.open(data_dir=str(data_dir), enrich="off") as library:
         pdfs = sorted(folder.glob("*.pdf"))
         library.ingest_paths(pdfs)
-        conn = library.conn
-        text_sql = conn.dialect.text_sql("c.text")
-        works = {}
-        for work in sorted(library.list_works(), key=lambda w: w["id"]):
-            fields = {name: work.get(name) for name in FIELDS}
-            rows = conn.execute(
-                f"SELECT c.id, {text_sql}, c.page_start, c.page_end, c.char_start, c.char_end,"
-                " c.heading FROM chunks c WHERE c.work_id = ? ORDER BY c.ordinal",
-                (work["id"],),
-            ).fetchall()
-            passages = []
-            for chunk_id, *row in rows:
-                found = conn.execute(
-                    "SELECT embedding FROM chunks_vec WHERE chunk_id = ?", (chunk_id,)
-                ).fetchone()
-                passages.append(_passage_digest(row, found[0] if found else None))
-            works[work["id"]] = {**fields, "passages": passages}
-        return {"pdfs": len(pdfs), "works": works}
+        return {"pdfs": len(pdfs), "works": library_fingerprint(library)}
+
+
+def library_fingerprint(library: Any) -> dict[str, Any]:
+    """Each work of an open library: its fields and a digest of each passage and vector
+    (also what bench_dask_ingest.py compares between a plain and a cluster ingest)."""
+    conn = library.conn
+    text_sql = conn.dialect.text_sql("c.text")
+    works = {}
+    for work in sorted(library.list_works(), key=lambda w: w["id"]):
+        fields = {name: work.get(name) for name in FIELDS}
+        rows = conn.execute(
+            f"SELECT c.id, {text_sql}, c.page_start, c.page_end, c.char_start, c.char_end,"
+            " c.heading FROM chunks c WHERE c.work_id = ? ORDER BY c.ordinal",
+            (work["id"],),
+        ).fetchall()
+        passages = []
+        for chunk_id, *row in rows:
+            found = conn.execute(
+                "SELECT embedding FROM chunks_vec WHERE chunk_id = ?", (chunk_id,)
+            ).fetchone()
+            passages.append(_passage_digest(row, found[0] if found else None))
+        works[work["id"]] = {**fields, "passages": passages}
+    return works
 
 
 def main() -> int:

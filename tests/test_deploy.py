@@ -659,6 +659,25 @@ def _docker(words: list[str], where: str) -> None:
             assert name in services, f"{where}: no service {name}"
 
 
+def _dask(words: list[str], where: str) -> None:
+    """``dask scheduler|worker ...``: its options among those its ``--help`` lists (the
+    ``cluster`` extra's Dask, when installed)."""
+    assert words[1] in ("scheduler", "worker"), f"{where}: dask {words[1]}?"
+    if words[1] == "worker":
+        assert re.fullmatch(r"tcp://[\w.]+:\d+", words[2]), f"{where}: a scheduler address"
+    program = Path(sys.executable).parent / "dask"
+    if not program.exists():
+        return  # no Dask here to ask: the command alone is checked
+    listed = subprocess.run(
+        [str(program), words[1], "--help"], capture_output=True, text=True, timeout=60
+    ).stdout
+    for word in words[2:]:
+        if word.startswith("-"):
+            assert re.search(rf"(^|[\s,/]){re.escape(word)}([\s=,/]|$)", listed, re.M), (
+                f"{where}: dask {words[1]} has no option {word}"
+            )
+
+
 def _repo_paths(words: list[str], where: str) -> None:
     """Files of the checkout a line names (``prioris/deploy/...`` or, after ``cd
     deploy``, a file of deploy/) exist."""
@@ -709,6 +728,8 @@ def check_line(where: str, command: str) -> None:
         assert re.search(rf"^{extra.group(1)} = \[", pyproject, re.M), where
     elif name == "python":
         assert rest[1:3] == ["-m", "venv"], where
+    elif name == "dask":
+        _dask(rest, where)
     elif name == "useradd":
         assert rest[-1] == unit(UNITS[0])["User"][0], where
     elif name == "apt-get":
@@ -747,6 +768,8 @@ def test_the_line_checks_catch_a_wrong_line() -> None:
         "install -m 644 prioris/deploy/systemd/nowhere.service /etc/systemd/system/",
         "/opt/prioris/bin/pip install './prioris[nosuchextra]'",
         "rsync -a backups/ elsewhere:",
+        "dask worker tcp://10.0.0.1:8786 --no-such-option 1",
+        "dask cluster",
     ]
     if pg_bin() is not None:
         bad.append("pg_restore --no-such-option --dbname postgresql://x/y dump")

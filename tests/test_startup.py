@@ -22,6 +22,7 @@ MODEL = ("onnxruntime", "fastembed", "tokenizers")
 PDF = ("fitz", "pymupdf", "pytesseract", "PIL")
 WEB_AND_MCP = ("starlette", "uvicorn", "jinja2", "mcp", "prioris.interfaces.web")
 PROVIDERS = ("httpx", "prioris.sources.http", "pydantic")
+CLUSTER = ("dask", "distributed", "prioris.ingest.dask_runner")  # only with --cluster
 
 
 def _imported(*args: str, cwd: Path | None = None) -> set[str]:
@@ -52,7 +53,8 @@ def _loaded(names: set[str], prefixes: tuple[str, ...]) -> list[str]:
 def test_import_prioris_loads_nothing_heavy() -> None:
     names = _imported("-c", "import prioris")
     assert "prioris" in names
-    assert _loaded(names, FACADE + MODEL + PDF + WEB_AND_MCP + PROVIDERS + ("numpy",)) == []
+    heavy = FACADE + MODEL + PDF + WEB_AND_MCP + PROVIDERS + CLUSTER + ("numpy",)
+    assert _loaded(names, heavy) == []
 
 
 def test_the_public_names_still_come_from_prioris() -> None:
@@ -69,7 +71,7 @@ def test_the_public_names_still_come_from_prioris() -> None:
 def test_version_and_help_load_no_library() -> None:
     for argv in (["--version"], ["--help"]):
         names = _imported("-m", "prioris", *argv)
-        assert _loaded(names, FACADE + MODEL + PDF + WEB_AND_MCP + PROVIDERS) == [], argv
+        assert _loaded(names, FACADE + MODEL + PDF + WEB_AND_MCP + PROVIDERS + CLUSTER) == [], argv
 
 
 @pytest.fixture(scope="module")
@@ -99,4 +101,4 @@ def test_light_commands_load_no_model_pdf_web_or_providers(
 ) -> None:
     names = _imported("-m", "prioris", "--data-dir", str(small_library), *command)
     assert "prioris.library" in names  # it did open the library
-    assert _loaded(names, MODEL + PDF + WEB_AND_MCP + PROVIDERS) == [], command
+    assert _loaded(names, MODEL + PDF + WEB_AND_MCP + PROVIDERS + CLUSTER) == [], command

@@ -84,10 +84,12 @@ class Composition:
 
     def _open(self, embedder: Any) -> None:
         """What opening checks at once: the model fits the library's vector index."""
+        self.model_recipe: Any = None  # for a task worker (prioris.ingest.worker_model)
         if embedder is None:
-            from prioris.embedding import build_embedder
+            from prioris.embedding import build_embedder, embedder_recipe
 
             embedder = build_embedder(self.settings)
+            self.model_recipe = embedder_recipe(self.settings)
         self.embedder = embedder
         self.stale_on_open = chunk_store.ensure_vector_index(
             self.conn, embedder.model_id, embedder.dim
@@ -104,6 +106,8 @@ class Composition:
         searcher = self.built.get("searcher")
         if searcher is not None:
             searcher.close()
+        if hasattr(self.built.get("runner"), "close"):
+            self.built["runner"].close()  # a cluster this library started stops with it
         self.conn.close()
         self.storage.close()
 
@@ -116,6 +120,13 @@ class Composition:
         from prioris.ingest.ocr import TesseractOcr
 
         return TesseractOcr.from_settings(self.settings)
+
+    @_part
+    def runner(self) -> Any:
+        """Where ingest's preparing and embedding run (the ``cluster`` setting)."""
+        from prioris.ingest.tasks import runner_for
+
+        return runner_for(self.settings.cluster)
 
     @_part
     def pipeline(self) -> Any:
@@ -133,6 +144,8 @@ class Composition:
             now=self.now,
             pdf_limits=PdfLimits.from_settings(settings),
             write_lock=self.lock,
+            runner=self.runner,
+            model_recipe=self.model_recipe,
         )
 
     @_part

@@ -16,6 +16,11 @@ UNTITLED = "Untitled"
 # What part of a paper a chunk comes from (``chunks.section``): labelled at ingest from the
 # headings (:mod:`prioris.ingest.sections`). The back matter stays searchable but ranks
 # below a work's other passages, so a search shows what answers rather than boilerplate.
+WORK_TEXT_CHARS = 4000
+"""The head of a work without an abstract that its vector reads: well past the 256 word
+pieces MiniLM (the default model) reads, so the cut never shortens what it sees. Here, not
+in storage, because embedding it is a task a worker without the database runs."""
+
 SECTIONS = (
     "abstract",
     "body",

@@ -28,6 +28,8 @@ class RecordingRunner:
     """Runs each task in this thread on deep copies of its item and its value (what a
     runner in another process sees), recording which step ran."""
 
+    local = True  # in this thread: callbacks work (what is sent is copied all the same)
+
     def __init__(self) -> None:
         self.ran: list[str] = []
 

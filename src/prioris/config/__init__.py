@@ -10,7 +10,8 @@ function reading that area's variables: ``database`` (data directory, SQLite fil
 PostgreSQL URL, engine tuning, Zotero directories), ``model`` (the embedding model),
 ``providers`` (URLs, API key, request spacing, timeouts, OpenAlex cache and budget),
 ``servers`` (transport, host, ports, CORS, token, account limits), ``search`` (fusion,
-rerank, feedback) and ``limits`` (files, PDFs, OCR, records, queries); ``parsing`` holds the
+rerank, feedback), ``limits`` (files, PDFs, OCR, records, queries) and ``cluster`` (the
+Dask cluster ingest runs its tasks on); ``parsing`` holds the
 readers they share and ``settings`` composes :class:`Settings` from all the areas (it
 inherits them, so every field is a flat attribute such as ``settings.rrf_k``). The areas
 are plain dataclasses validated by their readers, whose messages name the variable, rather

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from prioris.config.cluster import ClusterSettings, cluster_settings
 from prioris.config.database import DatabaseSettings, database_settings, is_postgres_url
 from prioris.config.limits import InputLimits, input_limits
 from prioris.config.model import ModelSettings, model_settings
@@ -26,11 +27,17 @@ from prioris.errors import ConfigurationError
 
 
 # Fields come from the LAST base first: DatabaseSettings' data_dir and db_path (the two
-# without a default) open the field list, then the model, input limits, providers, servers
-# and search.
+# without a default) open the field list, then the model, input limits, providers, servers,
+# search and the cluster.
 @dataclass(frozen=True)
 class Settings(
-    SearchSettings, ServerSettings, ProviderSettings, InputLimits, ModelSettings, DatabaseSettings
+    ClusterSettings,
+    SearchSettings,
+    ServerSettings,
+    ProviderSettings,
+    InputLimits,
+    ModelSettings,
+    DatabaseSettings,
 ):
     """Everything configurable, with the defaults of SPEC section 2."""
 
@@ -71,6 +78,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         server_settings(env),
         model_settings(env),
         database_settings(env),
+        cluster_settings(env),
     ]
     return Settings(**{f.name: getattr(a, f.name) for a in areas for f in dataclasses.fields(a)})
 

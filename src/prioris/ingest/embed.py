@@ -11,13 +11,14 @@ import logging
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from prioris.embedding.base import Embedder
 from prioris.ingest.prepared import Prepared, StepProgress
-from prioris.storage import work_vectors as work_vector_store
+from prioris.models import WORK_TEXT_CHARS
 
 EMBED_STEP = 32  # chunks per embedding call when progress is reported (about 1 s on 2 cores)
 log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``-v`` shows it
@@ -34,7 +35,7 @@ def embedding_text(title: str, text: str) -> str:
 def work_text(title: str, abstract: str | None, markdown: str | None) -> str:
     """What a work's own vector embeds: its title and abstract, else the head of its
     text (a record whose text is its abstract, a paper whose abstract was not found)."""
-    head = (markdown or "")[: work_vector_store.WORK_TEXT_CHARS]
+    head = (markdown or "")[:WORK_TEXT_CHARS]
     return embedding_text(title or "", (abstract or "").strip() or head.strip())
 
 
@@ -96,6 +97,18 @@ def embed_task(
     of the documents (:func:`take_vectors` puts them on the caller's)."""
     embed_prepared(embedder, prepared, progress)
     return [(item.vectors, item.work_vector, item.work_text) for item in prepared]
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Any:
+    """Passages embedded as one task (reindex's batches, :mod:`prioris.ingest.reindex`)."""
+    return embedder.embed_passages(texts)
+
+
+def for_embedding(prepared: Sequence[Prepared]) -> list[Prepared]:
+    """Copies of the documents without their original bytes, which embedding never reads:
+    what an embedding task sent to a worker elsewhere carries (a PDF's bytes would
+    travel there for nothing)."""
+    return [replace(item, content=b"") for item in prepared]
 
 
 def take_vectors(prepared: Sequence[Prepared], vectors: Sequence[Vectors]) -> None:

@@ -86,6 +86,17 @@ class TesseractOcr:
         self._lock = threading.Lock()
         os.environ["OMP_THREAD_LIMIT"] = "1"  # reaches every tesseract child (see module doc)
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled for a task worker elsewhere: the settings, not the lock; the worker
+        checks its own tesseract before its first page."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_lock", "_checked")}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._checked = False
+        self._lock = threading.Lock()
+        os.environ["OMP_THREAD_LIMIT"] = "1"
+
     @classmethod
     def from_settings(cls, settings: Settings) -> TesseractOcr:
         """The engine configured by ``PRIORIS_MCP_OCR_LANGUAGES`` and the page timeout."""

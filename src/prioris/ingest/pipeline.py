@@ -23,11 +23,12 @@ from typing import Any
 
 from prioris.embedding.base import Embedder
 from prioris.errors import PriorisError, ServerUnavailableError
-from prioris.ingest.embed import embed_task, take_vectors
+from prioris.ingest.embed import embed_task, for_embedding, take_vectors
 from prioris.ingest.ocr import OcrEngine
-from prioris.ingest.prepare import CheckedPdf, Preparer
+from prioris.ingest.prepare import CheckedPdf, Preparer, record_sha256
 from prioris.ingest.prepared import IngestResult, Now, Prepared, StepProgress
 from prioris.ingest.tasks import InProcessRunner, TaskRunner, run_one
+from prioris.ingest.worker_model import Recipe, WorkerModel
 from prioris.ingest.write import Writer
 from prioris.models import Document, FullText, Page, Work
 
@@ -49,21 +50,24 @@ class IngestPipeline:
         pdf_limits: Any = None,
         write_lock: AbstractContextManager[Any] | None = None,
         runner: TaskRunner | None = None,
+        model_recipe: Recipe | None = None,
     ) -> None:
         # shared with the Library: parsing and embedding run outside it, writes inside
         self.write_lock = write_lock if write_lock is not None else threading.RLock()
         # where preparing and embedding run (:mod:`prioris.ingest.tasks`); writes stay here
         self.runner: TaskRunner = runner if runner is not None else InProcessRunner()
         self.embedder = embedder
+        # what the tasks embed and count tokens with: pickles as its recipe, built once per
+        # worker process elsewhere (:mod:`prioris.ingest.worker_model`)
+        self.model = WorkerModel(embedder, model_recipe)
         self.now = now
         self.writer = Writer(conn, self.write_lock, embedder, now, self.ensure_chunks)
         self.preparer = Preparer(
-            embedder.count_tokens,
+            self.model.count_tokens,
             ocr=ocr,
             ocr_mode=ocr_mode,
             max_file_bytes=max_file_bytes,
             pdf_limits=pdf_limits,
-            already_stored=self.writer.already_stored,
         )
 
     @property
@@ -112,6 +116,8 @@ class IngestPipeline:
         on_ocr: Callable[[int, int], None] | None = None,
     ) -> Prepared:
         """Parse a PDF (OCR where needed) into a work with its pages and chunks."""
+        if not self.runner.local:  # a callback cannot travel to a worker elsewhere
+            progress = on_ocr = None
         prepare = partial(
             self.preparer.prepare_pdf,
             path=path,
@@ -130,14 +136,26 @@ class IngestPipeline:
         return run_one(self.runner, self.preparer.prepare_metadata_only, work)
 
     def prepare_record(self, record: Any) -> Prepared:
-        return run_one(self.runner, self.preparer.prepare_record, record)
+        """A JSONL record prepared; chunked only if its text is not stored already."""
+        stored = self.already_stored(record_sha256(record)) is not None
+        return run_one(self.runner, partial(self.preparer.prepare_record, chunk=not stored), record)
 
     # -- embedding and committing --------------------------------------------------------
     def embed(self, prepared: Sequence[Prepared], progress: StepProgress | None = None) -> None:
         """Embed several documents together (:func:`~prioris.ingest.embed.embed_prepared`),
         as one task on the runner."""
-        task = partial(embed_task, self.embedder, progress=progress)
-        take_vectors(prepared, run_one(self.runner, task, prepared))
+        if self.runner.local:
+            task = partial(embed_task, self.model, progress=progress)
+            take_vectors(prepared, run_one(self.runner, task, prepared))
+            return
+        # elsewhere: no callback travels with the task; the stage is reported around it
+        total = sum(len(item.chunks) for item in prepared)
+        if progress is not None:
+            progress("embed", 0, total)
+        vectors = run_one(self.runner, partial(embed_task, self.model), for_embedding(prepared))
+        take_vectors(prepared, vectors)
+        if progress is not None:
+            progress("embed", total, total)
 
     def already_stored(self, sha256: str) -> str | None:
         return self.writer.already_stored(sha256)
@@ -196,7 +214,8 @@ class IngestPipeline:
             if new:
                 self.embed(new)
         except PriorisError:  # one task per document, each failing alone
-            each = self.runner.map(partial(embed_task, self.embedder), [[i] for i in new])
+            task = partial(embed_task, self.model)
+            each = self.runner.map(task, [for_embedding([i]) for i in new])
             for item, done in zip(new, each, strict=True):
                 try:
                     take_vectors([item], done.result())

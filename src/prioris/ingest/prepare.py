@@ -34,7 +34,13 @@ log = logging.getLogger("prioris.ingest.pipeline")  # the pipeline's name, as ``
 
 
 class Preparer:
-    """Parses and chunks documents with one library's model tokenizer, OCR and limits."""
+    """Parses and chunks documents with one library's model tokenizer, OCR and limits.
+
+    Its methods are the pipeline's preparing tasks, so a preparer must pickle for a worker
+    elsewhere (:mod:`prioris.ingest.tasks`): it holds the tokenizer through a
+    :class:`~prioris.ingest.worker_model.WorkerModel`, the OCR engine and settings values,
+    and nothing of the database; each method returns what it made and changes none of
+    its arguments (a worker's changes to its copies would be lost)."""
 
     def __init__(
         self,
@@ -44,14 +50,12 @@ class Preparer:
         ocr_mode: str,
         max_file_bytes: int,
         pdf_limits: Any,
-        already_stored: Callable[[str], str | None],
     ) -> None:
         self.count_tokens = count_tokens
         self.ocr = ocr
         self.ocr_mode = ocr_mode
         self.max_file_bytes = max_file_bytes
         self.pdf_limits = pdf_limits  # a PdfLimits; None: its defaults
-        self.already_stored = already_stored
 
     def chunks_for(
         self, work_id: str, markdown: str, spans: list[tuple[Page, int, int]]
@@ -162,9 +166,12 @@ class Preparer:
                 extra={"filename": Path(path).name} if path else {},
                 **meta.venue_fields(),
             )
-        else:
-            work.aliases = list(dict.fromkeys([*work.aliases, *meta.identifiers]))
-            work.abstract = work.abstract or meta.abstract  # a provider's abstract wins
+        else:  # a copy: the caller's work stays as it was (a worker's change is lost)
+            work = replace(
+                work,
+                aliases=list(dict.fromkeys([*work.aliases, *meta.identifiers])),
+                abstract=work.abstract or meta.abstract,  # a provider's abstract wins
+            )
         document = Document(
             sha256=sha,
             work_id=work.id,
@@ -215,21 +222,21 @@ class Preparer:
             text += f"\n\n## Abstract\n\n{work.abstract}"
         return self.prepare_pages(work, [Page(1, text.strip())] if text.strip() else [])
 
-    def prepare_record(self, record: Any) -> Prepared:
+    def prepare_record(self, record: Any, *, chunk: bool = True) -> Prepared:
         """A JSONL record (BEIR corpus format works as is) as a work with one text page.
 
         The record is validated first (:func:`prioris.ingest.records.validate_record`):
         a malformed one raises InvalidRequestError naming the field and the reason.
-        A record whose text is already stored is not chunked: when an import is run again
-        after a crash, tokenizing every stored record again was most of the cost of
-        skipping it (docs/benchmarks.md section 3 (e)).
+        ``chunk=False`` for a record whose text is already stored (the caller asks the
+        library, :func:`record_sha256`): when an import is run again after a crash,
+        tokenizing every stored record again was most of the cost of skipping it
+        (docs/benchmarks.md section 3 (e)).
         """
         valid = validate_record(record)
-        title = (valid.title or "").strip()
-        text = (valid.text or valid.abstract or "").strip()
+        markdown, document = _record_text(valid)
         work = Work(
             id=valid.id,
-            title=title,
+            title=(valid.title or "").strip(),
             authors=valid.author_list(),
             year=valid.year,
             venue=valid.venue,
@@ -237,20 +244,37 @@ class Preparer:
             source=str(valid.source or "import"),
             extra=dict(valid.metadata or {}),
         )
-        markdown = f"# {title}\n\n{text}" if title else text
-        content = markdown.encode("utf-8")
-        document = Document(
-            sha256=sha256_bytes(content),
-            work_id=valid.id,
-            format="text",
-            size_bytes=len(content),
-            page_count=1,
-            parser_version="text-1",
-        )
-        stored = self.already_stored(document.sha256) is not None
         prepared = self.prepare_pages(
-            work, [Page(1, markdown)], document=document, content=content, chunk=not stored
+            work,
+            [Page(1, markdown)],
+            document=document,
+            content=markdown.encode("utf-8"),
+            chunk=chunk,
         )
         if valid.collections is not None or valid.tags is not None:
             prepared.labels = {"collections": valid.collections, "tags": valid.tags}
         return prepared
+
+
+def _record_text(valid: Any) -> tuple[str, Document]:
+    """A validated record's Markdown and the text document it is stored as."""
+    title = (valid.title or "").strip()
+    text = (valid.text or valid.abstract or "").strip()
+    markdown = f"# {title}\n\n{text}" if title else text
+    content = markdown.encode("utf-8")
+    document = Document(
+        sha256=sha256_bytes(content),
+        work_id=valid.id,
+        format="text",
+        size_bytes=len(content),
+        page_count=1,
+        parser_version="text-1",
+    )
+    return markdown, document
+
+
+def record_sha256(record: Any) -> str:
+    """The sha256 a record's text is stored under (what :meth:`Preparer.prepare_record`
+    would store), for the already-stored check the caller makes before preparing it;
+    InvalidRequestError for a malformed record, as preparing it would raise."""
+    return _record_text(validate_record(record))[1].sha256

@@ -32,6 +32,7 @@ from prioris.ingest.prepared import CheckedPdf, IngestResult, Prepared, StepProg
 from prioris.models import Work
 
 if TYPE_CHECKING:
+    from prioris.ingest.fanout import FannedIngest
     from prioris.ingest.pipeline import IngestPipeline
 
 IMPORT_BATCH = 64
@@ -160,6 +161,14 @@ class IngestService:
         :meth:`ingest_pdf_bytes`); ``force`` re-extracts files whose bytes are stored."""
         if ocr_mode is not None and ocr_mode not in ("auto", "always", "never"):
             raise InvalidRequestError(f"ocr mode {ocr_mode!r} is not one of auto, always, never")
+        if not self.pipeline.runner.local:  # a cluster: many documents in flight
+            return self._fanned().run(
+                collect_pdfs(paths),
+                ocr_mode=ocr_mode,
+                force=force,
+                on_stage=on_stage,
+                on_file_done=on_file_done,
+            )
         summary = IngestSummary()
         for path in collect_pdfs(paths):
             stages = (
@@ -195,6 +204,10 @@ class IngestService:
         ``keep_results=False`` keeps only counts and failures in the summary, so memory
         stays flat however many records the file holds.
         """
+        if not self.pipeline.runner.local:  # a cluster: groups of records in flight
+            return self._fanned().import_records(
+                records, on_progress=on_progress, keep_results=keep_results, group=IMPORT_BATCH
+            )
         summary = IngestSummary(keep_results=keep_results)
         batch: list[tuple[str, Any]] = []
 
@@ -236,3 +249,15 @@ class IngestService:
                 flush()
         flush()
         return summary
+
+    def _fanned(self) -> FannedIngest:
+        """The ingest for a runner elsewhere (:mod:`prioris.ingest.fanout`)."""
+        from prioris.ingest.fanout import FannedIngest
+
+        runner = self.pipeline.runner
+        return FannedIngest(
+            self.pipeline,
+            max_file_bytes=self.max_file_bytes,
+            complete=self.complete,
+            window=getattr(runner, "window", 2),
+        )

@@ -18,7 +18,14 @@ A runner's contract, fit for ``client.map`` later:
 - ``fn`` and the items must be picklable for a runner in other processes (a module-level
   function or a :func:`functools.partial` of one); the in-process runner pickles nothing;
 - a task returns what it made: a runner elsewhere works on copies, so what a task changes
-  in its arguments is lost there.
+  in its arguments is lost there;
+- ``local`` says whether tasks run in this process on the very objects given: only then
+  may a task carry a callback (a progress bar's closure), which a worker elsewhere could
+  neither unpickle nor call back through.
+
+:class:`~prioris.ingest.dask_runner.DaskRunner` is the runner elsewhere; the pipeline
+keeps a few documents in flight on it at once (:func:`start` each, then their outcomes
+in order), where the in-process runner runs each as it is started.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ class Done(Protocol[R_co]):
 
 class TaskRunner(Protocol):
     """Runs the pipeline's tasks: in this thread, or elsewhere (see the module docstring)."""
+
+    local: bool
+    """True when tasks run in this process on the objects given (callbacks work)."""
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[Done[R]]:
         """``fn(item)`` for each item, one :class:`Done` per item in the items' order."""
@@ -68,6 +78,8 @@ class InProcessRunner:
     A caller that stops at a failed item never runs the items after it; an interrupt
     (``KeyboardInterrupt``, ``SystemExit``) is never held as an outcome."""
 
+    local = True
+
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[Done[R]]:
         for item in items:
             try:
@@ -80,3 +92,20 @@ class InProcessRunner:
 def run_one(runner: TaskRunner, fn: Callable[[T], R], item: T) -> R:
     """``fn(item)`` as one task on ``runner``: its value, or its exception raised here."""
     return next(iter(runner.map(fn, [item]))).result()
+
+
+def start(runner: TaskRunner, fn: Callable[[T], R], item: T) -> Done[R]:
+    """``fn(item)`` started as one task: the in-process runner runs it now, a runner
+    elsewhere only sends it, so several started before their outcomes are asked for run
+    side by side."""
+    return next(iter(runner.map(fn, [item])))
+
+
+def runner_for(cluster: str | None) -> TaskRunner:
+    """The runner the ``cluster`` setting names: in this thread when unset, else a Dask
+    cluster (``local:N`` or ``tcp://HOST:PORT``; Dask is imported only then)."""
+    if not cluster:
+        return InProcessRunner()
+    from prioris.ingest.dask_runner import DaskRunner
+
+    return DaskRunner(cluster)

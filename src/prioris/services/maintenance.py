@@ -77,4 +77,8 @@ class Maintenance:
         return self._reindexer().works(work_ids)
 
     def _reindexer(self) -> Reindexer:
-        return Reindexer(self.conn, self.lock, self.embedder)
+        """Embedding through the pipeline's task runner (a Dask cluster with ``cluster``)."""
+        pipeline = self.pipeline()
+        return Reindexer(
+            self.conn, self.lock, self.embedder, runner=pipeline.runner, model=pipeline.model
+        )

@@ -135,15 +135,16 @@ def insert_vectors(
     bump_vectors_version(conn)
 
 
-def stale_chunks(conn: Any, limit: int) -> list[dict[str, Any]]:
-    """Chunks without a vector of the current model, oldest first (for reindex); a
-    damaged passage is an error naming its work."""
+def stale_chunks(conn: Any, limit: int, *, after: int = 0) -> list[dict[str, Any]]:
+    """Chunks without a vector of the current model, oldest first, past the chunk id
+    ``after`` (for reindex, which reads ahead while batches are embedded); a damaged
+    passage is an error naming its work."""
     index = index_of(conn)
     rows = conn.execute(
         "SELECT c.id, c.text, c.work_id, w.title, w.source, w.year FROM chunks c "
-        "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL "
+        "JOIN works w ON w.id = c.work_id WHERE c.embedding_model IS NULL AND c.id > ? "
         "ORDER BY c.id LIMIT ?",
-        (limit,),
+        (after, limit),
     ).fetchall()
     keys = ("id", "text", "work_id", "title", "source", "year")
     found = [dict(zip(keys, row, strict=True)) for row in rows]

@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 
-WORK_TEXT_CHARS = 4000
-"""The head of a work without an abstract that its vector reads: well past the 256 word
-pieces MiniLM (the default model) reads, so the cut never shortens what it sees."""
+from prioris.models import WORK_TEXT_CHARS
+
 BATCH = 500  # ids per IN (...) list
 
 

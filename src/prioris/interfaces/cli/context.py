@@ -95,6 +95,26 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable JSON on stdout")
 
 
+def add_cluster_option(parser: argparse.ArgumentParser) -> None:
+    """``--cluster`` on the commands whose reading, OCR and embedding can run as Dask tasks
+    (ingest, import, reindex); :func:`use_cluster` applies it before the library opens."""
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run reading, OCR and embedding as Dask tasks: local:N (N worker processes "
+        "on this machine) or tcp://HOST:PORT (a running dask scheduler); the writes stay "
+        "in this process (default: PRIORIS_MCP_CLUSTER, else in this process)",
+    )
+
+
+def use_cluster(args: argparse.Namespace, ctx: CliContext) -> None:
+    """``--cluster`` over the ``cluster`` setting (a bad address: a usage error, exit 2)."""
+    if getattr(args, "cluster", None):
+        from prioris.config.cluster import check_cluster
+
+        ctx.settings = ctx.settings.with_overrides(cluster=check_cluster(args.cluster, "--cluster"))
+
+
 def add_label_flags(parser: argparse.ArgumentParser) -> None:
     """``--collection`` and ``--tag`` (repeatable) on the commands that filter works by
     the collections and tags a reference manager gave them (search, list, export)."""

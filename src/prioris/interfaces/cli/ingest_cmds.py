@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import NotFoundError, PriorisError
-from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
+from prioris.interfaces.cli.context import (
+    EXIT_ITEM_FAILED,
+    EXIT_OK,
+    CliContext,
+    add_cluster_option,
+    add_json_flag,
+    use_cluster,
+)
 from prioris.interfaces.cli.progress import IngestBars, bar, wants_progress
 from prioris.interfaces.cli.render import plural
 from prioris.interfaces.cli.terminal import terminal_safe
@@ -33,6 +40,7 @@ def add_ingest(sub: Any) -> None:
         help="parse files already stored again (say with --ocr always) and replace their "
         "stored text, pages and chunks (default: identical bytes are skipped)",
     )
+    add_cluster_option(p)
     add_json_flag(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -53,6 +61,7 @@ def add_import(sub: Any) -> None:
         metavar="FILE",
         help="FILE.bib, FILE.ris or FILE.jsonl",
     )
+    add_cluster_option(p)
     add_json_flag(p)
     p.set_defaults(func=cmd_import)
 
@@ -102,6 +111,7 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
             f"no PDF files in {where} (ingest takes PDFs and folders of them; "
             "`prioris import` takes JSONL records)"
         )
+    use_cluster(args, ctx)
     library = ctx.library()  # only now: nothing to ingest starts no library
     bars = IngestBars(len(files), show)
 
@@ -130,6 +140,7 @@ def cmd_ingest(args: argparse.Namespace, ctx: CliContext) -> int:
 def cmd_import(args: argparse.Namespace, ctx: CliContext) -> int:
     from prioris.interfaces.cli.refman_cmds import cmd_import_references, import_format
 
+    use_cluster(args, ctx)
     if import_format(args.file) != "jsonl":
         return cmd_import_references(args, ctx)
     library = ctx.library()

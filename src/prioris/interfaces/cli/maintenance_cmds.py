@@ -9,7 +9,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from prioris.interfaces.cli.context import EXIT_ITEM_FAILED, EXIT_OK, CliContext, add_json_flag
+from prioris.interfaces.cli.context import (
+    EXIT_ITEM_FAILED,
+    EXIT_OK,
+    CliContext,
+    add_cluster_option,
+    add_json_flag,
+    use_cluster,
+)
 from prioris.interfaces.cli.progress import Follower, bar, wants_progress
 from prioris.interfaces.cli.render import plural
 
@@ -60,6 +67,7 @@ def add_reindex(sub: Any) -> None:
         help="first drop the cached OpenAlex answers older than PRIORIS_MCP_OPENALEX_CACHE_DAYS "
         "and, past PRIORIS_MCP_OPENALEX_CACHE_MAX_BYTES, the oldest (writes do it as they go)",
     )
+    add_cluster_option(p)
     add_json_flag(p)
     p.set_defaults(func=cmd_reindex)
 
@@ -133,6 +141,7 @@ def _compact(library: Any, json_output: bool) -> dict[str, Any]:
 
 
 def cmd_reindex(args: argparse.Namespace, ctx: CliContext) -> int:
+    use_cluster(args, ctx)
     library = ctx.library()
     compacted = _compact(library, args.json) if getattr(args, "compact", False) else None
     if compacted is not None and not args.json:
