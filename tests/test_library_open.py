@@ -82,6 +82,8 @@ def test_every_setting_has_a_keyword(tmp_path: Path) -> None:
         "fusion_method": "rrf",
         "fusion_weights": (0.2, 0.8),
         "cors_origins": ("http://a.example",),
+        "cluster": "local:2",
+        "allowed_import_dirs": (tmp_path / "imports",),
         "http_allow_remote": True,
         "http_token": "t" * 20,
         "enrich": "off",
@@ -96,8 +98,8 @@ def test_every_setting_has_a_keyword(tmp_path: Path) -> None:
         "zotero_base_dir": Path("/papers/linked"),
     }
     for f in dataclasses.fields(Settings):
-        if f.name in ("db_path", "db_url"):
-            continue
+        if f.name in ("db_path", "db_url", "db_replicas"):
+            continue  # derived from db, or (replicas) only beside a postgresql:// db
         value = special.get(f.name)
         if value is None:
             value = samples[type(getattr(defaults, f.name))]

@@ -206,6 +206,7 @@ def test_arxiv_fetch_full_text_stores_then_parses(api: Api) -> None:
         "provider": "arxiv",
         "in_library": True,
         "work_id": fetched["id"],
+        "provider_error": None,
     }
     # the html format is not stored yet, so arXiv is asked and has none
     assert error(out["html"]).startswith("format_unavailable:")
