@@ -164,8 +164,6 @@ def test_the_mcp_snowball_tool_counts_the_callers_share(
     the guard puts it): the caller's share, then quota_exceeded as a tool error."""
     from types import SimpleNamespace
 
-    import anyio
-
     from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
     from prioris.interfaces.mcp_server import build_server
 
@@ -179,9 +177,20 @@ def test_the_mcp_snowball_tool_counts_the_callers_share(
     async def call() -> Any:
         return await mcp.call_tool("research_discovery_snowball", {"all": True}, context)
 
-    first = anyio.run(call)
+    first = run_outside_loop(call)
     assert not first.is_error and first.structured_content["requests"] == 1
-    refused = anyio.run(call)
+    refused = run_outside_loop(call)
     assert refused.is_error
     assert refused.content[0].text.startswith("quota_exceeded: account 'reader1'")
     assert len(server.paths) == 1
+
+
+def run_outside_loop(call: Any) -> Any:
+    """``anyio.run`` in a thread of its own: once a browser test has run, pytest-playwright
+    keeps an event loop running in the main thread (as interfaces/mcp_helpers does)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import anyio
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(anyio.run, call).result()
