@@ -97,7 +97,9 @@ def metrics(ranked: list[str], hidden: dict[str, int]) -> tuple[float, float]:
 
 def embedder(cached: bool = True) -> object:
     model = build_embedder(load_settings())
-    return CachingEmbedder(model, VectorStore(common.OUT / "embeddings.sqlite")) if cached else model
+    return (
+        CachingEmbedder(model, VectorStore(common.OUT / "embeddings.sqlite")) if cached else model
+    )
 
 
 def items(ids: list[str], docs: dict[str, tuple[str, str]], model: object) -> list[Item]:
@@ -130,8 +132,9 @@ def run_protocol() -> None:
         max_df=0.1,
         max_terms=20_000,
     )
-    ref_lib, ref_cand = ref.rows.take(range(len(library))), ref.rows.take(
-        range(len(library), len(library) + len(candidates))
+    ref_lib, ref_cand = (
+        ref.rows.take(range(len(library))),
+        ref.rows.take(range(len(library), len(library) + len(candidates))),
     )
     lib_dense, cand_dense = ranking.known_dense, ranking.candidate_dense
     similar = cand_dense @ lib_dense.T
@@ -151,17 +154,18 @@ def run_protocol() -> None:
             "svm-tfidf": lambda y=y: fit(ref_lib, y, c=0.01).scores(ref_cand),
             "centroid-tfidf": lambda y=y: ref_cand.dot(ref_lib.weighted_sum(y / y.sum())),
             "centroid-dense": lambda m=m: cand_dense @ lib_dense[m].mean(axis=0),
-            "rocchio-dense": lambda m=m: cand_dense
-            @ (lib_dense[m].mean(axis=0) - 0.5 * lib_dense[~m].mean(axis=0)),
+            "rocchio-dense": lambda m=m: (
+                cand_dense @ (lib_dense[m].mean(axis=0) - 0.5 * lib_dense[~m].mean(axis=0))
+            ),
             "knn3-dense": lambda m=m: knn(m),
             "knn3-pos-minus-neg-dense": lambda m=m: knn(m) - knn(~m),
             "svm-dense": lambda y=y: fit(DenseRows(lib_dense), y, c=ranking.c).scores(
                 DenseRows(cand_dense)
             ),
-            "fusion z(svm-dense)+z(svm-tfidf)": lambda y=y: z(
-                fit(DenseRows(lib_dense), y, c=ranking.c).scores(DenseRows(cand_dense))
-            )
-            + z(fit(ref_lib, y, c=0.01).scores(ref_cand)),
+            "fusion z(svm-dense)+z(svm-tfidf)": lambda y=y: (
+                z(fit(DenseRows(lib_dense), y, c=ranking.c).scores(DenseRows(cand_dense)))
+                + z(fit(ref_lib, y, c=0.01).scores(ref_cand))
+            ),
         }
         for name, method in methods.items():
             t = time.perf_counter()
@@ -173,8 +177,10 @@ def run_protocol() -> None:
                 ranked = [candidates[i] for i in np.argsort(-scores, kind="stable")[:20]]
             results[name].append(metrics(ranked, hidden))
     half = len(collections) // 2
-    print(f"{'method':36s} {'all R@20':>9s} {'nDCG@10':>8s}  {'A R@20':>7s} {'nDCG':>6s}"
-          f"  {'B R@20':>7s} {'nDCG':>6s}  {'s/coll':>6s}")
+    print(
+        f"{'method':36s} {'all R@20':>9s} {'nDCG@10':>8s}  {'A R@20':>7s} {'nDCG':>6s}"
+        f"  {'B R@20':>7s} {'nDCG':>6s}  {'s/coll':>6s}"
+    )
     for name, values in results.items():
         v = np.array(values)
         a, b, every = v[:half].mean(0), v[half:].mean(0), v.mean(0)

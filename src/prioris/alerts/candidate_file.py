@@ -66,9 +66,9 @@ def _record(record: dict[str, Any], where: str) -> Candidate:
     title = record.get("title")
     body = record.get("text") or record.get("abstract") or ""
     if not isinstance(ident, str | int) or not str(ident).strip():
-        raise InvalidRequestError(f"{where}: a record needs an \"_id\"")
+        raise InvalidRequestError(f'{where}: a record needs an "_id"')
     if not isinstance(title, str) or not isinstance(body, str):
-        raise InvalidRequestError(f"{where}: \"title\" and \"text\" must be strings")
+        raise InvalidRequestError(f'{where}: "title" and "text" must be strings')
     ids = [record[k] for k in ("doi", "arxiv", "pmid") if isinstance(record.get(k), str)]
     published = record.get("published") or record.get("year")
     return Candidate(
@@ -117,28 +117,54 @@ def _feed(text: str, path: Path) -> list[Candidate]:
     out: list[Candidate] = []
     for entry in root.iter(f"{_ATOM}entry"):
         link = next(
-            (e.get("href", "") for e in entry.findall(f"{_ATOM}link") if e.get("rel", "alternate") == "alternate"),
+            (
+                e.get("href", "")
+                for e in entry.findall(f"{_ATOM}link")
+                if e.get("rel", "alternate") == "alternate"
+            ),
             "",
         )
         ident = (entry.findtext(f"{_ATOM}id") or link).strip()
         body = entry.findtext(f"{_ATOM}summary") or entry.findtext(f"{_ATOM}content") or ""
-        out.append(_entry(ident, entry.findtext(f"{_ATOM}title"), body, link,
-                          entry.findtext(f"{_ATOM}published") or entry.findtext(f"{_ATOM}updated")))
+        out.append(
+            _entry(
+                ident,
+                entry.findtext(f"{_ATOM}title"),
+                body,
+                link,
+                entry.findtext(f"{_ATOM}published") or entry.findtext(f"{_ATOM}updated"),
+            )
+        )
     for item in root.iter("item"):  # RSS 2.0 (RSS 1.0's items are namespaced: also read)
         link = (item.findtext("link") or "").strip()
         ident = (item.findtext("guid") or link).strip()
-        out.append(_entry(ident, item.findtext("title"), item.findtext("description"), link,
-                          item.findtext("pubDate")))
+        out.append(
+            _entry(
+                ident,
+                item.findtext("title"),
+                item.findtext("description"),
+                link,
+                item.findtext("pubDate"),
+            )
+        )
     for item in root.iter("{http://purl.org/rss/1.0/}item"):
         link = (item.findtext("{http://purl.org/rss/1.0/}link") or "").strip()
         ident = item.get("{http://www.w3.org/1999/02/22-rdf-syntax-ns#}about") or link
-        out.append(_entry(ident, item.findtext("{http://purl.org/rss/1.0/}title"),
-                          item.findtext("{http://purl.org/rss/1.0/}description"), link,
-                          item.findtext("{http://purl.org/dc/elements/1.1/}date")))
+        out.append(
+            _entry(
+                ident,
+                item.findtext("{http://purl.org/rss/1.0/}title"),
+                item.findtext("{http://purl.org/rss/1.0/}description"),
+                link,
+                item.findtext("{http://purl.org/dc/elements/1.1/}date"),
+            )
+        )
     return [c for c in out if c.id and c.title][: MAX_CANDIDATES + 1]
 
 
-def _entry(ident: str, title: str | None, body: str | None, link: str, date: str | None) -> Candidate:
+def _entry(
+    ident: str, title: str | None, body: str | None, link: str, date: str | None
+) -> Candidate:
     return Candidate(
         id=ident,
         title=_plain(title),

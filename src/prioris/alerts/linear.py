@@ -80,7 +80,10 @@ class Stacked:
 
     def weighted_sum(self, row_weights: np.ndarray) -> np.ndarray:
         return np.concatenate(
-            [self.first.weighted_sum(row_weights), self.scale * self.second.weighted_sum(row_weights)]
+            [
+                self.first.weighted_sum(row_weights),
+                self.scale * self.second.weighted_sum(row_weights),
+            ]
         )
 
     def take(self, rows: Sequence[int] | np.ndarray) -> Stacked:

@@ -23,6 +23,7 @@ Nothing here reads storage or runs a model: items come with their vectors
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,9 +107,7 @@ def _surface(text: str) -> dict[str, str]:
     shown: dict[str, str] = {}
     for stem, word in zip(stemmed, plain, strict=False):
         shown.setdefault(stem, word)
-    for (a, b), (x, y) in zip(
-        zip(stemmed, stemmed[1:], strict=False), zip(plain, plain[1:], strict=False), strict=False
-    ):
+    for (a, b), (x, y) in zip(itertools.pairwise(stemmed), itertools.pairwise(plain), strict=False):
         shown.setdefault(f"{a} {b}", f"{x} {y}")
     return shown
 

@@ -16,6 +16,7 @@ which a ranking sees anyway: no labels are read here.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import unicodedata
@@ -68,7 +69,7 @@ def terms(text: str, *, pairs: bool = True, stem: bool = True) -> list[str]:
     """Words, and with ``pairs`` each two neighbouring words as one term ``"a b"``."""
     found = words(text, stem=stem)
     if pairs:
-        found += [f"{a} {b}" for a, b in zip(found, found[1:], strict=False)]
+        found += [f"{a} {b}" for a, b in itertools.pairwise(found)]
     return found
 
 
