@@ -48,8 +48,8 @@ def test_each_collection_ranks_its_own_candidate_first_with_why() -> None:
         ],
         k=3,
     )
-    assert [r.id for r in ranked["bees"]][0] == "c-bee"
-    assert [r.id for r in ranked["reefs"]][0] == "c-reef"
+    assert ranked["bees"][0].id == "c-bee"
+    assert ranked["reefs"][0].id == "c-reef"
     top = ranked["reefs"][0]
     why = top.why()
     # the nearest works are the collection's own, with their titles
