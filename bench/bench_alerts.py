@@ -23,6 +23,7 @@ the collection's TF-IDF centroid); the other methods tried are kept for the reco
 
     python bench/bench_alerts.py              # the protocol, every method
     python bench/bench_alerts.py --timing     # 5,000 candidates x 20 collections
+    python bench/bench_alerts.py --sweep      # the SVM's C on halves A and B
 
 Vectors come from the real model through the embedding cache (bench/out/embeddings.sqlite),
 so the first run embeds the corpus once (~15 minutes on a loaded 2-core machine).
@@ -190,6 +191,27 @@ def run_protocol() -> None:
         )
 
 
+def run_sweep() -> None:
+    """The shipped ranking for each C: picked on half A, reported on half B."""
+    docs = load(NFCORPUS)
+    collections = protocol(NFCORPUS / "qrels" / "dev.tsv")
+    library = sorted({d for _, shown, _ in collections for d in shown})
+    candidates = [d for d in sorted(docs) if d not in set(library)]
+    model = embedder()
+    lib_items, cand_items = items(library, docs, model), items(candidates, docs, model)
+    half = len(collections) // 2
+    for c in (0.01, 0.1, 0.3, 1.0, 3.0):
+        ranking = Ranking(lib_items, cand_items, c=c)
+        v = np.array(
+            [
+                metrics([r.id for r in ranking.rank(Profile("c", frozenset(shown)), 20)], hidden)
+                for _, shown, hidden in collections
+            ]
+        )
+        a, b = v[:half].mean(0), v[half:].mean(0)
+        print(f"C={c:<5} A {a[0]:.3f} / {a[1]:.3f}   B {b[0]:.3f} / {b[1]:.3f}")
+
+
 def run_timing(n_candidates: int = 5000, n_collections: int = 20) -> None:
     """Embedding and ranking timed apart, with the real model (no cache for candidates)."""
     docs = load(NFCORPUS)
@@ -217,12 +239,15 @@ def run_timing(n_candidates: int = 5000, n_collections: int = 20) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timing", action="store_true", help="time 5,000 x 20 instead")
+    parser.add_argument("--sweep", action="store_true", help="the SVM's C on halves A, B")
     args = parser.parse_args()
     if not (NFCORPUS / "corpus.jsonl").is_file():
         print(f"SKIPPED: NFCorpus dev data not found at {NFCORPUS} (it lives in ../shared)")
         sys.exit(0)
     if args.timing:
         run_timing()
+    elif args.sweep:
+        run_sweep()
     else:
         run_protocol()
 
