@@ -43,7 +43,10 @@ def register(sub: Any) -> None:
     feed = actions.add_parser("feed", help="one collection's ranking as an Atom feed")
     _candidates_flags(feed)
     feed.add_argument(
-        "--collection", required=True, metavar="C", help="the collection (path or last name)"
+        "--collection",
+        required=True,
+        metavar="C",
+        help="the collection (path or last name; required, no default)",
     )
     feed.set_defaults(func=cmd_feed)
 
@@ -54,7 +57,7 @@ def _candidates_flags(parser: argparse.ArgumentParser) -> None:
         type=Path,
         required=True,
         metavar="FILE",
-        help="JSONL records {_id, title, text} or an Atom/RSS feed file",
+        help="JSONL records {_id, title, text} or an Atom/RSS feed file (required, no default)",
     )
     parser.add_argument(
         "-k", type=int, default=20, metavar="N", help="candidates per collection (default 20)"
