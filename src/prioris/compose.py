@@ -219,6 +219,13 @@ class Composition:
 
         return EvidenceService(lambda: self.searcher, self.searching, self.catalog)
 
+    @_part
+    def alerts_ranking(self) -> Any:
+        """Candidate papers ranked for each collection (issue 37)."""
+        from prioris.services.alerts_ranking import AlertsRanking
+
+        return AlertsRanking(self.conn, self.lock, self.embedder, self.catalog.known_aliases)
+
     # -- the stored works --------------------------------------------------------------
     @_part
     def catalog(self) -> Any:

@@ -23,6 +23,7 @@ from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.service import IngestService
 from prioris.services import watching
 from prioris.services.accounts import Accounts
+from prioris.services.alerts_ranking import AlertsRanking
 from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
 from prioris.services.editing import Editor
@@ -242,6 +243,9 @@ class Library:
     # -- evidence (:class:`~prioris.services.evidence.EvidenceService`) -----------------
     evidence = _to("evidence_service", EvidenceService.evidence)
     cite_check = _to("evidence_service", EvidenceService.cite_check)
+
+    # -- alerts (:class:`~prioris.services.alerts_ranking.AlertsRanking`) ---------------
+    rank_alerts = _to("alerts_ranking", AlertsRanking.rank_alerts)
 
     # -- upkeep (:class:`~prioris.services.maintenance.Maintenance`) ---------------------
     reindex = _to("maintenance", Maintenance.reindex)

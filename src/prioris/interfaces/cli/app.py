@@ -24,6 +24,7 @@ from prioris.config import Settings, load_settings
 from prioris.errors import ConfigurationError, InvalidRequestError, PriorisError
 from prioris.interfaces.cli import (
     account_cmds,
+    alerts_cmds,
     citation_cmds,
     completion,
     discover_cmds,
@@ -151,6 +152,7 @@ def _command_modules() -> list[Callable[[Any], None]]:
         remote_cmds.register,
         discover_cmds.register,
         snowball_cmds.register,
+        alerts_cmds.register,
         serve_cmds.register,
         enrich_cmds.register,
         ui_cmds.register,
