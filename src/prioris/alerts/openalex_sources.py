@@ -27,12 +27,12 @@ from typing import Any, Protocol
 from prioris.alerts.protocols import Candidate
 from prioris.alerts.source_kit import (
     DEFAULT_MAX_RESULTS,
+    PagedSource,
     candidate_from_work,
     check_max,
     distinct,
-    failing_as,
 )
-from prioris.alerts.when import check_since, is_new, since_day
+from prioris.alerts.when import is_new, since_day
 from prioris.errors import InvalidRequestError
 from prioris.identifiers import parse_identifier
 from prioris.sources.openalex import MAX_PER_PAGE, OpenAlexClient
@@ -71,7 +71,7 @@ def split_seeds(seeds: Sequence[str]) -> tuple[list[str], list[str]]:
     return list(dict.fromkeys(ids)), list(dict.fromkeys(dois))
 
 
-class OpenAlexCitingSource:
+class OpenAlexCitingSource(PagedSource):
     """Works citing any of ``seeds`` published since ``since`` (see the module docstring).
 
     Costs, in OpenAlex requests a run: ``ceil(DOI seeds / 50)`` to resolve DOIs (once:
@@ -92,13 +92,6 @@ class OpenAlexCitingSource:
         self.name = name
         self.max_results = check_max(max_results, name)
         self.notes: list[str] = []
-
-    def candidates(self, since: str | None) -> list[Candidate]:
-        """The citing works published since ``since`` (the day; all when None)."""
-        self.notes = []
-        with failing_as(self.name):
-            since = check_since(since)
-            return self._collect(since)
 
     def _collect(self, since: str | None) -> list[Candidate]:
         ids, dois = split_seeds(self.seeds)
@@ -128,7 +121,7 @@ class OpenAlexCitingSource:
         return distinct(found)[: self.max_results]
 
 
-class OpenAlexSearchSource:
+class OpenAlexSearchSource(PagedSource):
     """An OpenAlex keyword search (``search=``) restricted to works published since
     ``since`` (``from_publication_date``): a saved search. One request a page of up to
     200, each taken from ``budget`` first when one is given (the library's daily budget),
@@ -154,13 +147,6 @@ class OpenAlexSearchSource:
         self.max_results = check_max(max_results, self.name)
         self.page_size = max(1, min(int(page_size), MAX_PER_PAGE))
         self.notes: list[str] = []
-
-    def candidates(self, since: str | None) -> list[Candidate]:
-        """The matching works published since ``since``, up to the bound."""
-        self.notes = []
-        with failing_as(self.name):
-            since = check_since(since)
-            return self._collect(since)
 
     def _collect(self, since: str | None) -> list[Candidate]:
         found: list[Candidate] = []

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from prioris.alerts.protocols import Candidate
 from prioris.alerts.source_kit import (
     DEFAULT_MAX_RESULTS,
+    PagedSource,
     candidate_from_work,
     check_max,
     distinct,
-    failing_as,
 )
-from prioris.alerts.when import check_since, is_new, since_day
+from prioris.alerts.when import is_new, since_day
 from prioris.errors import InvalidRequestError
 from prioris.sources.arxiv import MAX_RESULTS as ARXIV_MAX_PAGE
 from prioris.sources.arxiv import MAX_WINDOW as ARXIV_MAX_WINDOW
@@ -50,7 +50,7 @@ def arxiv_categories_query(categories: Sequence[str]) -> str:
     return f"({query})" if len(cats) > 1 else query
 
 
-class ArxivNewSource:
+class ArxivNewSource(PagedSource):
     """arXiv's submissions newest first (``sortBy=submittedDate``, descending), page by
     page until an entry is older than ``since`` or ``max_results`` are in hand.
 
@@ -81,13 +81,6 @@ class ArxivNewSource:
         self.page_size = max(1, min(int(page_size), ARXIV_MAX_PAGE))
         self.notes: list[str] = []
 
-    def candidates(self, since: str | None) -> list[Candidate]:
-        """The submissions since ``since`` (all, up to the bound, when None)."""
-        self.notes = []
-        with failing_as(self.name):
-            since = check_since(since)
-            return self._collect(since)
-
     def _collect(self, since: str | None) -> list[Candidate]:
         found: list[Candidate] = []
         start = 0
@@ -113,7 +106,7 @@ class ArxivNewSource:
         return distinct(found)[: self.max_results]
 
 
-class EuropePmcSource:
+class EuropePmcSource(PagedSource):
     """A Europe PMC search restricted to what was first published since ``since``
     (``FIRST_PDATE:[since TO ...]`` added to the query), cursor-paged until
     ``max_results``; preprints (source PPR or publication type Preprint) carry
@@ -149,13 +142,6 @@ class EuropePmcSource:
         if since is not None:
             clauses.append(f"(FIRST_PDATE:[{since_day(since)} TO {FAR_FUTURE}])")
         return " AND ".join(clauses) if len(clauses) > 1 else self.query
-
-    def candidates(self, since: str | None) -> list[Candidate]:
-        """The records first published since ``since``, up to the bound."""
-        self.notes = []
-        with failing_as(self.name):
-            since = check_since(since)
-            return self._collect(since)
 
     def _collect(self, since: str | None) -> list[Candidate]:
         query = self.search_text(since)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from prioris.alerts.protocols import Candidate
-from prioris.alerts.when import normalise_date
+from prioris.alerts.when import check_since, normalise_date
 from prioris.errors import FileTooLargeError, InvalidRequestError, NotFoundError, PriorisError
 from prioris.identifiers import arxiv_id_from_doi, parse_identifier
 from prioris.models import Work
@@ -124,6 +124,24 @@ def failing_as(name: str) -> Iterator[None]:
         named = type(exc)(f"alert source {name!r} failed: {exc.message}")
         named.source = name  # type: ignore[attr-defined]
         raise named from exc
+
+
+class PagedSource:
+    """What every provider source shares: ``candidates(since)`` checks the date, starts
+    the run's ``notes`` afresh and names the source in any failure (:func:`failing_as`);
+    a subclass sets ``name`` and writes ``_collect(since)``, the pages it asks for."""
+
+    name: str
+    notes: list[str]
+
+    def candidates(self, since: str | None) -> list[Candidate]:
+        """The source's candidates since ``since`` (all, up to its bound, when None)."""
+        self.notes = []
+        with failing_as(self.name):
+            return self._collect(check_since(since))
+
+    def _collect(self, since: str | None) -> list[Candidate]:
+        raise NotImplementedError
 
 
 def distinct(candidates: Iterable[Candidate]) -> list[Candidate]:
