@@ -169,6 +169,19 @@ class JsonlLine:
     value: dict[str, Any] | PriorisError
 
 
+def placed(
+    records: Iterable[dict[str, Any] | PriorisError | JsonlLine],
+) -> Iterator[tuple[str, dict[str, Any] | PriorisError]]:
+    """Each record with where it is for the summary: a JSONL line's ``file:line``, else
+    ``record N``. A failure of the file itself (not one line) is raised by ``next``, so the
+    caller can keep what it read before."""
+    for number, item in enumerate(records, start=1):
+        if isinstance(item, JsonlLine):
+            yield item.where, item.value
+        else:
+            yield f"record {number}", item
+
+
 def read_jsonl(path: Path, *, max_line_bytes: int = 4_194_304) -> Iterator[JsonlLine]:
     """Lines of a JSONL file; a bad line becomes an error item, not an exception.
 

@@ -18,7 +18,6 @@ The task functions here are module-level, so a worker imports them by name; like
 
 from __future__ import annotations
 
-import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import PriorisError
-from prioris.ingest.batch import FileDone, FileStage, IngestSummary, JsonlLine, read_file
+from prioris.ingest.batch import FileDone, FileStage, IngestSummary, placed, read_file
 from prioris.ingest.embed import embed_task, for_embedding, take_vectors
 from prioris.ingest.prepare import Preparer, record_sha256
 from prioris.ingest.prepared import CheckedPdf, IngestResult, Prepared, sha256_bytes
@@ -218,10 +217,10 @@ class FannedIngest:
             while len(in_flight) > self.window:
                 finish()
 
-        items = iter(records)
-        for number in itertools.count(1):
+        items = placed(records)
+        while True:
             try:
-                item = next(items)
+                where, record = next(items)
             except StopIteration:
                 break
             except PriorisError:  # the file itself failed: keep what was read before
@@ -229,10 +228,6 @@ class FannedIngest:
                 while in_flight:
                     finish()
                 raise
-            if isinstance(item, JsonlLine):
-                where, record = item.where, item.value
-            else:
-                where, record = f"record {number}", item
             if isinstance(record, PriorisError):
                 summary.fail(where, record)
                 continue

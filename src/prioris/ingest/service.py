@@ -8,7 +8,6 @@ from the providers is not this layer's business: the library injects it as ``com
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from prioris.ingest.batch import (
     IngestSummary,
     JsonlLine,
     collect_pdfs,
+    placed,
     read_file,
     read_jsonl,
 )
@@ -224,19 +224,15 @@ class IngestService:
                 on_progress(len(batch))
             batch.clear()
 
-        items = iter(records)
-        for number in itertools.count(1):
+        items = placed(records)
+        while True:
             try:
-                item = next(items)
+                where, record = next(items)
             except StopIteration:
                 break
             except PriorisError:  # the file itself failed: keep what was read before
                 flush()
                 raise
-            if isinstance(item, JsonlLine):
-                where, record = item.where, item.value
-            else:
-                where, record = f"record {number}", item
             if isinstance(record, PriorisError):
                 summary.fail(where, record)
                 continue
