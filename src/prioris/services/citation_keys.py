@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from prioris.export.keys import citation_key
+from prioris.models import Work
 from prioris.storage import works as work_store
 
 # a key ``export`` writes: family name, year (or nd), first significant title word
@@ -29,7 +30,10 @@ def work_by_citation_key(conn: Any, text: str) -> str | None:
     if match is None:
         return None
     year = None if match.group(2) == "nd" else int(match.group(2))
-    for work_id in work_store.ids_of_year(conn, year):
+    for work_id, title, authors in work_store.key_fields_of_year(conn, year):
+        if citation_key(Work(id=work_id, title=title, authors=authors, year=year)) != text:
+            continue
+        # a work imported from a .bib file goes by its own key: check with its aliases
         work = work_store.get_work(conn, work_id)
         if work is not None and citation_key(work) == text:
             return work_id

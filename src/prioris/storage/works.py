@@ -198,14 +198,16 @@ def get_work(conn: Any, work_id: str) -> Work | None:
     return _from_row(row, aliases_of(conn, work_id)) if row else None
 
 
-def ids_of_year(conn: Any, year: int | None) -> list[str]:
-    """The ids of the works of one year (None: without a year), in id order: where a
-    citation key, which holds the year, is looked for."""
+def key_fields_of_year(conn: Any, year: int | None) -> list[tuple[str, str, list[str]]]:
+    """``(id, title, authors)`` of the works of one year (None: without a year), in id
+    order: what a generated citation key is made of, without reading whole works."""
     if year is None:
-        rows = conn.execute("SELECT id FROM works WHERE year IS NULL ORDER BY id")
+        rows = conn.execute("SELECT id, title, authors FROM works WHERE year IS NULL ORDER BY id")
     else:
-        rows = conn.execute("SELECT id FROM works WHERE year = ? ORDER BY id", (year,))
-    return [r[0] for r in rows]
+        rows = conn.execute(
+            "SELECT id, title, authors FROM works WHERE year = ? ORDER BY id", (year,)
+        )
+    return [(r[0], r[1] or "", json.loads(r[2] or "[]")) for r in rows]
 
 
 def get_works(conn: Any, work_ids: Sequence[str]) -> dict[str, Work]:
