@@ -37,10 +37,15 @@ from prioris.alerts.protocols import Candidate
 from prioris.alerts.source_kit import DEFAULT_MAX_RESULTS, distinct, failing_as
 from prioris.alerts.when import check_since
 from prioris.errors import InvalidRequestError, NotFoundError, ParseError, PriorisError
-from prioris.identifiers import parse_identifier
+from prioris.services.alert_state import (
+    AlertStore,
+    error_of,
+    fetchable,
+    result_rows,
+    seeds_of,
+)
 from prioris.services.alerts_ranking import LIBRARY, MAX_K
 from prioris.storage import alerts as store
-from prioris.storage import labels as label_store
 from prioris.storage.transaction import immediate
 
 if TYPE_CHECKING:  # the sources' module pulls in the HTTP layer: imported when used
@@ -50,65 +55,6 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """An alert's name: it appears in URLs (``/alerts/NAME.atom``) and on command lines."""
 DEFAULT_K = 50
 """Ranked candidates a run keeps per alert unless told otherwise."""
-FETCHABLE = ("arxiv", "europepmc", "pmid", "doi", "openalex")
-"""Identifier schemes accepting a candidate fetches by, in the order tried."""
-
-
-class AlertStore:
-    """What an alert remembers between runs, over the library's storage: the
-    :class:`~prioris.alerts.protocols.AlertState` of this library."""
-
-    def __init__(self, conn: Any, lock: threading.RLock) -> None:
-        self.conn = conn
-        self.lock = lock
-
-    def last_run(self, alert: str) -> str | None:
-        """The moment of the alert's last successful run (None: never run)."""
-        with self.lock:
-            found = store.get_alert(self.conn, alert)
-        return found["last_run"] if found else None
-
-    def dismissed(self, alert: str) -> set[str]:
-        """Every id and identifier of the candidates dismissed for the alert."""
-        with self.lock:
-            rows = store.triage(self.conn, alert)
-        return {
-            k for t in rows if t["verdict"] == "dismissed" for k in (t["id"], *t["identifiers"])
-        }
-
-    def record_run(self, alert: str, when: str, ranked: Sequence[Any]) -> None:
-        """A successful run: ``ranked`` (result rows, best first: ``{"id", "title",
-        "score", "why", "in_library", ...}``) replaces the alert's results and ``when``
-        becomes its last run, both in one transaction."""
-        with self.lock, immediate(self.conn):
-            store.replace_results(self.conn, alert, when, ranked)
-
-    def record_error(self, alert: str, error: Mapping[str, Any]) -> None:
-        """A failed run: its error is remembered; results and last run stay."""
-        with self.lock, immediate(self.conn):
-            store.set_error(self.conn, alert, error)
-
-
-def _error_of(exc: PriorisError) -> dict[str, Any]:
-    return {**exc.to_dict(), "source": getattr(exc, "source", None)}
-
-
-def _fetchable(found: Mapping[str, Any]) -> str:
-    """The identifier an accepted candidate is fetched by (arXiv, Europe PMC, DOI, ...)."""
-    known: dict[str, str] = {}
-    for value in (found["id"], *found["identifiers"]):
-        try:
-            ident = parse_identifier(value)
-        except InvalidRequestError:
-            continue
-        known.setdefault(ident.scheme, ident.canonical)
-    for scheme in FETCHABLE:
-        if scheme in known:
-            return known[scheme]
-    raise InvalidRequestError(
-        f"candidate {found['id']!r} carries no identifier Prioris can fetch (arXiv, Europe "
-        "PMC, DOI, OpenAlex); ingest it by hand or dismiss it"
-    )
 
 
 class Alerts:
@@ -196,7 +142,7 @@ class Alerts:
             raise InvalidRequestError(
                 "a collection alert needs --sources (e.g. arxiv:cs.LG,openalex-cites)"
             )
-        elif not self._seeds(collection):
+        elif not seeds_of(self.conn, self.lock, collection):
             raise NotFoundError(f"no collection {collection!r} with works in the library")
         if search is not None and any(i.kind == "openalex-cites" for i in items):
             raise InvalidRequestError("openalex-cites needs a collection, not a search")
@@ -292,7 +238,7 @@ class Alerts:
         in the library and remember it as a positive of the alert's next rankings. A
         failed fetch raises its error and remembers nothing."""
         found = self._stored(name, candidate, account)
-        fetched = self.fetch_one(_fetchable(found))
+        fetched = self.fetch_one(fetchable(found))
         with self.lock, immediate(self.conn):
             store.record_triage(self.conn, name, "accepted", found, self.now())
             store.mark_in_library(self.conn, name, candidate)
@@ -304,28 +250,6 @@ class Alerts:
         }
 
     # -- running -----------------------------------------------------------------------
-    def _seeds(self, collection: str | None) -> list[str]:
-        """The ids and aliases of the collection's works (what openalex-cites asks about);
-        [] when it holds no work."""
-        if collection is None:
-            return []
-        with self.lock:
-            members = sorted(
-                label_store.works_in(self.conn, collections=(collection,), tags=()) or ()
-            )
-            aliases: list[str] = []
-            for at in range(0, len(members), 500):
-                part = members[at : at + 500]
-                marks = ", ".join("?" for _ in part)
-                aliases += [
-                    r[0]
-                    for r in self.conn.execute(
-                        f"SELECT alias FROM aliases WHERE work_id IN ({marks}) ORDER BY alias",
-                        part,
-                    )
-                ]
-        return list(dict.fromkeys([*members, *aliases]))
-
     def alerts_run(
         self,
         name: str | None = None,
@@ -361,7 +285,7 @@ class Alerts:
             pool = self._gather(alert, asked, say, report["notes"])
             rows = self._rank(alert, pool, k)
         except PriorisError as exc:
-            error = _error_of(exc)
+            error = error_of(exc)
             self.state.record_error(name, error)
             say(f"{name}: failed: {error['message']}")
             return {**report, "ok": False, "last_run": alert["last_run"], "error": error}
@@ -387,7 +311,7 @@ class Alerts:
         name, owner = alert["name"], alert["owner"]
         items = parse_sources(alert["sources"])
         clients = self.clients(owner)
-        seeds = self._seeds(alert["collection"]) if alert["collection"] else None
+        seeds = seeds_of(self.conn, self.lock, alert["collection"]) if alert["collection"] else None
         found: list[Candidate] = []
         for item in items:
             with failing_as(item.text):
@@ -432,19 +356,4 @@ class Alerts:
             accepted={profile: by_verdict["accepted"]},
             dismissed={profile: by_verdict["dismissed"]},
         )
-        by_id = {c.id: c for c in pool}
-        rows = []
-        for item in ranking["candidates"]:
-            cand = by_id[item["id"]]
-            url = item.get("link") or cand.extra.get("url") or cand.extra.get("link")
-            rows.append(
-                {
-                    **item,
-                    "text": cand.text,
-                    "url": url or None,
-                    "identifiers": list(cand.identifiers),
-                    "published": cand.published,
-                    "source": cand.source,
-                }
-            )
-        return rows
+        return result_rows(ranking["candidates"], pool)
