@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from alert_world import RECORDS, Clock, World, providers
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.library import Library
-
-from alert_world import RECORDS, Clock, World, providers
+from prioris.storage.transaction import immediate
 
 FIRST = "2026-03-02T09:00:00+00:00"
 SECOND = "2026-03-03T09:00:00+00:00"
@@ -50,7 +50,9 @@ def lib(
 
 
 def sources(world: World, *extra: str) -> str:
-    return ",".join(['arxiv:"testing"', 'europepmc:"cancer"', f"feed:{world.base}/feed.xml", *extra])
+    return ",".join(
+        ['arxiv:"testing"', 'europepmc:"cancer"', f"feed:{world.base}/feed.xml", *extra]
+    )
 
 
 def test_add_list_show_and_remove(lib: tuple[Library, Clock], world: World) -> None:
@@ -144,11 +146,11 @@ def test_a_source_failing_half_way_keeps_the_previous_results(
     assert first["ok"]
     before = library.alerts_show("onco")
     # the alert now also reads a feed that fails, after Europe PMC answered
-    library.conn.execute(
-        "UPDATE alerts SET sources = ? WHERE name = ?",
-        (f'europepmc:"cancer",feed:{world.base}/{broken}', "onco"),
-    )
-    library.conn.commit()
+    with library.lock, immediate(library.conn):
+        library.conn.execute(
+            "UPDATE alerts SET sources = ? WHERE name = ?",
+            (f'europepmc:"cancer",feed:{world.base}/{broken}', "onco"),
+        )
     clock.moment = SECOND
     asked = len(world.asked("/rest/search"))
     (report,) = library.alerts_run("onco")
@@ -213,11 +215,11 @@ def test_accept_fetches_through_the_fetch_path(lib: tuple[Library, Clock], world
     assert shown["accepted"] == ["arxiv:2202.12139v1"]
     assert {r["id"]: r["in_library"] for r in shown["results"]}["arxiv:2202.12139v1"] is True
     # a candidate with nothing to fetch by is refused, and nothing is remembered
-    library.conn.execute(
-        "UPDATE alert_results SET candidate = 'plain', identifiers = '[]' "
-        "WHERE alert = 'testing' AND candidate = 'arxiv:1205.1866v1'"
-    )
-    library.conn.commit()
+    with library.lock, immediate(library.conn):
+        library.conn.execute(
+            "UPDATE alert_results SET candidate = 'plain', identifiers = '[]' "
+            "WHERE alert = 'testing' AND candidate = 'arxiv:1205.1866v1'"
+        )
     with pytest.raises(InvalidRequestError, match="no identifier Prioris can fetch"):
         library.alerts_accept("testing", "plain")
     assert library.alerts_show("testing")["accepted"] == ["arxiv:2202.12139v1"]
@@ -246,7 +248,9 @@ def test_in_accounts_mode_an_alert_is_its_owners(lib: tuple[Library, Clock], wor
     assert report["ok"]
     # an account's file sources must lie in the server's import folders
     with pytest.raises(NotFoundError, match="import folders"):
-        library.alerts_add("file", collection="Oncology", sources="jsonl:/etc/passwd", account="ann")
+        library.alerts_add(
+            "file", collection="Oncology", sources="jsonl:/etc/passwd", account="ann"
+        )
 
 
 def feed_of(library: Library, name: str) -> Any:
