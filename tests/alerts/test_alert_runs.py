@@ -272,3 +272,20 @@ def test_the_feed_of_stored_results_parses(lib: tuple[Library, Clock], world: Wo
     assert [e.title for e in parsed.entries] == [r["title"] for r in results]
     assert parsed.entries[0].link == results[0]["url"]
     assert "Near:" in parsed.entries[0].summary
+
+
+def test_migrate_to_carries_the_alerts(pg_url: str, tmp_path: Path, world: World) -> None:
+    from prioris.library import migrate_library
+
+    source = load_settings().with_library(tmp_path / "source.sqlite")  # the loopback providers
+    with Library.open(source, embedder=FakeEmbedder(), now=Clock(FIRST)) as library:
+        library.import_records(RECORDS)
+        library.alerts_add("onco", collection="Oncology", sources='europepmc:"cancer"')
+        assert library.alerts_run("onco", k=5)[0]["ok"]
+        library.alerts_dismiss("onco", library.alerts_show("onco")["results"][0]["id"])
+        before = library.alerts_show("onco")
+    migrate_library(source, pg_url)
+    migrate_library(source, pg_url)  # resumed: nothing twice
+    with Library.open(load_settings({}).with_library(pg_url), embedder=FakeEmbedder()) as copy:
+        assert copy.alerts_show("onco") == before
+        assert len(before["results"]) == 4 and len(before["dismissed"]) == 1
