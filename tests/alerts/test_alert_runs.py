@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
-from alert_world import RECORDS, Clock, World, providers
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.library import Library
 from prioris.storage.transaction import immediate
+
+from alert_world import RECORDS, Clock, World, providers
 
 FIRST = "2026-03-02T09:00:00+00:00"
 SECOND = "2026-03-03T09:00:00+00:00"

@@ -19,8 +19,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from alert_world import RECORDS, World, providers
 from interfaces.mcp_helpers import data, error, make_library, with_client
+
+from alert_world import RECORDS, World, providers
 
 
 @pytest.fixture
