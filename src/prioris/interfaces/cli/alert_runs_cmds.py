@@ -34,7 +34,8 @@ def register_actions(actions: Any) -> None:
         "--sources",
         metavar="SPEC",
         help='comma-separated: arxiv:cs.LG, europepmc:"query", openalex:"query", '
-        'openalex-cites, search:"query", feed:URL, jsonl:PATH (default: none; a collection alert needs it)',
+        'openalex-cites, search:"query", feed:URL, jsonl:PATH '
+        "(default: none; a collection alert needs it)",
     )
     add_json_flag(add)
     add.set_defaults(func=cmd_add)
