@@ -48,6 +48,7 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_dismiss_candidate": ("writer", "dismiss"),
     "research_edit_collection": ("writer", "make collections"),
     "research_tag_works": ("writer", "tags and put works in them"),
+    "research_alerts": ("writer", "run and triage alerts"),
 }
 
 WEB_POSTS: dict[str, tuple[str, str]] = {
