@@ -214,6 +214,10 @@ class Library:
     authenticate = _to("accounts_service", Accounts.authenticate)
     record_audit = _to("accounts_service", Accounts.record)
     audit = _to("accounts_service", Accounts.audit)
+    add_feed_token = _to("accounts_service", Accounts.add_feed_token)
+    feed_tokens = _to("accounts_service", Accounts.feed_tokens)
+    revoke_feed_token = _to("accounts_service", Accounts.revoke_feed_token)
+    feed_account = _to("accounts_service", Accounts.feed_account)
 
     # -- editing with provenance (:class:`~prioris.services.editing.Editor`) -------------
     edit_work = _to("editor", Editor.edit_work)
