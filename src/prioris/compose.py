@@ -226,6 +226,13 @@ class Composition:
 
         return AlertsRanking(self.conn, self.lock, self.embedder, self.catalog.known_aliases)
 
+    @_part
+    def alerts(self) -> Any:
+        """Alerts that run and remember: sources, ranking, results and triage (issue 37)."""
+        from prioris.compose_alerts import build_alerts
+
+        return build_alerts(self)
+
     # -- the stored works --------------------------------------------------------------
     @_part
     def catalog(self) -> Any:

@@ -23,6 +23,7 @@ from prioris.ingest.batch import collect_pdfs
 from prioris.ingest.service import IngestService
 from prioris.services import watching
 from prioris.services.accounts import Accounts
+from prioris.services.alerts import Alerts
 from prioris.services.alerts_ranking import AlertsRanking
 from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
@@ -250,6 +251,16 @@ class Library:
 
     # -- alerts (:class:`~prioris.services.alerts_ranking.AlertsRanking`) ---------------
     rank_alerts = _to("alerts_ranking", AlertsRanking.rank_alerts)
+
+    # -- alerts that run and remember (:class:`~prioris.services.alerts.Alerts`) --------
+    alerts_add = _to("alerts", Alerts.alerts_add)
+    alerts_remove = _to("alerts", Alerts.alerts_remove)
+    alerts_list = _to("alerts", Alerts.alerts_list)
+    alerts_show = _to("alerts", Alerts.alerts_show)
+    alerts_run = _to("alerts", Alerts.alerts_run)
+    alerts_accept = _to("alerts", Alerts.alerts_accept)
+    alerts_dismiss = _to("alerts", Alerts.alerts_dismiss)
+    alerts_feed = _to("alerts", Alerts.alerts_feed)
 
     # -- upkeep (:class:`~prioris.services.maintenance.Maintenance`) ---------------------
     reindex = _to("maintenance", Maintenance.reindex)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -48,4 +48,6 @@ class AlertState(Protocol):
 
     def dismissed(self, alert: str) -> set[str]: ...
 
-    def record_run(self, alert: str, when: str, ranked: Sequence[tuple[str, float]]) -> None: ...
+    def record_run(self, alert: str, when: str, ranked: Sequence[Any]) -> None:
+        """A successful run at ``when``: its ranked candidates, best first (each at least
+        an id and a score: ``(id, score)`` pairs, or the service's result rows)."""

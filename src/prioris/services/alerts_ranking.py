@@ -60,7 +60,8 @@ class AlertsRanking:
 
     def _profiles_named(self, collections: Sequence[str] | None) -> list[tuple[str, set[str]]]:
         """``(name, work ids)`` of each profile asked for: the named collections (each with
-        its subcollections), or every collection and the whole library."""
+        its subcollections; ``"(library)"`` names the whole library), or every collection
+        and the whole library."""
         with self.lock:
             every = [path for path, _ in label_store.collection_counts(self.conn)]
             if collections is None:
@@ -70,6 +71,9 @@ class AlertsRanking:
                 ]
                 return [(LIBRARY, set()), *named]
             out = []
+            if LIBRARY in collections:  # the whole library, as an alert from a search asks
+                out.append((LIBRARY, set()))
+                collections = [c for c in collections if c != LIBRARY]
             for name in label_store.filter_names(collections, "collection"):
                 members = label_store.works_in(self.conn, collections=(name,), tags=())
                 if not members:

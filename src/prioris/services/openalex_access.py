@@ -93,6 +93,11 @@ class OpenAlexAccess:
         share = self.settings.openalex_account_daily_budget
         return AccountBudget(self.conn, self.lock, self.now, budget, account, share)
 
+    def request_budget(self, account: str | None = None) -> Any:
+        """The daily OpenAlex request budget (an account's share in accounts mode) that
+        a keyword search outside the graph (an alert's ``openalex:`` source) spends."""
+        return self._openalex_budget(account)
+
     def openalex_graph(self, account: str | None = None) -> Any:
         """A new :class:`~prioris.sources.openalex_graph.OpenAlexGraph` (its ``requests``
         count one command's requests) over the library's cache of OpenAlex answers

@@ -1,0 +1,35 @@
+"""How :class:`~prioris.services.alerts.Alerts` is built from a library's composition: kept
+beside :mod:`prioris.compose` (which calls it from its ``alerts`` part) so the composition
+root stays short. The sources' clients come from the library's remote providers, each
+alert's OpenAlex requests from its owner's share of the daily budget (the library's for
+the local user), the ranking is ``AlertsRanking.rank_alerts`` and an accept is the
+library's own fetch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prioris.services.alerts import Alerts
+
+
+def build_alerts(parts: Any) -> Alerts:
+    """The alerts service of ``parts`` (a :class:`~prioris.compose.Composition`)."""
+    from prioris.alerts.spec import AlertClients
+
+    def clients(owner: str | None) -> AlertClients:
+        access = parts.openalex_access
+        return AlertClients.from_remote(
+            parts.remote,
+            graph=lambda: access.openalex_graph(owner),
+            budget=access.request_budget(owner),
+        )
+
+    return Alerts(
+        parts.conn,
+        parts.lock,
+        parts.now,
+        rank=lambda *args, **kwargs: parts.alerts_ranking.rank_alerts(*args, **kwargs),
+        clients=clients,
+        fetch_one=lambda identifier: parts.fetcher.fetch_one(identifier),
+        allowed_roots=parts.settings.allowed_import_dirs,
+    )
