@@ -58,7 +58,7 @@ def test_non_public_addresses_are_refused(url: str) -> None:
     guard = PublicAddresses(
         resolver({"intranet.lab": ["10.1.2.3"], "both.lab": ["93.184.216.34", "192.168.0.9"]})
     )
-    with pytest.raises(ForbiddenError, match="PRIORIS_MCP_ALLOW_PRIVATE_FEEDS|resolve"):
+    with pytest.raises(ForbiddenError, match=r"PRIORIS_MCP_ALLOW_PRIVATE_FEEDS|resolve"):
         guard.check(url)
 
 
@@ -84,7 +84,7 @@ def feed_http() -> ProviderHttp:
 
 
 def test_the_feed_source_asks_the_guard_before_each_request(site: RouteServer) -> None:
-    with pytest.raises(ForbiddenError, match="127.0.0.1"):
+    with pytest.raises(ForbiddenError, match=r"127\.0\.0\.1"):
         FeedSource(
             f"{site.base}/toc.atom", http=feed_http(), guard=PublicAddresses().check
         ).candidates(None)
