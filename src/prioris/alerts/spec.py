@@ -266,9 +266,7 @@ def build_source(
         http = clients.feed_http if is_url(value) else None
         if is_url(value):
             _need(http, "the HTTP layer", item)
-        return FeedSource(
-            value, http=http, max_results=bound, name=name, guard=clients.feed_guard
-        )
+        return FeedSource(value, http=http, max_results=bound, name=name, guard=clients.feed_guard)
     return JsonlSource(value, max_results=bound, name=name)
 
 
