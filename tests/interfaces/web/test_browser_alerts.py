@@ -15,8 +15,8 @@ import pytest
 import uvicorn
 
 from alerts.alert_fixtures import stock
-from interfaces.web.test_browser_accounts import _person
 from interfaces.web.test_browser import UNLABELLED, fits, new_page, shot, until
+from interfaces.web.test_browser_accounts import _person
 from interfaces.web.web_helpers import ProviderStub, live_app, make_library
 from prioris.interfaces.web.app import bind, build_app
 
