@@ -48,6 +48,7 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_dismiss_candidate": ("writer", "dismiss"),
     "research_edit_collection": ("writer", "make collections"),
     "research_tag_works": ("writer", "tags and put works in them"),
+    "research_alerts": ("writer", "run and triage alerts"),
 }
 
 WEB_POSTS: dict[str, tuple[str, str]] = {
@@ -68,7 +69,7 @@ WEB_POSTS: dict[str, tuple[str, str]] = {
     "/api/snowball/dismiss": ("writer", "dismiss"),
     "/api/collections": ("writer", "make collections"),
     "/api/tags": ("writer", "tags and put works in them"),
-    "/api/alerts/run": ("writer", "run alerts"),
+    "/api/alerts/run": ("writer", "run and triage alerts"),
     "/api/alerts/accept": ("writer", "accept or dismiss their candidates"),
     "/api/alerts/dismiss": ("writer", "accept or dismiss their candidates"),
     "/api/feed-tokens": ("reader", "own feed tokens"),

@@ -293,6 +293,9 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "DROP TRIGGER works_title_fts_rewrites",  # migration 15
             "DROP TABLE user_collections",  # migration 16
             "DROP TABLE openalex_account_requests",  # migration 18
+            "DROP TABLE alerts",  # migration 19
+            "DROP TABLE alert_results",
+            "DROP TABLE alert_triage",
             "DROP TABLE feed_tokens",  # migration 20
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):

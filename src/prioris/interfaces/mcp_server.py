@@ -34,6 +34,7 @@ from prioris.interfaces.http_guard import (
 )
 from prioris.interfaces.mcp.resources import register_resources
 from prioris.interfaces.mcp.runtime import LibraryFactory, PriorisMCPServer, ServerState
+from prioris.interfaces.mcp.tools_alerts import register_alert_tools
 from prioris.interfaces.mcp.tools_citations import register_citation_tools
 from prioris.interfaces.mcp.tools_cite import register_cite_tools
 from prioris.interfaces.mcp.tools_edit import register_edit_tools
@@ -99,6 +100,7 @@ def build_server(
     register_edit_tools(server, state)
     register_label_tools(server, state)
     register_refman_tools(server, state)
+    register_alert_tools(server, state)
     register_snowball_tools(server, state)
     register_resources(server, state)
     return server

@@ -4,7 +4,8 @@ Roles are ordered reader < writer < admin (:func:`prioris.services.accounts.role
 
 * reader: search, read, list, show, cite, export, and remote lookups that store nothing;
 * writer: also ingest, fetch, upload, edit, sync (Zotero, reference files), delete,
-  reindex, dismiss, make collections and tags and put works in them or take them out;
+  reindex, dismiss, make collections and tags and put works in them or take them out,
+  run and triage alerts;
 * admin: also manage accounts, read the audit log and compact the library file.
 
 :data:`MCP_TOOL_ROLES` names the role every MCP tool needs and :data:`WEB_POST_ROLES` the
@@ -59,6 +60,7 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_dismiss_candidate": "writer",
     "research_edit_collection": "writer",  # collections and tags made in Prioris
     "research_tag_works": "writer",
+    "research_alerts": "writer",  # run and triage alerts (list and show beside them)
 }
 
 WEB_POST_ROLES: dict[str, str] = {

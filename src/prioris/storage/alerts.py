@@ -188,3 +188,19 @@ def triage(conn: Any, name: str) -> list[dict[str, Any]]:
         item["identifiers"] = json.loads(item["identifiers"])
         out.append(item)
     return out
+
+
+def copy_rows(src: Any, dst: Any) -> None:
+    """Every alert with its results and triage, from ``src`` to ``dst`` (``prioris
+    migrate-to``), inside the caller's transaction; a resumed copy adds none twice."""
+    for table, columns in (
+        ("alerts", ALERT_COLUMNS),
+        ("alert_results", ("alert", *RESULT_COLUMNS)),
+        ("alert_triage", ("alert", *TRIAGE_COLUMNS)),
+    ):
+        names = ", ".join(columns)
+        rows = [tuple(r) for r in src.execute(f"SELECT {names} FROM {table}")]
+        marks = ", ".join("?" for _ in columns)
+        dst.executemany(
+            f"INSERT INTO {table}({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", rows
+        )

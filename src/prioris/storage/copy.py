@@ -9,8 +9,8 @@ is there), chunks (their ids kept, so nothing needs renumbering) with their full
 rows, and their vectors as stored (no re-embedding); then OpenAlex's cached answers and
 the day counts of its requests. A work already in the
 target is skipped, so a copy that was stopped resumes where it stopped when run again.
-The snowball candidates the user dismissed and the collections made in Prioris go over
-too. The target must be new, or a
+The snowball candidates the user dismissed, the collections made in Prioris and the
+alerts (with their last results and triage) go over too. The target must be new, or a
 copy of the same source: a library holding other works is refused, since kept chunk ids
 could collide with its own.
 """
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prioris.errors import ConfigurationError, InvalidRequestError
+from prioris.storage import alerts as alert_store
 from prioris.storage import openalex_cache, user_labels
 from prioris.storage import work_vectors as work_vector_store
 from prioris.storage.backend import StorageBackend, index_of
@@ -134,6 +135,7 @@ def _copy(
     openalex_cache.copy_rows(src, dst)  # the day's OpenAlex count and its cached answers
     _copy_dismissed(src, dst)
     user_labels.copy_rows(src, dst)  # the collections made in Prioris, empty ones too
+    alert_store.copy_rows(src, dst)  # the alerts, their last results and triage
     _copy_reference_links(src, dst)
     index_of(dst).after_copy(dst)
     dst.execute("COMMIT")

@@ -1,9 +1,10 @@
-"""``prioris alerts rank`` and ``prioris alerts feed``: candidate papers ranked for each
-collection, offline (from a file) and for evaluation.
+"""``prioris alerts``: rank and feed here, the alerts that run and remember (add, run,
+list, show, remove, accept, dismiss) in :mod:`.alert_runs_cmds`.
 
 ``rank`` prints one JSON line per collection (``{"collection", "candidates": [{"id",
 "title", "score", "why", "in_library"}]}``) with ``--json``, a short list per collection
-without; ``feed`` prints one collection's ranking as Atom XML, for a feed reader. The
+without; ``feed NAME`` prints an alert's stored results as Atom XML, for a feed reader, and
+offline ``feed --collection C --candidates FILE`` one collection's ranking of a file. The
 candidates file is JSONL records or an Atom/RSS feed; the pool is embedded once for every
 collection. The ranking is the Library's (``Library.rank_alerts``); this only reads the
 file and prints.
@@ -16,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from prioris.errors import InvalidRequestError
+from prioris.interfaces.cli.alert_runs_cmds import register_actions
 from prioris.interfaces.cli.context import EXIT_OK, CliContext, add_json_flag
 
 
@@ -23,11 +26,15 @@ def register(sub: Any) -> None:
     """Add ``alerts``."""
     p = sub.add_parser(
         "alerts",
-        help="new papers ranked for each collection: rank, feed",
-        description="Rank candidate papers (a JSONL or Atom/RSS file) for each collection "
-        "by a model trained on its works against the rest of the library; each with why.",
+        help="new papers ranked for each collection: add, run, list, show, accept, dismiss, "
+        "feed, rank",
+        description="Alerts: new papers from arXiv, Europe PMC, OpenAlex, feeds or files, "
+        "ranked for a collection (or a saved search) by a model trained on its works against "
+        "the rest of the library, each with why; run daily, triaged, read as Atom. rank and "
+        "feed --candidates rank a file offline.",
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    register_actions(actions)
     rank = actions.add_parser("rank", help="rank a file's candidates for each collection")
     _candidates_flags(rank)
     rank.add_argument(
@@ -40,13 +47,21 @@ def register(sub: Any) -> None:
     )
     add_json_flag(rank)
     rank.set_defaults(func=cmd_rank)
-    feed = actions.add_parser("feed", help="one collection's ranking as an Atom feed")
-    _candidates_flags(feed)
+    feed = actions.add_parser("feed", help="an alert's results (or a ranking) as an Atom feed")
     feed.add_argument(
-        "--collection",
-        required=True,
-        metavar="C",
-        help="the collection (path or last name; required, no default)",
+        "name", nargs="?", metavar="NAME", help="the alert whose stored results to print"
+    )
+    feed.add_argument(
+        "--candidates",
+        type=Path,
+        metavar="FILE",
+        help="offline, instead of NAME: JSONL records {_id, title, text} or an Atom/RSS file",
+    )
+    feed.add_argument(
+        "-k", type=int, default=20, metavar="N", help="offline: candidates (default 20)"
+    )
+    feed.add_argument(
+        "--collection", metavar="C", help="offline, with --candidates: the collection to rank for"
     )
     feed.set_defaults(func=cmd_feed)
 
@@ -88,12 +103,21 @@ def cmd_rank(args: argparse.Namespace, ctx: CliContext) -> int:
 
 
 def cmd_feed(args: argparse.Namespace, ctx: CliContext) -> int:
+    import sys
+
+    offline = args.candidates is not None or args.collection is not None
+    if args.name is not None and offline:
+        raise InvalidRequestError("alerts feed: NAME, or --collection with --candidates")
+    if args.name is not None:
+        sys.stdout.write(ctx.library().alerts_feed(args.name))
+        return EXIT_OK
+    if args.candidates is None or args.collection is None:
+        raise InvalidRequestError(
+            "alerts feed: give an alert's NAME, or --collection C and --candidates FILE"
+        )
     from prioris.alerts.atom import atom_feed
 
     (ranking,) = _ranked(args, ctx, [args.collection])
     updated = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    xml = atom_feed(ranking["collection"], ranking["candidates"], updated)
-    import sys
-
-    sys.stdout.write(xml)
+    sys.stdout.write(atom_feed(ranking["collection"], ranking["candidates"], updated))
     return EXIT_OK
