@@ -24,6 +24,7 @@ from prioris.ingest.service import IngestService
 from prioris.services import watching
 from prioris.services.accounts import Accounts
 from prioris.services.alerts import Alerts
+from prioris.services.alerts_digest import AlertsDigest
 from prioris.services.alerts_ranking import AlertsRanking
 from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
@@ -261,6 +262,7 @@ class Library:
     alerts_accept = _to("alerts", Alerts.alerts_accept)
     alerts_dismiss = _to("alerts", Alerts.alerts_dismiss)
     alerts_feed = _to("alerts", Alerts.alerts_feed)
+    alerts_digest = _to("digests", AlertsDigest.alerts_digest)
 
     # -- upkeep (:class:`~prioris.services.maintenance.Maintenance`) ---------------------
     reindex = _to("maintenance", Maintenance.reindex)

@@ -6,17 +6,24 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import prioris.embedding
+from alerts.alert_fixtures import stock
 from alerts.smtp_server import SmtpServer, self_signed
 from prioris.alerts.digest import candidate_link, compose_digest
 from prioris.alerts.mailer import SmtpMailer
 from prioris.config import load_settings
-from prioris.errors import ConfigurationError, ProviderUnavailableError
+from prioris.embedding.fake import FakeEmbedder
+from prioris.errors import ConfigurationError, InvalidRequestError, ProviderUnavailableError
+from prioris.interfaces.cli import main
+from prioris.library import Library
 
 WHY = {
     "nearest": [{"id": "W1", "title": "Graph networks for molecules"}],
@@ -199,3 +206,87 @@ def test_settings_are_checked(tmp_path: Path) -> None:
         load_settings({**env, "PRIORIS_MCP_SMTP_TO": "a@b.c\r\nBcc: x@y.z"})
     with pytest.raises(ConfigurationError, match="PRIORIS_MCP_SMTP_SECURITY"):
         load_settings({**env, "PRIORIS_MCP_SMTP_SECURITY": "tls"})
+
+
+NOW = "2026-12-06T07:00:00+00:00"
+
+
+def _smtp_env(server: SmtpServer) -> dict[str, str]:
+    return {
+        "PRIORIS_MCP_SMTP_HOST": "127.0.0.1",
+        "PRIORIS_MCP_SMTP_PORT": str(server.port),
+        "PRIORIS_MCP_SMTP_SECURITY": "plain",
+        "PRIORIS_MCP_SMTP_FROM": "Prioris <prioris@lab.example>",
+        "PRIORIS_MCP_SMTP_TO": "ana@lab.example",
+    }
+
+
+def test_the_librarys_digest_of_the_days_runs(
+    server: SmtpServer, data_dir: Path, tmp_path: Path
+) -> None:
+    settings = load_settings({**os.environ, **_smtp_env(server)})
+    with Library(settings, embedder=FakeEmbedder(), now=lambda: NOW) as lib:
+        stock(lib, tmp_path)
+        lib.alerts_add("broken", collection="Folding", sources=f"jsonl:{tmp_path}/gone.jsonl")
+        assert not lib.alerts_run("broken")[0]["ok"]
+        report = lib.alerts_digest()
+        assert report["sent"] and report["to"] == ["ana@lab.example"]
+        assert report["alerts"] == ["broken", "folding"] and report["failed"] == ["broken"]
+        assert report["candidates"] == 3
+        (got,) = server.messages
+        mail = parsed(got.data)
+        assert mail["Subject"] == (
+            "Prioris alerts 2026-12-06: 3 new papers (folding 3), 1 alert failed"
+        )
+        text = mail.get_body(("plain",)).get_content()
+        assert text.index("Denoising diffusion") < text.index("Moraine sediments")
+        assert "https://arxiv.org/abs/2401.01234" in text and "why: Near: Protein folding" in text
+        assert f"The last run failed at jsonl:{tmp_path}/gone.jsonl: not_found" in text
+        # later than every run, and nothing failed since: no mail, unless asked
+        lib.alerts_remove("broken")
+        quiet = lib.alerts_digest(since="2026-12-07")
+        assert not quiet["sent"] and quiet["text"] == "" and len(server.messages) == 1
+        forced = lib.alerts_digest(since="2026-12-07", always=True, to=["ben@lab.example"])
+        assert forced["sent"] and server.messages[1].rcpt_to == ["ben@lab.example"]
+        assert "nothing new" in forced["subject"]
+        # a dismissed candidate leaves the results: not news any more
+        lib.alerts_dismiss("folding", "doi:10.5555/moraine")
+        assert lib.alerts_digest(dry_run=True)["candidates"] == 2
+        assert len(server.messages) == 2
+
+
+def test_a_dry_run_needs_no_server_and_sending_needs_one(data_dir: Path, tmp_path: Path) -> None:
+    with Library(load_settings(), embedder=FakeEmbedder(), now=lambda: NOW) as lib:
+        stock(lib, tmp_path)
+        report = lib.alerts_digest(dry_run=True)
+        assert not report["sent"] and report["to"] == []
+        assert "1. Denoising diffusion for protein backbones" in report["text"]
+        with pytest.raises(ConfigurationError, match="PRIORIS_MCP_SMTP_HOST"):
+            lib.alerts_digest(to=["ana@lab.example"])
+        with pytest.raises(ConfigurationError, match="PRIORIS_MCP_SMTP_TO"):
+            lib.alerts_digest()
+        with pytest.raises(InvalidRequestError, match="recipient"):
+            lib.alerts_digest(to=["ana@lab.example\r\nBcc: x@y.z"], dry_run=True)
+
+
+def test_the_cli(
+    server: SmtpServer,
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(prioris.embedding, "build_embedder", lambda settings: FakeEmbedder())
+    with Library(load_settings(), embedder=FakeEmbedder()) as lib:
+        stock(lib, tmp_path)
+    assert main(["alerts", "digest", "--dry-run"]) == 0
+    out, _ = capsys.readouterr()
+    assert "== folding (3 new) ==" in out and server.messages == []
+    for name, value in _smtp_env(server).items():
+        monkeypatch.setenv(name, value)
+    assert main(["alerts", "digest", "--to", "ben@lab.example", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["sent"] and report["to"] == ["ben@lab.example"]
+    assert server.messages[0].rcpt_to == ["ben@lab.example"]
+    assert main(["alerts", "digest", "--since", "2999-01-01"]) == 0
+    assert "no mail sent" in capsys.readouterr().err and len(server.messages) == 1

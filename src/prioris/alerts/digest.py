@@ -3,8 +3,10 @@ score, why it is there and a link to read it; a plain-text part and an HTML part
 
 Pure: it composes an :class:`email.message.EmailMessage` from the rankings it is given
 and sends nothing (:mod:`prioris.alerts.mailer` does). An alert with nothing new is left
-out; when no alert has anything new there is no message (None) unless ``always`` asks
-for one that says so, so a daily cron job mails only when there is something to read.
+out; an alert whose last run failed is named with the failing source (a broken alert is
+news too). When no alert has anything new and none failed there is no message (None)
+unless ``always`` asks for one that says so, so a daily cron job mails only when there is
+something to read.
 Every text in the HTML part is escaped, and only http(s) links are made.
 """
 
@@ -44,15 +46,26 @@ def _fresh(candidates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in candidates if not c.get("in_library")][:MAX_PER_ALERT]
 
 
+def _failure(section: dict[str, Any]) -> str:
+    """``The last run failed at SOURCE: code: message``, or '' when it did not fail."""
+    error = section.get("error")
+    if not error:
+        return ""
+    where = f" at {error['source']}" if error.get("source") else ""
+    return f"The last run failed{where}: {error.get('code')}: {error.get('message')}"
+
+
 def digest_subject(sections: Sequence[dict[str, Any]], day: str) -> str:
     """``Prioris alerts 2026-12-06: 5 new papers (graphs 3, folding 2)``."""
     counts = [(s["alert"], len(_fresh(s["candidates"]))) for s in sections]
     counts = [(name, n) for name, n in counts if n]
     total = sum(n for _, n in counts)
+    failed = sum(1 for s in sections if s.get("error"))
+    broken = f", {failed} alert{'s' if failed != 1 else ''} failed" if failed else ""
     if not total:
-        return f"Prioris alerts {day}: nothing new"
+        return f"Prioris alerts {day}: nothing new{broken}"
     each = ", ".join(f"{name} {n}" for name, n in counts)
-    return f"Prioris alerts {day}: {total} new paper{'s' if total != 1 else ''} ({each})"
+    return f"Prioris alerts {day}: {total} new paper{'s' if total != 1 else ''} ({each}){broken}"
 
 
 def digest_text(sections: Sequence[dict[str, Any]], day: str) -> str:
@@ -60,9 +73,12 @@ def digest_text(sections: Sequence[dict[str, Any]], day: str) -> str:
     lines = [digest_subject(sections, day), ""]
     for section in sections:
         fresh = _fresh(section["candidates"])
-        if not fresh:
+        failure = _failure(section)
+        if not fresh and not failure:
             continue
         lines += [f"== {section['alert']} ({len(fresh)} new) ==", ""]
+        if failure:
+            lines += [failure, ""]
         for rank, item in enumerate(fresh, 1):
             lines.append(f"{rank}. {item.get('title') or item['id']}")
             lines.append(f"   score {float(item['score']):.3f} | {item['id']}")
@@ -91,10 +107,14 @@ def digest_html(sections: Sequence[dict[str, Any]], day: str) -> str:
     shown = 0
     for section in sections:
         fresh = _fresh(section["candidates"])
-        if not fresh:
+        failure = _failure(section)
+        if not fresh and not failure:
             continue
         shown += 1
-        parts.append(f"<h2>{esc(section['alert'])} ({len(fresh)} new)</h2><ol>")
+        parts.append(f"<h2>{esc(section['alert'])} ({len(fresh)} new)</h2>")
+        if failure:
+            parts.append(f"<p><strong>{esc(failure)}</strong></p>")
+        parts.append("<ol>")
         for item in fresh:
             title = esc(str(item.get("title") or item["id"]))
             link = candidate_link(item)
@@ -115,8 +135,8 @@ def digest_html(sections: Sequence[dict[str, Any]], day: str) -> str:
 
 
 def has_news(sections: Sequence[dict[str, Any]]) -> bool:
-    """Whether any alert has a candidate the library does not hold."""
-    return any(_fresh(s["candidates"]) for s in sections)
+    """Whether any alert has a candidate the library does not hold, or failed."""
+    return any(_fresh(s["candidates"]) or s.get("error") for s in sections)
 
 
 def compose_digest(

@@ -8,15 +8,19 @@ password and a server, read and checked in one place. Nothing is sent while
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from email.utils import parseaddr
 
 from prioris.config.parsing import _choice, _integer, _number
 from prioris.errors import ConfigurationError
 
 SMTP_SECURITIES = ("starttls", "ssl", "plain")
 DEFAULT_SMTP_PORTS = {"starttls": 587, "ssl": 465, "plain": 25}
+# ``ana@lab.org`` or ``Ana <ana@lab.org>``: read with a pattern, not the email package,
+# which every command would otherwise import at start to read its settings
+_ADDRESS = re.compile(r"[^\s<>@,;\"]+@[^\s<>@,;\"]+")
+_NAMED = re.compile(r"[^<>\r\n\x00]*<([^<>]+)>")
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,9 @@ def check_address(value: str, name: str) -> str:
     """One mail address (``ana@lab.org`` or ``Ana <ana@lab.org>``), else a
     ConfigurationError naming ``name``: a line break would let a value add headers."""
     text = value.strip()
-    _, address = parseaddr(text)
-    if any(c in text for c in "\r\n\x00") or "@" not in address or " " in address:
+    named = _NAMED.fullmatch(text)
+    address = named.group(1).strip() if named else text
+    if any(c in text for c in "\r\n\x00") or not _ADDRESS.fullmatch(address):
         raise ConfigurationError(f"{name}={text[:80]!r} is invalid; accepted: a mail address")
     return text
 
