@@ -21,7 +21,8 @@ from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.library import Library
 from prioris.storage.transaction import immediate
 
-from alert_world import RECORDS, Clock, World, providers
+from alert_world import RECORDS, RSS_ITEMS, Clock, World, providers, rss
+from route_server import RouteServer
 
 FIRST = "2026-03-02T09:00:00+00:00"
 SECOND = "2026-03-03T09:00:00+00:00"
@@ -36,9 +37,9 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def lib(
-    request: pytest.FixtureRequest, world: World, data_dir: Path
-) -> Iterator[tuple[Library, Clock]]:
+def lib(request: pytest.FixtureRequest, data_dir: Path) -> Iterator[tuple[Library, Clock]]:
+    if "world" in request.fixturenames:  # the providers' settings first
+        request.getfixturevalue("world")
     settings = load_settings()
     if request.param == "postgresql":
         settings = settings.with_library(request.getfixturevalue("pg_url"))
@@ -290,3 +291,31 @@ def test_migrate_to_carries_the_alerts(pg_url: str, tmp_path: Path, world: World
     with Library.open(load_settings({}).with_library(pg_url), embedder=FakeEmbedder()) as copy:
         assert copy.alerts_show("onco") == before
         assert len(before["results"]) == 4 and len(before["dismissed"]) == 1
+
+
+def test_without_recorded_replies_a_failing_feed_keeps_the_results(
+    lib: tuple[Library, Clock], tmp_path: Path
+) -> None:
+    """The same promise on a feed and a file alone (runs without ../shared): the RSS feed
+    answers, then answers 500 after the file source was read."""
+    library, clock = lib
+    file = tmp_path / "pool.jsonl"
+    file.write_text(json.dumps({"_id": "c-1", "title": "Fuzzing compilers", "text": "fuzz"}))
+    answers = {"status": 200}
+
+    def feed(_path: str) -> tuple[int, dict[str, str], bytes]:
+        return answers["status"], {"Content-Type": "application/rss+xml"}, rss(RSS_ITEMS)
+
+    with RouteServer({"/feed.xml": feed}) as server:
+        spec = f"jsonl:{file},feed:{server.base}/feed.xml"
+        library.alerts_add("t", collection="Software testing", sources=spec)
+        (first,) = library.alerts_run("t")
+        assert first["ok"] and first["candidates"] == 3
+        before = library.alerts_show("t")
+        answers["status"] = 500
+        clock.moment = SECOND
+        (failed,) = library.alerts_run("t")
+    assert failed["ok"] is False and failed["error"]["source"] == f"feed:{server.base}/feed.xml"
+    assert failed["error"]["code"] == "provider_unavailable"
+    after = library.alerts_show("t")
+    assert after["results"] == before["results"] and after["last_run"] == FIRST

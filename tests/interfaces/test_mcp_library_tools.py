@@ -61,6 +61,7 @@ TOOLS = {
     "research_collections",
     "research_edit_collection",
     "research_tag_works",
+    "research_alerts",
     # issue 36's evidence and citation checks
     "research_evidence",
     "research_cite_check",

@@ -88,7 +88,7 @@ class Alerts:
 
         with self.lock:
             found = get_account(self.conn, account)
-        return found is not None and found.role == "admin"
+        return found is not None and found.role == "admin" and not found.revoked_at
 
     def _visible(self, alert: Mapping[str, Any], account: str | None) -> bool:
         return account is None or alert["owner"] == account or self._is_admin(account)
@@ -302,7 +302,11 @@ class Alerts:
         }
 
     def _gather(
-        self, alert: Mapping[str, Any], since: str | None, say: Callable[[str], None], notes: list
+        self,
+        alert: Mapping[str, Any],
+        since: str | None,
+        say: Callable[[str], None],
+        notes: list[str],
     ) -> list[Candidate]:
         """Every source's candidates since ``since``, without repeats or dismissals; the
         first failing source stops the run, named."""

@@ -91,7 +91,13 @@ def set_error(conn: Any, name: str, error: Mapping[str, Any]) -> None:
 
 def replace_results(conn: Any, name: str, when: str, rows: Sequence[Mapping[str, Any]]) -> None:
     """A successful run: the alert's results become ``rows`` (best first), ``last_run``
-    ``when`` and its error is cleared. Call inside one transaction."""
+    ``when`` and its error is cleared; nothing when the alert was removed meanwhile. Call
+    inside one transaction."""
+    updated = conn.execute(
+        "UPDATE alerts SET last_run = ?, last_error = NULL WHERE name = ?", (when, name)
+    )
+    if not updated.rowcount:
+        return
     conn.execute("DELETE FROM alert_results WHERE alert = ?", (name,))
     placeholders = ", ".join("?" for _ in range(len(RESULT_COLUMNS) + 1))
     conn.executemany(
@@ -114,7 +120,6 @@ def replace_results(conn: Any, name: str, when: str, rows: Sequence[Mapping[str,
             for place, row in enumerate(rows, 1)
         ],
     )
-    conn.execute("UPDATE alerts SET last_run = ?, last_error = NULL WHERE name = ?", (when, name))
 
 
 def _result(row: Sequence[Any]) -> dict[str, Any]:

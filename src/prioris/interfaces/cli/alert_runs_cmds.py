@@ -21,18 +21,21 @@ def register_actions(actions: Any) -> None:
     add = actions.add_parser("add", help="make an alert for a collection or a saved search")
     add.add_argument("name", metavar="NAME", help="letters, digits, '.', '_', '-' (max 64)")
     profile = add.add_mutually_exclusive_group(required=True)
-    profile.add_argument("--collection", metavar="C", help="rank for this collection")
+    profile.add_argument(
+        "--collection", metavar="C", help="rank for this collection (no default: this or --search)"
+    )
     profile.add_argument(
         "--search",
         metavar="QUERY",
         help="a saved search: re-run on arXiv, Europe PMC and OpenAlex (with a key), "
-        "ranked for the whole library",
+        "ranked for the whole library (no default: this or --collection)",
     )
     add.add_argument(
         "--sources",
         metavar="SPEC",
         help='comma-separated: arxiv:cs.LG, europepmc:"query", openalex:"query", '
-        'openalex-cites, search:"query", feed:URL, jsonl:PATH (a collection alert needs it)',
+        'openalex-cites, search:"query", feed:URL, jsonl:PATH '
+        "(default: none; a collection alert needs it)",
     )
     add_json_flag(add)
     add.set_defaults(func=cmd_add)
@@ -55,12 +58,12 @@ def register_actions(actions: Any) -> None:
     listing.set_defaults(func=cmd_list)
 
     show = actions.add_parser("show", help="one alert's last results, best first, with why")
-    show.add_argument("name", metavar="NAME")
+    show.add_argument("name", metavar="NAME", help="the alert")
     add_json_flag(show)
     show.set_defaults(func=cmd_show)
 
     remove = actions.add_parser("remove", help="remove an alert, its results and its triage")
-    remove.add_argument("name", metavar="NAME")
+    remove.add_argument("name", metavar="NAME", help="the alert")
     remove.set_defaults(func=cmd_remove)
 
     for verb, what in (
@@ -68,7 +71,7 @@ def register_actions(actions: Any) -> None:
         ("dismiss", "never show a candidate again for this alert (a negative of later runs)"),
     ):
         triage = actions.add_parser(verb, help=what)
-        triage.add_argument("name", metavar="NAME")
+        triage.add_argument("name", metavar="NAME", help="the alert")
         triage.add_argument("candidate", metavar="ID", help="the candidate's id (alerts show)")
         add_json_flag(triage)
         triage.set_defaults(func=cmd_triage, verb=verb)

@@ -57,13 +57,16 @@ def register(sub: Any) -> None:
         "--candidates",
         type=Path,
         metavar="FILE",
-        help="offline, instead of NAME: JSONL records {_id, title, text} or an Atom/RSS file",
+        help="offline, instead of NAME: JSONL records {_id, title, text} or an Atom/RSS file "
+        "(no default)",
     )
     feed.add_argument(
         "-k", type=int, default=20, metavar="N", help="offline: candidates (default 20)"
     )
     feed.add_argument(
-        "--collection", metavar="C", help="offline, with --candidates: the collection to rank for"
+        "--collection",
+        metavar="C",
+        help="offline, with --candidates: the collection to rank for (no default)",
     )
     feed.set_defaults(func=cmd_feed)
 
