@@ -54,7 +54,9 @@ def _register_feed_tokens(actions: Any) -> None:
     verbs = tokens.add_subparsers(dest="feed_token_action", required=True, metavar="ACTION")
     add = verbs.add_parser("add", help="a new feed token of an account; printed once")
     add.add_argument("name", metavar="NAME", help="the account it reads as")
-    add.add_argument("--label", default="", help="what it is for, e.g. the feed reader's name")
+    add.add_argument(
+        "--label", default="", help="what it is for, e.g. the feed reader's name (default: none)"
+    )
     add.set_defaults(func=cmd_feed_token_add)
     listing = verbs.add_parser("list", help="feed tokens, their accounts, revoked or not")
     listing.add_argument("--user", metavar="NAME", help="only this account's (default: all)")
