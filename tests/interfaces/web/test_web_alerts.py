@@ -201,6 +201,12 @@ def test_the_account_page_makes_and_revokes_feed_tokens(lab: dict[str, Any]) -> 
         == 200
     )
     assert library.feed_account(token) is None
+    logged = [(e["account"], e["action"], e["target"]) for e in library.audit()]
+    assert logged[:2] == [
+        ("ana", "POST /api/feed-tokens/revoke", token_id),
+        ("ana", "POST /api/feed-tokens", token_id),
+    ]
+    assert not any(token in str(e) for e in library.audit())
     # ben, a reader, sees no alert of ana's on the Alerts page and cannot triage them
     assert 'data-alert="folding"' not in ben.get("/alerts").text
     assert 'data-alert="folding"' in ana.get("/alerts").text

@@ -4,7 +4,9 @@ A feed reader cannot log in, so it reads ``/alerts/NAME.atom?token=…`` with a 
 of the person's account (:mod:`.accounts_web` lets such a token read feeds and nothing
 else). ``GET /account`` lists the account's tokens and the feed URLs of its alerts;
 ``POST /api/feed-tokens`` makes one (shown once), ``POST /api/feed-tokens/revoke`` revokes
-one of the account's own. Without accounts (loopback) there is no token to make: the page
+one of the account's own. Both are open to readers (a reader reads feeds too), so the
+middleware does not audit them as writes; they are recorded in the audit log here, the
+token's id and never the token. Without accounts (loopback) there is no token to make: the page
 says the feeds need none.
 """
 
@@ -53,6 +55,9 @@ async def add_token(request: Request) -> Response:
     if not isinstance(label, str):
         raise InvalidRequestError("label must be text")
     made = await blocking(state.library.add_feed_token, name, label)
+    await blocking(
+        state.library.record_audit, name, "POST /api/feed-tokens", made["token_id"], "web"
+    )
     return JSONResponse(made, status_code=201)
 
 
@@ -64,6 +69,9 @@ async def revoke_token(request: Request) -> Response:
     if not isinstance(token_id, str):
         raise InvalidRequestError("give token_id")
     row = await blocking(state.library.revoke_feed_token, token_id, account=name)
+    await blocking(
+        state.library.record_audit, name, "POST /api/feed-tokens/revoke", token_id, "web"
+    )
     return JSONResponse(row)
 
 
