@@ -24,17 +24,18 @@ def build_alerts(parts: Any) -> Alerts:
             parts.remote,
             graph=lambda: access.openalex_graph(owner),
             budget=access.request_budget(owner),
-            feed_guard=feed_guard(owner),
+            **public_only(owner),
         )
 
-    def feed_guard(owner: str | None) -> Any:
+    def public_only(owner: str | None) -> dict[str, Any]:
         if parts.settings.allow_private_feeds:
-            return None
+            return {}
         if owner is None and parts.accounts_service.active_count() == 0:
-            return None  # the machine's own user, who can reach these addresses anyway
+            return {}  # the machine's own user, who can reach these addresses anyway
         from prioris.sources.public_address import PublicAddresses
 
-        return PublicAddresses().check
+        guard = PublicAddresses()
+        return {"feed_guard": guard.check, "feed_peer_check": guard.check_peer}
 
     return Alerts(
         parts.conn,

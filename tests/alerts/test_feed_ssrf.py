@@ -94,6 +94,22 @@ def test_the_feed_source_asks_the_guard_before_each_request(site: RouteServer) -
     assert asked == [f"{site.base}/old", f"{site.base}/toc.atom"]  # the redirect's target too
 
 
+def test_a_name_that_passed_but_led_to_loopback_is_not_read(site: RouteServer) -> None:
+    """DNS rebinding: the name's check passed (a public answer), the connection reached
+    127.0.0.1; the answer is refused before its body is read."""
+    http = ProviderHttp(
+        "feed",
+        make_client(load_settings()),
+        min_interval=0.0,
+        backoff_budget=0.0,
+        peer_check=PublicAddresses().check_peer,
+    )
+    source = FeedSource(f"{site.base}/toc.atom", http=http, guard=lambda url: None)
+    with pytest.raises(ForbiddenError, match=r"reached at a non-public address \(127\.0\.0\.1\)"):
+        source.candidates(None)
+    assert site.paths == ["/toc.atom"]  # sent, but nothing read back
+
+
 def _library(data_dir: Path, **settings: Any) -> Library:
     lib = Library.open(data_dir=data_dir, embedder=FakeEmbedder(), **settings)
     lib.import_records(WORKS)

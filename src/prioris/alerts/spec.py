@@ -183,10 +183,12 @@ class AlertClients:
         graph: Callable[[], CitationGraph] | None = None,
         budget: RequestBudget | None = None,
         feed_guard: Callable[[str], None] | None = None,
+        feed_peer_check: Callable[[Any], None] | None = None,
     ) -> AlertClients:
         """The clients of a :class:`~prioris.sources.remote.RemoteSources` (its settings'
         base URLs, spacing and answer caps; OpenAlex only with an API key), feeds fetched
-        over its HTTP client as provider ``feed``."""
+        over its HTTP client as provider ``feed`` (``feed_guard`` asked about each URL
+        first, ``feed_peer_check`` about each connection before its body is read)."""
         settings = remote.settings
         feed_http = ProviderHttp(
             "feed",
@@ -195,6 +197,7 @@ class AlertClients:
             backoff_budget=settings.backoff_budget_seconds,
             clock=remote.clock,
             max_response_bytes=settings.max_response_bytes,
+            peer_check=feed_peer_check,
         )
         openalex = remote.openalex if settings.openalex_api_key else None
         return cls(remote.arxiv, remote.europepmc, openalex, graph, budget, feed_http, feed_guard)

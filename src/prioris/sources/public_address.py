@@ -8,11 +8,12 @@ injected: the system's ``getaddrinfo`` by default) and refuses it when ANY addre
 resolves to is not globally routable: loopback, private (10/8, 172.16/12, 192.168/16,
 fc00::/7), link-local, shared (100.64/10), multicast, reserved or unspecified, IPv4 mapped
 into IPv6 included. The feed source asks before its first request and before following
-each redirect.
-
-What it cannot see: a name whose answer changes between this check and the connection
-(DNS rebinding within seconds). The check narrows that to a race against the resolver's
-cache; docs/security.md says so.
+each redirect. :meth:`PublicAddresses.check_peer` then looks at the address the
+connection actually reached, before the answer's body is read
+(:class:`~prioris.sources.http.ProviderHttp`'s ``peer_check``): a name whose DNS answer
+changed between the check and the connection (DNS rebinding) gets its request sent but
+its answer refused, so nothing the server reached privately is read back. Through an HTTP
+proxy the peer is the proxy, which must then be public too (or the admin setting on).
 """
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from prioris.errors import ForbiddenError
+
+if TYPE_CHECKING:
+    import httpx
 
 Resolver = Callable[..., Sequence[Any]]
 SETTING = "PRIORIS_MCP_ALLOW_PRIVATE_FEEDS"
@@ -72,4 +76,20 @@ class PublicAddresses:
                 f"the feed at {host} leads to a non-public address ({', '.join(private)}): "
                 f"in a shared library feeds reach only the public internet unless an admin "
                 f"sets {SETTING}=true"
+            )
+
+    def check_peer(self, response: httpx.Response) -> None:
+        """Nothing when the connection of ``response`` reached a public address (or has
+        none: an in-memory transport); ``forbidden`` otherwise, before its body is read."""
+        stream = response.extensions.get("network_stream")
+        peer = stream.get_extra_info("server_addr") if stream is not None else None
+        if not peer:
+            return
+        address = str(peer[0])
+        if not _is_public(address):
+            host = response.request.url.host
+            raise ForbiddenError(
+                f"the feed at {host} was reached at a non-public address ({address}): in a "
+                f"shared library feeds reach only the public internet unless an admin sets "
+                f"{SETTING}=true"
             )
