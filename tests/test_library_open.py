@@ -96,6 +96,13 @@ def test_every_setting_has_a_keyword(tmp_path: Path) -> None:
         "work_vector_weight": 0.5,
         "zotero_dir": Path("/papers/Zotero"),
         "zotero_base_dir": Path("/papers/linked"),
+        "smtp_host": "mail.example.org",
+        "smtp_security": "ssl",
+        "smtp_user": "ana",
+        "smtp_password": "secret words",
+        "smtp_from": "Prioris <prioris@example.org>",
+        "smtp_to": ("ana@example.org", "ben@example.org"),
+        "allow_private_feeds": True,
     }
     for f in dataclasses.fields(Settings):
         if f.name in ("db_path", "db_url", "db_replicas"):

@@ -233,6 +233,14 @@ class Composition:
 
         return build_alerts(self)
 
+    @_part
+    def digests(self) -> Any:
+        """The day's alerts by e-mail through the user's SMTP server (issue 37)."""
+        from prioris.services.alerts_digest import AlertsDigest, smtp_mailer
+
+        settings = self.settings
+        return AlertsDigest(lambda: self.alerts, lambda: smtp_mailer(settings), settings, self.now)
+
     # -- the stored works --------------------------------------------------------------
     @_part
     def catalog(self) -> Any:

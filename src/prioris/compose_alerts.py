@@ -3,7 +3,9 @@ beside :mod:`prioris.compose` (which calls it from its ``alerts`` part) so the c
 root stays short. The sources' clients come from the library's remote providers, each
 alert's OpenAlex requests from its owner's share of the daily budget (the library's for
 the local user), the ranking is ``AlertsRanking.rank_alerts`` and an accept is the
-library's own fetch."""
+library's own fetch. In a shared library (an active account, or an alert an account
+made) a feed URL must lead to a public address unless PRIORIS_MCP_ALLOW_PRIVATE_FEEDS
+says otherwise (:class:`~prioris.sources.public_address.PublicAddresses`)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,18 @@ def build_alerts(parts: Any) -> Alerts:
             parts.remote,
             graph=lambda: access.openalex_graph(owner),
             budget=access.request_budget(owner),
+            **public_only(owner),
         )
+
+    def public_only(owner: str | None) -> dict[str, Any]:
+        if parts.settings.allow_private_feeds:
+            return {}
+        if owner is None and parts.accounts_service.active_count() == 0:
+            return {}  # the machine's own user, who can reach these addresses anyway
+        from prioris.sources.public_address import PublicAddresses
+
+        guard = PublicAddresses()
+        return {"feed_guard": guard.check, "feed_peer_check": guard.check_peer}
 
     return Alerts(
         parts.conn,

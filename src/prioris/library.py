@@ -24,6 +24,7 @@ from prioris.ingest.service import IngestService
 from prioris.services import watching
 from prioris.services.accounts import Accounts
 from prioris.services.alerts import Alerts
+from prioris.services.alerts_digest import AlertsDigest
 from prioris.services.alerts_ranking import AlertsRanking
 from prioris.services.catalog import Catalog
 from prioris.services.citations import Citations
@@ -215,6 +216,10 @@ class Library:
     authenticate = _to("accounts_service", Accounts.authenticate)
     record_audit = _to("accounts_service", Accounts.record)
     audit = _to("accounts_service", Accounts.audit)
+    add_feed_token = _to("accounts_service", Accounts.add_feed_token)
+    feed_tokens = _to("accounts_service", Accounts.feed_tokens)
+    revoke_feed_token = _to("accounts_service", Accounts.revoke_feed_token)
+    feed_account = _to("accounts_service", Accounts.feed_account)
 
     # -- editing with provenance (:class:`~prioris.services.editing.Editor`) -------------
     edit_work = _to("editor", Editor.edit_work)
@@ -257,6 +262,7 @@ class Library:
     alerts_accept = _to("alerts", Alerts.alerts_accept)
     alerts_dismiss = _to("alerts", Alerts.alerts_dismiss)
     alerts_feed = _to("alerts", Alerts.alerts_feed)
+    alerts_digest = _to("digests", AlertsDigest.alerts_digest)
 
     # -- upkeep (:class:`~prioris.services.maintenance.Maintenance`) ---------------------
     reindex = _to("maintenance", Maintenance.reindex)

@@ -69,6 +69,11 @@ WEB_POSTS: dict[str, tuple[str, str]] = {
     "/api/snowball/dismiss": ("writer", "dismiss"),
     "/api/collections": ("writer", "make collections"),
     "/api/tags": ("writer", "tags and put works in them"),
+    "/api/alerts/run": ("writer", "run and triage alerts"),
+    "/api/alerts/accept": ("writer", "accept or dismiss their candidates"),
+    "/api/alerts/dismiss": ("writer", "accept or dismiss their candidates"),
+    "/api/feed-tokens": ("reader", "own feed tokens"),
+    "/api/feed-tokens/revoke": ("reader", "own feed tokens"),
 }
 
 WEB_GETS_ABOVE_READER: dict[str, tuple[str, str]] = {"/audit": ("admin", "audit log")}

@@ -296,6 +296,7 @@ def test_a_library_made_before_work_vectors_is_upgraded_then_reindexed(data_dir:
             "DROP TABLE alerts",  # migration 19
             "DROP TABLE alert_results",
             "DROP TABLE alert_triage",
+            "DROP TABLE feed_tokens",  # migration 20
             "DELETE FROM schema_migrations WHERE version >= 5",
         ):
             lib.conn.execute(statement)

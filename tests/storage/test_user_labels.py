@@ -229,6 +229,7 @@ def test_a_library_made_before_migrates_with_its_labels_imported(settings: Any) 
             # the later migrations too (a library of that release had none of them)
             lib.conn.execute("DROP TABLE openalex_account_requests")
             lib.conn.execute("DROP INDEX openalex_cache_fetched")
+            lib.conn.execute("DROP TABLE feed_tokens")
             for table in ("alerts", "alert_results", "alert_triage"):
                 lib.conn.execute(f"DROP TABLE {table}")
             lib.conn.execute("DELETE FROM schema_migrations WHERE version >= ?", (latest,))

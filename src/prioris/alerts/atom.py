@@ -11,7 +11,8 @@ from xml.etree import ElementTree
 ATOM = "http://www.w3.org/2005/Atom"
 
 
-def _why_text(why: dict[str, Any]) -> str:
+def why_text(why: dict[str, Any]) -> str:
+    """A candidate's why in one line: the library works nearest to it, then its terms."""
     nearest = "; ".join(n["title"] or n["id"] for n in why.get("nearest", []))
     terms = ", ".join(t["term"] for t in why.get("terms", []))
     parts = [f"Near: {nearest}" if nearest else "", f"Terms: {terms}" if terms else ""]
@@ -47,7 +48,7 @@ def atom_feed(title: str, candidates: Sequence[dict[str, Any]], updated: str) ->
         link = item.get("link") or (ident if ident.startswith(("http://", "https://")) else "")
         if link:
             ElementTree.SubElement(entry, f"{{{ATOM}}}link", href=link, rel="alternate")
-        summary = f"#{rank}, score {item['score']:.3f}. {_why_text(item.get('why') or {})}"
+        summary = f"#{rank}, score {item['score']:.3f}. {why_text(item.get('why') or {})}"
         if item.get("in_library"):
             summary += " (already in the library)"
         ElementTree.SubElement(entry, f"{{{ATOM}}}summary").text = summary

@@ -8,11 +8,14 @@ http (:func:`~prioris.sources.http.follow_redirect`), at most three times. A fil
 refused past ``max_bytes`` before it is read. The entries are parsed by
 :func:`~prioris.alerts.feeds.parse_feed`, kept when dated on or after ``since`` (an
 undated entry is kept: it cannot be shown to be old) and bounded by ``max_results``, in
-the feed's order. One request a run.
+the feed's order. One request a run. A ``guard`` (in a shared library: only public
+addresses, :class:`~prioris.sources.public_address.PublicAddresses`) is asked about the
+URL before the request and about each redirect's target before following it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -52,6 +55,7 @@ class FeedSource:
         max_results: int = DEFAULT_MAX_RESULTS,
         max_bytes: int = DEFAULT_MAX_FEED_BYTES,
         name: str | None = None,
+        guard: Callable[[str], None] | None = None,
     ) -> None:
         text = str(location).strip()
         if not text:
@@ -63,6 +67,7 @@ class FeedSource:
         if self.url and http is None:
             raise InvalidRequestError(f"the feed {text} needs the HTTP layer to be fetched")
         self.http = http
+        self.guard = guard
         self.name = name or f"feed:{text}"
         self.max_results = check_max(max_results, self.name)
         self.max_bytes = max(1, int(max_bytes))
@@ -94,6 +99,8 @@ class FeedSource:
         assert self.url is not None and self.http is not None
         url = self.url
         for _ in range(MAX_REDIRECTS + 1):
+            if self.guard is not None:
+                self.guard(url)
             response = self.http.get(
                 url,
                 headers={"Accept": FEED_ACCEPT},

@@ -163,8 +163,9 @@ _EXAMPLES = {
 class AlertClients:
     """What building the sources needs: the provider clients (None: not available), the
     OpenAlex citation graph (built on first use, over the library's cache and budget),
-    the budget an OpenAlex keyword search takes its requests from, and the HTTP layer
-    feeds are fetched through."""
+    the budget an OpenAlex keyword search takes its requests from, the HTTP layer
+    feeds are fetched through and what a feed's URL must pass first (``feed_guard``: in a
+    shared library, only public addresses)."""
 
     arxiv: Any = None
     europepmc: Any = None
@@ -172,6 +173,7 @@ class AlertClients:
     graph: Callable[[], CitationGraph] | None = None
     budget: RequestBudget | None = None
     feed_http: ProviderHttp | None = None
+    feed_guard: Callable[[str], None] | None = None
 
     @classmethod
     def from_remote(
@@ -180,10 +182,13 @@ class AlertClients:
         *,
         graph: Callable[[], CitationGraph] | None = None,
         budget: RequestBudget | None = None,
+        feed_guard: Callable[[str], None] | None = None,
+        feed_peer_check: Callable[[Any], None] | None = None,
     ) -> AlertClients:
         """The clients of a :class:`~prioris.sources.remote.RemoteSources` (its settings'
         base URLs, spacing and answer caps; OpenAlex only with an API key), feeds fetched
-        over its HTTP client as provider ``feed``."""
+        over its HTTP client as provider ``feed`` (``feed_guard`` asked about each URL
+        first, ``feed_peer_check`` about each connection before its body is read)."""
         settings = remote.settings
         feed_http = ProviderHttp(
             "feed",
@@ -192,9 +197,10 @@ class AlertClients:
             backoff_budget=settings.backoff_budget_seconds,
             clock=remote.clock,
             max_response_bytes=settings.max_response_bytes,
+            peer_check=feed_peer_check,
         )
         openalex = remote.openalex if settings.openalex_api_key else None
-        return cls(remote.arxiv, remote.europepmc, openalex, graph, budget, feed_http)
+        return cls(remote.arxiv, remote.europepmc, openalex, graph, budget, feed_http, feed_guard)
 
 
 def _need(client: Any, what: str, item: SourceSpec) -> Any:
@@ -263,7 +269,7 @@ def build_source(
         http = clients.feed_http if is_url(value) else None
         if is_url(value):
             _need(http, "the HTTP layer", item)
-        return FeedSource(value, http=http, max_results=bound, name=name)
+        return FeedSource(value, http=http, max_results=bound, name=name, guard=clients.feed_guard)
     return JsonlSource(value, max_results=bound, name=name)
 
 

@@ -34,6 +34,9 @@ class ServerSettings:
     # the server's folders a request may name in accounts mode (web app: a folder of PDFs,
     # a .bib/.ris file, a Zotero data directory); none by default: only uploads
     allowed_import_dirs: tuple[Path, ...] = ()
+    # in accounts mode an alert's feed:URL may reach loopback, private and link-local
+    # addresses only when an admin allows it (docs/security.md, "Alerts and feed tokens")
+    allow_private_feeds: bool = False
 
 
 def server_settings(env: Mapping[str, str]) -> ServerSettings:
@@ -52,6 +55,7 @@ def server_settings(env: Mapping[str, str]) -> ServerSettings:
             env, "PRIORIS_MCP_ACCOUNT_UPLOAD_BYTES_PER_HOUR", 2**31
         ),
         allowed_import_dirs=_folders(env, "PRIORIS_MCP_ALLOWED_IMPORT_DIRS"),
+        allow_private_feeds=_flag(env, "PRIORIS_MCP_ALLOW_PRIVATE_FEEDS"),
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from prioris.config.cluster import ClusterSettings, cluster_settings
 from prioris.config.database import DatabaseSettings, database_settings, is_postgres_url
 from prioris.config.limits import InputLimits, input_limits
+from prioris.config.mail import MailSettings, mail_settings
 from prioris.config.model import ModelSettings, model_settings
 from prioris.config.providers import DEFAULT_MIN_INTERVALS, ProviderSettings, provider_settings
 from prioris.config.search import SearchSettings, search_settings
@@ -28,9 +29,10 @@ from prioris.errors import ConfigurationError
 
 # Fields come from the LAST base first: DatabaseSettings' data_dir and db_path (the two
 # without a default) open the field list, then the model, input limits, providers, servers,
-# search and the cluster.
+# search, the cluster and the mail digest.
 @dataclass(frozen=True)
 class Settings(
+    MailSettings,
     ClusterSettings,
     SearchSettings,
     ServerSettings,
@@ -79,6 +81,7 @@ def _settings_from(env: Mapping[str, str]) -> Settings:
         model_settings(env),
         database_settings(env),
         cluster_settings(env),
+        mail_settings(env),
     ]
     return Settings(**{f.name: getattr(a, f.name) for a in areas for f in dataclasses.fields(a)})
 

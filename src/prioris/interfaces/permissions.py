@@ -81,6 +81,11 @@ WEB_POST_ROLES: dict[str, str] = {
     "/api/snowball/dismiss": "writer",
     "/api/collections": "writer",  # collections made in Prioris, works put in or taken out
     "/api/tags": "writer",
+    "/api/alerts/run": "writer",  # asks the alert's sources, stores its results
+    "/api/alerts/accept": "writer",  # fetches the candidate into the library
+    "/api/alerts/dismiss": "writer",
+    "/api/feed-tokens": "reader",  # each account's own feed tokens, for its feed reader
+    "/api/feed-tokens/revoke": "reader",
 }
 
 WEB_GET_ROLES: dict[str, str] = {"/audit": "admin"}

@@ -10,6 +10,10 @@ Verifying a token costs one scrypt (tens of milliseconds, by design); a remote c
 its token with every request, so a verified token's SHA-256 is remembered with its account
 name (bounded, in memory). The account row is still read on every call, so a revocation
 takes effect at the next request.
+
+Feed tokens (issue 37) let a feed reader, which cannot log in, read an account's alert
+feeds: each account may hold several, each revocable alone; a token reads feeds only, as
+its account, and stops with it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError, NotFoundError
 from prioris.storage import accounts as store
+from prioris.storage import feed_tokens
 from prioris.storage.accounts import ROLES, Account
 from prioris.storage.transaction import immediate
 
@@ -142,3 +147,46 @@ class Accounts:
             raise InvalidRequestError("limit must be 1..10000 and offset >= 0")
         with self.lock:
             return store.entries(self.conn, limit, offset)
+
+    # -- feed tokens ---------------------------------------------------------------------
+    def add_feed_token(self, account: str, label: str = "") -> dict[str, Any]:
+        """A new feed token of ``account`` (an active one): its row and, under ``token``,
+        the token itself, returned once and never stored in clear."""
+        if not isinstance(label, str) or len(label) > feed_tokens.MAX_LABEL:
+            raise InvalidRequestError(f"a label is at most {feed_tokens.MAX_LABEL} characters")
+        if any(not c.isprintable() for c in label):
+            raise InvalidRequestError("a label holds no control characters")
+        with self.lock, immediate(self.conn):
+            found = store.get_account(self.conn, account) if isinstance(account, str) else None
+            if found is None or not found.active:
+                raise NotFoundError(f"no active account named {account!r}")
+            return feed_tokens.insert(self.conn, account, label.strip(), self.now())
+
+    def feed_tokens(self, account: str | None = None) -> list[dict[str, Any]]:
+        """The feed tokens (of ``account`` when given), never their secrets."""
+        with self.lock:
+            return feed_tokens.listed(self.conn, account)
+
+    def revoke_feed_token(self, token_id: str, account: str | None = None) -> dict[str, Any]:
+        """Revoke a feed token: feeds read with it get 401 from the next request. With
+        ``account`` only that account's own token (anyone else's answers as unknown)."""
+        if not isinstance(token_id, str) or not token_id:
+            raise InvalidRequestError("a feed token id is required")
+        with self.lock, immediate(self.conn):
+            row = feed_tokens.get(self.conn, token_id)
+            if row is None or (account is not None and row["account"] != account):
+                raise NotFoundError(f"no feed token {token_id!r}")
+            feed_tokens.revoke(self.conn, token_id, self.now())
+            revoked = feed_tokens.get(self.conn, token_id)
+        assert revoked is not None
+        return revoked
+
+    def feed_account(self, token: str | None) -> Account | None:
+        """The active account a feed token reads as, else None (unknown, revoked token or
+        account)."""
+        if not token or not isinstance(token, str) or len(token) > 256:
+            return None
+        with self.lock:
+            name = feed_tokens.verify(self.conn, token)
+            account = store.get_account(self.conn, name) if name else None
+        return account if account is not None and account.active else None

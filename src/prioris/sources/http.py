@@ -22,7 +22,7 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
@@ -193,8 +193,12 @@ class ProviderHttp:
         clock: Clock | None = None,
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         retry_server_errors: bool = False,
+        peer_check: Callable[[httpx.Response], None] | None = None,
     ) -> None:
         self.provider = provider
+        # asked about each answer's connection before its body is read (an alert's feed
+        # in a shared library: the address actually reached must be public)
+        self.peer_check = peer_check
         # a 502/503/504 waited out like a 429 (Retry-After, backoff budget) instead of
         # failing at once: for long walks (OpenAlex's cursor pages) that one blip would end
         self.retry_server_errors = retry_server_errors
@@ -263,6 +267,8 @@ class ProviderHttp:
         describe the wire form are dropped.
         """
         with self.client.stream("GET", url, params=params, headers=headers) as response:
+            if self.peer_check is not None:
+                self.peer_check(response)
             where = _describe(response.request.url)
             encoding = response.headers.get("Content-Encoding", "")
             raw: Iterable[bytes]

@@ -1,4 +1,5 @@
-"""``prioris users add|list|revoke`` and ``prioris audit``: accounts of a shared library.
+"""``prioris users add|list|revoke``, ``prioris users feed-token add|list|revoke`` and
+``prioris audit``: accounts of a shared library, and the tokens their feed readers use.
 
 Once a library has an account, ``prioris ui --allow-remote`` and ``prioris serve
 --transport http --allow-remote`` ask every request for one (see docs/security.md,
@@ -34,6 +35,7 @@ def register(sub: Any) -> None:
     revoke = actions.add_parser("revoke", help="revoke an account: its token stops working")
     revoke.add_argument("name", metavar="NAME", help="the account to revoke")
     revoke.set_defaults(func=cmd_revoke)
+    _register_feed_tokens(actions)
     audit = sub.add_parser("audit", help="the audit log of writes made through accounts")
     audit.add_argument("--limit", type=int, default=50, help="entries to show (default 50)")
     audit.add_argument(
@@ -41,6 +43,60 @@ def register(sub: Any) -> None:
     )
     add_json_flag(audit)
     audit.set_defaults(func=cmd_audit)
+
+
+def _register_feed_tokens(actions: Any) -> None:
+    """``users feed-token add|list|revoke``: an account's tokens for its alert feeds."""
+    tokens = actions.add_parser(
+        "feed-token",
+        help="tokens a feed reader puts in an alert feed's URL (/alerts/NAME.atom?token=...)",
+    )
+    verbs = tokens.add_subparsers(dest="feed_token_action", required=True, metavar="ACTION")
+    add = verbs.add_parser("add", help="a new feed token of an account; printed once")
+    add.add_argument("name", metavar="NAME", help="the account it reads as")
+    add.add_argument(
+        "--label", default="", help="what it is for, e.g. the feed reader's name (default: none)"
+    )
+    add.set_defaults(func=cmd_feed_token_add)
+    listing = verbs.add_parser("list", help="feed tokens, their accounts, revoked or not")
+    listing.add_argument("--user", metavar="NAME", help="only this account's (default: all)")
+    add_json_flag(listing)
+    listing.set_defaults(func=cmd_feed_token_list)
+    revoke = verbs.add_parser("revoke", help="revoke a feed token: its feeds answer 401")
+    revoke.add_argument("token_id", metavar="TOKEN_ID", help="the token's id (feed_...)")
+    revoke.set_defaults(func=cmd_feed_token_revoke)
+
+
+def cmd_feed_token_add(args: argparse.Namespace, ctx: CliContext) -> int:
+    made = ctx.library().add_feed_token(args.name, args.label)
+    ctx.print_line(made["token"])
+    ctx.log(
+        f"feed token {made['token_id']} of {args.name!r} created. It is shown only now: put "
+        "it in the feed URL, /alerts/NAME.atom?token=TOKEN (only its hash is kept)."
+    )
+    return EXIT_OK
+
+
+def cmd_feed_token_list(args: argparse.Namespace, ctx: CliContext) -> int:
+    tokens = ctx.library().feed_tokens(args.user)
+    if args.json:
+        ctx.print_json({"feed_tokens": tokens, "count": len(tokens)})
+        return EXIT_OK
+    for t in tokens:
+        state = f"revoked {t['revoked_at']}" if t["revoked_at"] else "active"
+        label = f"\t{t['label']}" if t["label"] else ""
+        ctx.print_line(
+            f"{t['token_id']}\t{t['account']}\tcreated {t['created_at']}\t{state}{label}"
+        )
+    if not tokens:
+        ctx.log("no feed tokens")
+    return EXIT_OK
+
+
+def cmd_feed_token_revoke(args: argparse.Namespace, ctx: CliContext) -> int:
+    row = ctx.library().revoke_feed_token(args.token_id)
+    ctx.log(f"feed token {row['token_id']} of {row['account']!r} revoked at {row['revoked_at']}")
+    return EXIT_OK
 
 
 def cmd_add(args: argparse.Namespace, ctx: CliContext) -> int:

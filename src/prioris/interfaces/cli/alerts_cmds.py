@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from prioris.errors import InvalidRequestError
+from prioris.interfaces.cli.alert_digest_cmds import register_digest
 from prioris.interfaces.cli.alert_runs_cmds import register_actions
 from prioris.interfaces.cli.context import EXIT_OK, CliContext, add_json_flag
 
@@ -35,6 +36,7 @@ def register(sub: Any) -> None:
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     register_actions(actions)
+    register_digest(actions)
     rank = actions.add_parser("rank", help="rank a file's candidates for each collection")
     _candidates_flags(rank)
     rank.add_argument(

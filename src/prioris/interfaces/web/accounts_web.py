@@ -14,17 +14,24 @@
   Each successful write is recorded in the audit log (who, method and path, the JSON body
   as target, bounded).
 * ``GET /audit`` (admins) shows the audit log.
+* A feed reader cannot log in: ``GET /alerts/NAME.atom?token=…`` with a feed token
+  (``prioris users feed-token add``, or the account page) reads the feed as the token's
+  account, and a feed token opens no other page or call. Without a session, a feed
+  asked with a missing, unknown or revoked token gets 401 (never a redirect: a feed
+  reader would not follow it to a login form).
 
 Without accounts mode none of this is installed: loopback use stays without login.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -44,6 +51,8 @@ LOGINS_PER_MINUTE = 10
 """Login attempts per client address and minute: each costs a scrypt, so they are bounded."""
 SESSION_SECONDS = 12 * 3600
 AUDIT_BODY_LIMIT = 64 * 1024
+FEED_PATH = re.compile(r"/alerts/[^/]+\.atom")
+"""The only paths a feed token opens: an alert's Atom feed."""
 
 
 class Sessions:
@@ -90,6 +99,13 @@ def _cookie_of(headers: dict[str, str]) -> str | None:
     return None
 
 
+def _feed_token(scope: Scope) -> str | None:
+    """The ``token`` of a feed's query string (the first, when repeated)."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    found = query.get("token") or [None]
+    return found[0]
+
+
 def _is_api(path: str, headers: dict[str, str]) -> bool:
     return path.startswith("/api/") or "application/json" in headers.get("accept", "")
 
@@ -134,6 +150,14 @@ class AccountsMiddleware:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         name = self.sessions.account(_cookie_of(headers))
         account = await anyio.to_thread.run_sync(self._active, name) if name else None
+        is_feed = method in ("GET", "HEAD") and FEED_PATH.fullmatch(path) is not None
+        if account is None and is_feed:
+            token = _feed_token(scope)
+            if token:
+                account = await anyio.to_thread.run_sync(self.library.feed_account, token)
+            if account is None:
+                await _send(send, _error(401, "unauthorized", "unknown or revoked feed token"))
+                return
         if account is None:
             if _is_api(path, headers):
                 await _send(send, _error(401, "unauthorized", "log in first (/login)"))

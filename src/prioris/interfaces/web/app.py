@@ -31,7 +31,9 @@ from prioris.errors import ConfigurationError, PriorisError
 from prioris.interfaces.http_guard import is_loopback
 from prioris.interfaces.permissions import RateLimiter
 from prioris.interfaces.web import (
+    account_page,
     accounts_web,
+    alerts_view,
     api,
     api_labels,
     edit,
@@ -152,6 +154,8 @@ def build_app(
         *edit.ROUTES,
         *api_labels.ROUTES,
         *snowball_view.ROUTES,
+        *alerts_view.ROUTES,
+        *account_page.ROUTES,
         *accounts_web.ROUTES,
         Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
