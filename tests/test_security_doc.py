@@ -44,15 +44,28 @@ def test_every_tool_and_routes_role_is_the_one_the_docs_table_gives() -> None:
     """The written-out table of tests/interfaces/roles_from_docs.py: each tool's and
     route's word is in the docs' row of its role, and permissions.py agrees entry by entry
     (the enforcement itself is checked in test_mcp_accounts.py and test_web_accounts.py)."""
-    from interfaces.roles_from_docs import MCP_TOOLS, WEB_GETS_ABOVE_READER, WEB_POSTS, doc_rows
-    from prioris.interfaces.permissions import MCP_TOOL_ROLES, WEB_GET_ROLES, WEB_POST_ROLES
+    from interfaces.roles_from_docs import (
+        MCP_ACTIONS,
+        MCP_TOOLS,
+        WEB_GETS_ABOVE_READER,
+        WEB_POSTS,
+        doc_rows,
+    )
+    from prioris.interfaces.permissions import (
+        MCP_ACTION_ROLES,
+        MCP_TOOL_ROLES,
+        WEB_GET_ROLES,
+        WEB_POST_ROLES,
+    )
 
     rows = doc_rows()
     assert set(rows) == {"reader", "writer", "admin"}, rows
-    for table in (MCP_TOOLS, WEB_POSTS, WEB_GETS_ABOVE_READER):
+    for table in (MCP_TOOLS, WEB_POSTS, WEB_GETS_ABOVE_READER, *MCP_ACTIONS.values()):
         for name, (role, word) in table.items():
             if role != "none":
                 assert word in rows[role], f"{name}: docs' {role} row does not say {word!r}"
     assert {k: r for k, (r, _) in MCP_TOOLS.items()} == MCP_TOOL_ROLES
+    actions = {t: {a: r for a, (r, _) in acts.items()} for t, acts in MCP_ACTIONS.items()}
+    assert actions == MCP_ACTION_ROLES
     assert {k: r for k, (r, _) in WEB_POSTS.items()} == WEB_POST_ROLES
     assert {k: r for k, (r, _) in WEB_GETS_ABOVE_READER.items()} == WEB_GET_ROLES

@@ -34,6 +34,7 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_evidence": ("reader", "read"),
     "research_cite_check": ("reader", "cite"),
     "research_collections": ("reader", "list"),
+    "research_alerts": ("reader", "read their alerts"),  # list, show: MCP_ACTIONS the rest
     "research_arxiv_fetch_full_text": ("writer", "fetch"),
     "research_europepmc_fetch_full_text": ("writer", "fetch"),
     "research_localfile_fetch_full_text": ("writer", "ingest"),
@@ -48,8 +49,21 @@ MCP_TOOLS: dict[str, tuple[str, str]] = {
     "research_dismiss_candidate": ("writer", "dismiss"),
     "research_edit_collection": ("writer", "make collections"),
     "research_tag_works": ("writer", "tags and put works in them"),
-    "research_alerts": ("writer", "run and triage alerts"),
 }
+
+MCP_ACTIONS: dict[str, dict[str, tuple[str, str]]] = {
+    "research_alerts": {
+        "list": ("reader", "read their alerts"),
+        "show": ("reader", "read their alerts"),
+        "add": ("writer", "make or remove them"),
+        "remove": ("writer", "make or remove them"),
+        "run": ("writer", "run and triage alerts"),
+        "accept": ("writer", "accept or dismiss their candidates"),
+        "dismiss": ("writer", "accept or dismiss their candidates"),
+    },
+}
+"""The tools whose role is per ``action`` (docs: a reader reads alerts, a writer makes,
+removes, runs and triages them)."""
 
 WEB_POSTS: dict[str, tuple[str, str]] = {
     "/login": ("none", ""),  # how one gets a session
@@ -69,6 +83,8 @@ WEB_POSTS: dict[str, tuple[str, str]] = {
     "/api/snowball/dismiss": ("writer", "dismiss"),
     "/api/collections": ("writer", "make collections"),
     "/api/tags": ("writer", "tags and put works in them"),
+    "/api/alerts/add": ("writer", "make or remove them"),
+    "/api/alerts/remove": ("writer", "make or remove them"),
     "/api/alerts/run": ("writer", "run and triage alerts"),
     "/api/alerts/accept": ("writer", "accept or dismiss their candidates"),
     "/api/alerts/dismiss": ("writer", "accept or dismiss their candidates"),

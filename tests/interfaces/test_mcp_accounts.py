@@ -24,12 +24,17 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from interfaces.mcp_helpers import data, error
-from interfaces.roles_from_docs import MCP_TOOLS, ORDER, below
+from interfaces.roles_from_docs import MCP_ACTIONS, MCP_TOOLS, ORDER, below
 from prioris.embedding.fake import FakeEmbedder
 from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY, Exposure, HttpGuard
 from prioris.interfaces.mcp.runtime import audit_target
 from prioris.interfaces.mcp_server import build_server
-from prioris.interfaces.permissions import MCP_TOOL_ROLES, RateLimiter, tool_role
+from prioris.interfaces.permissions import (
+    MCP_ACTION_ROLES,
+    MCP_TOOL_ROLES,
+    RateLimiter,
+    tool_role,
+)
 from prioris.library import Library
 from prioris.storage.accounts import Account
 
@@ -45,8 +50,13 @@ def test_every_mcp_tool_has_a_role() -> None:
     for tool in server._tool_manager.list_tools():
         hints = tool.annotations
         if hints is not None and hints.read_only_hint is False:
-            assert MCP_TOOL_ROLES[tool.name] == "writer", tool.name
+            writes = {MCP_TOOL_ROLES[tool.name], *MCP_ACTION_ROLES.get(tool.name, {}).values()}
+            assert "writer" in writes, tool.name
     assert tool_role("research_tool_of_tomorrow") == "admin"  # fail closed
+    # an action the table does not know, or none, needs the strictest of the tool's
+    assert tool_role("research_alerts", {"action": "fly"}) == "writer"
+    assert tool_role("research_alerts", {}) == tool_role("research_alerts") == "writer"
+    assert tool_role("research_alerts", {"action": "list"}) == "reader"
 
 
 def test_each_tool_refuses_the_role_below_the_docs_one_and_lets_that_role_call() -> None:
@@ -68,26 +78,39 @@ def test_each_tool_refuses_the_role_below_the_docs_one_and_lets_that_role_call()
 
     server._call_tool = recorder  # type: ignore[method-assign]
 
-    def call(tool: str, role: str | None) -> Any:
+    def call(tool: str, role: str | None, arguments: dict[str, Any]) -> Any:
         account = None if role is None else Account(f"{role}1", role, "2026-01-01")
         scope = {ACCOUNT_SCOPE_KEY: account} if account else {}
         context = SimpleNamespace(
             request_context=SimpleNamespace(request=SimpleNamespace(scope=scope))
         )
-        return anyio.run(server.call_tool, tool, {}, context)
+        return anyio.run(server.call_tool, tool, arguments, context)
 
-    for tool, (needed, _) in sorted(MCP_TOOLS.items()):
+    calls = [  # (tool, arguments, role): per action for the tools whose role is per action
+        (tool, {"action": action} if tool in MCP_ACTIONS else {}, needed)
+        for tool, (tool_needs, _) in sorted(MCP_TOOLS.items())
+        for action, (needed, _) in (
+            MCP_ACTIONS[tool].items() if tool in MCP_ACTIONS else [("", (tool_needs, ""))]
+        )
+    ]
+    assert ("research_alerts", {"action": "run"}, "writer") in calls
+    assert ("research_alerts", {"action": "list"}, "reader") in calls
+    for tool, arguments, needed in calls:
         ran.clear()
         audits.clear()
         lower = below(needed)
-        refused = call(tool, None if lower == "none" else lower)
-        assert refused.is_error and ran == [], tool
+        refused = call(tool, None if lower == "none" else lower, arguments)
+        assert refused.is_error and ran == [], (tool, arguments)
         code = refused.content[0].text.split(":", 1)[0]
         assert code == ("unauthorized" if lower == "none" else "forbidden"), (tool, code)
-        assert not call(tool, needed).is_error and ran == [tool], tool
-        assert audits == ([] if needed == "reader" else [(f"{needed}1", tool, "", "mcp")]), tool
+        if arguments and lower != "none":
+            assert f"with action {arguments['action']!r}" in refused.content[0].text
+        assert not call(tool, needed, arguments).is_error and ran == [tool], tool
+        target = " ".join(f"{k}={v}" for k, v in arguments.items())
+        expected = [] if needed == "reader" else [(f"{needed}1", tool, target, "mcp")]
+        assert audits == expected, (tool, arguments)
         for higher in ORDER[ORDER.index(needed) + 1 :]:
-            assert not call(tool, higher).is_error, (tool, higher)
+            assert not call(tool, higher, arguments).is_error, (tool, higher)
 
 
 def test_audit_target_leaves_payloads_out() -> None:

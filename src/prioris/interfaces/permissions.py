@@ -5,11 +5,14 @@ Roles are ordered reader < writer < admin (:func:`prioris.services.accounts.role
 * reader: search, read, list, show, cite, export, and remote lookups that store nothing;
 * writer: also ingest, fetch, upload, edit, sync (Zotero, reference files), delete,
   reindex, dismiss, make collections and tags and put works in them or take them out,
-  run and triage alerts;
+  make, remove, run and triage alerts;
 * admin: also manage accounts, read the audit log and compact the library file.
 
 :data:`MCP_TOOL_ROLES` names the role every MCP tool needs and :data:`WEB_POST_ROLES` the
 role every web POST route needs (every GET is a read, except :data:`WEB_GET_ROLES`).
+A tool with an ``action`` whose actions differ (``research_alerts``: a reader lists, a
+writer runs) has its actions' roles in :data:`MCP_ACTION_ROLES`; the server checks the
+action's role where it checks a tool's, with the same error.
 A tool or route missing from these tables fails a test, and at run time needs ``admin``
 (fail closed). Only accounts mode consults them: loopback use and the single-token mode
 are unchanged.
@@ -21,7 +24,8 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 MCP_TOOL_ROLES: dict[str, str] = {
     # remote lookups and reads: nothing is stored
@@ -45,6 +49,7 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_evidence": "reader",
     "research_cite_check": "reader",
     "research_collections": "reader",
+    "research_alerts": "reader",  # list and show; the writing actions: MCP_ACTION_ROLES
     # writes
     "research_arxiv_fetch_full_text": "writer",
     "research_europepmc_fetch_full_text": "writer",
@@ -60,8 +65,21 @@ MCP_TOOL_ROLES: dict[str, str] = {
     "research_dismiss_candidate": "writer",
     "research_edit_collection": "writer",  # collections and tags made in Prioris
     "research_tag_works": "writer",
-    "research_alerts": "writer",  # run and triage alerts (list and show beside them)
 }
+
+MCP_ACTION_ROLES: dict[str, dict[str, str]] = {
+    "research_alerts": {
+        "list": "reader",
+        "show": "reader",
+        "add": "writer",
+        "remove": "writer",
+        "run": "writer",  # asks the alert's sources, stores its results
+        "accept": "writer",  # fetches the candidate into the library
+        "dismiss": "writer",
+    },
+}
+"""Per action, for the tools whose ``action`` argument decides what they do. An action
+not listed (or none given) needs the strictest role of the tool's actions."""
 
 WEB_POST_ROLES: dict[str, str] = {
     "/login": "none",  # exchanging a token for a session is how one gets an account
@@ -81,6 +99,8 @@ WEB_POST_ROLES: dict[str, str] = {
     "/api/snowball/dismiss": "writer",
     "/api/collections": "writer",  # collections made in Prioris, works put in or taken out
     "/api/tags": "writer",
+    "/api/alerts/add": "writer",  # makes an alert (its sources checked, nothing fetched)
+    "/api/alerts/remove": "writer",  # removes an alert with its results and triage
     "/api/alerts/run": "writer",  # asks the alert's sources, stores its results
     "/api/alerts/accept": "writer",  # fetches the candidate into the library
     "/api/alerts/dismiss": "writer",
@@ -91,12 +111,23 @@ WEB_POST_ROLES: dict[str, str] = {
 WEB_GET_ROLES: dict[str, str] = {"/audit": "admin"}
 """GET routes that need more than reader (every other GET is a read)."""
 
+ROLE_ORDER = ("none", "reader", "writer", "admin")
+"""Weakest first, as :func:`prioris.services.accounts.role_allows` orders them."""
+
 DEFAULT_REQUESTS_PER_MINUTE = 600
 
 
-def tool_role(name: str) -> str:
-    """The role an MCP tool needs (``admin`` for a tool this table does not know)."""
-    return MCP_TOOL_ROLES.get(name, "admin")
+def tool_role(name: str, arguments: Mapping[str, Any] | None = None) -> str:
+    """The role an MCP tool call needs (``admin`` for a tool this table does not know):
+    for a tool of :data:`MCP_ACTION_ROLES`, its ``action``'s role (an unknown or missing
+    action: the strictest of the tool's, so a malformed call is never let through lower)."""
+    actions = MCP_ACTION_ROLES.get(name)
+    if actions is None:
+        return MCP_TOOL_ROLES.get(name, "admin")
+    action = (arguments or {}).get("action")
+    if isinstance(action, str) and action in actions:
+        return actions[action]
+    return max(actions.values(), key=ROLE_ORDER.index)
 
 
 def web_role(method: str, path: str) -> str:

@@ -1,7 +1,9 @@
 """The Alerts page in Chromium: move with j/k, dismiss with d (gone, and still gone after a
 reload and a new run), accept with a (the fetch job runs against the loopback arXiv and the
 paper is stored), Run with its button; no script error, no CSP violation, every control
-labelled, at desktop and phone widths."""
+labelled, at desktop and phone widths. An alert is made with the "New alert" form (a bad
+name's error shown beside it first), appears on the page, and goes with its Remove button
+after the confirm."""
 
 from __future__ import annotations
 
@@ -88,6 +90,61 @@ def test_triage_with_one_key_each(browser: Any, data_dir: Path, tmp_path: Path) 
     finally:
         library.close()
         stub.close()
+
+
+def test_make_and_remove_an_alert_in_the_browser(
+    browser: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    library = make_library(data_dir, {})
+    try:
+        stock(library, tmp_path, run=False)
+        pool = tmp_path / "candidates.jsonl"
+        with live_app(library) as app:
+            page = new_page(browser, app.url)
+            page.goto("/alerts")
+            form = "#alert-form"
+            page.click("details.new-alert summary")  # closed while there are alerts
+            assert page.locator(f"{form} select[name=collection] option").all_inner_texts() == [
+                "(none: a search)",
+                "Folding",
+            ]
+            page.fill(f"{form} input[name=name]", "bad name")
+            page.select_option(f"{form} select[name=collection]", "Folding")
+            page.fill(f"{form} input[name=sources]", f"jsonl:{pool}")
+            page.click(f"{form} button[type=submit]")
+            until(page, "!document.getElementById('alert-form-error').hidden")
+            shown = page.inner_text("#alert-form-error")
+            assert shown.startswith("invalid_request: alert name 'bad name'"), shown
+            assert [a["name"] for a in library.alerts_list()] == ["folding"]
+            # the browser logs the refused request itself; nothing else went wrong
+            assert [e for e in page.errors if "status of 400" not in e] == [], page.errors
+            page.errors.clear()
+            page.fill(f"{form} input[name=name]", "folding-2")
+            page.click(f"{form} button[type=submit]")  # made: the page reloads with it
+            until(page, "document.querySelector('section.alert[data-alert=\"folding-2\"]')")
+            made = library.alerts_show("folding-2")
+            assert (made["collection"], made["sources"]) == ("Folding", f"jsonl:{pool}")
+            assert "the collection Folding" in page.inner_text("section[data-alert='folding-2']")
+            assert page.evaluate(UNLABELLED) == []
+            shot(page, "alerts-new")
+
+            page.once("dialog", lambda dialog: dialog.dismiss())  # cancelled: it stays
+            page.click("section[data-alert='folding-2'] button.remove-alert")
+            assert page.locator("section[data-alert='folding-2']").count() == 1
+            page.once("dialog", lambda dialog: dialog.accept())
+            page.click("section[data-alert='folding-2'] button.remove-alert")
+            until(page, "!document.querySelector('section.alert[data-alert=\"folding-2\"]')")
+            assert [a["name"] for a in library.alerts_list()] == ["folding"]
+            page.reload()
+            assert page.locator("section.alert").count() == 1
+            assert page.errors == [], page.errors
+            phone = new_page(browser, app.url, "phone")
+            phone.goto("/alerts")
+            phone.click("details.new-alert summary")
+            assert fits(phone)
+            shot(phone, "alerts-new")
+    finally:
+        library.close()
 
 
 def test_feed_tokens_made_and_revoked_in_the_browser(

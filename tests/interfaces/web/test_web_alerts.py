@@ -216,3 +216,98 @@ def test_the_account_page_makes_and_revokes_feed_tokens(lab: dict[str, Any]) -> 
         headers={**CSRF, "Accept": "application/json"},
     )
     assert refused.status_code == 403
+
+
+JSON = {**CSRF, "Accept": "application/json"}
+
+
+def test_the_new_alert_form_makes_an_alert_and_remove_removes_it(
+    local: dict[str, Any], tmp_path: Path
+) -> None:
+    """The page offers the library's collections; ``/api/alerts/add`` makes the alert the
+    Library makes (listed on the page at once) and each bad input answers the Library's
+    error, code and message, for the form to show; ``/api/alerts/remove`` removes it."""
+    client, library = local["client"], local["library"]
+    page = client.get("/alerts").text
+    assert 'id="alert-form"' in page and '<option value="Folding">Folding</option>' in page
+    assert "openalex-cites" in page  # the sources' help
+    pool = tmp_path / "candidates.jsonl"
+    made = client.post(
+        "/api/alerts/add",
+        json={"name": "fold2", "collection": "Folding", "search": "", "sources": f"jsonl:{pool}"},
+        headers=CSRF,
+    )
+    assert made.status_code == 201, made.text
+    alert = made.json()["alert"]
+    assert (alert["name"], alert["collection"], alert["search"]) == ("fold2", "Folding", None)
+    assert library.alerts_show("fold2")["sources"] == f"jsonl:{pool}"
+    assert 'data-alert="fold2"' in client.get("/alerts").text
+    searched = client.post(
+        "/api/alerts/add",
+        json={"name": "diffusion", "collection": "", "search": " protein diffusion "},
+        headers=CSRF,
+    )
+    assert searched.status_code == 201
+    assert searched.json()["alert"]["sources"] == 'search:"protein diffusion"'
+
+    def refused(body: dict[str, Any]) -> tuple[int, str, str]:
+        answer = client.post("/api/alerts/add", json=body, headers=JSON)
+        error = answer.json()["error"]
+        return answer.status_code, error["code"], error["message"]
+
+    src = {"sources": f"jsonl:{pool}"}
+    status, code, message = refused({"name": "bad name", "collection": "Folding", **src})
+    assert (status, code) == (400, "invalid_request") and "letters, digits" in message
+    status, code, message = refused({"name": "x", "collection": "Glaciers", **src})
+    assert (status, code) == (404, "not_found") and "Glaciers" in message
+    status, code, message = refused({"name": "x", "collection": "Folding", "sources": "arxiv"})
+    assert (status, code) == (400, "invalid_request") and message.startswith("sources:")
+    status, code, message = refused({"name": "x", "collection": "Folding", "sources": ""})
+    assert (status, code) == (400, "invalid_request") and "needs --sources" in message
+    status, code, message = refused({"name": "x", "collection": "Folding", "search": "q"})
+    assert (status, code) == (400, "invalid_request") and "one of them" in message
+    status, code, message = refused({"name": "fold2", "search": "again"})
+    assert (status, code) == (400, "invalid_request") and "exists already" in message
+    status, code, _ = refused({"collection": "Folding", **src})
+    assert (status, code) == (400, "invalid_request")
+    assert [a["name"] for a in library.alerts_list()] == ["diffusion", "fold2", "folding"]
+
+    gone = client.post("/api/alerts/remove", json={"alert": "fold2"}, headers=CSRF)
+    assert gone.status_code == 200 and gone.json() == {"removed": "fold2"}
+    assert 'data-alert="fold2"' not in client.get("/alerts").text
+    missing = client.post("/api/alerts/remove", json={"alert": "fold2"}, headers=JSON)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    assert [a["name"] for a in library.alerts_list()] == ["diffusion", "folding"]
+
+
+def test_making_and_removing_alerts_in_accounts_mode(lab: dict[str, Any], tmp_path: Path) -> None:
+    """A reader may not make or remove an alert (403, nothing made); a writer's alert is its
+    own, its file sources only in the import folders (else not_found, shown as such), and
+    both writes are in the audit log; another account cannot remove it."""
+    library, app = lab["library"], lab["app"]
+    ana, ben = _login(app, lab["tokens"]["ana"]), _login(app, lab["tokens"]["ben"])
+    inside = tmp_path / "candidates.jsonl"  # written by stock(), in the import folder
+    outside = tmp_path.parent / "elsewhere.jsonl"
+    body = {"name": "ana2", "collection": "Folding", "sources": f"jsonl:{inside}"}
+    assert ben.post("/api/alerts/add", json=body, headers=JSON).status_code == 403
+    assert ben.post("/api/alerts/remove", json={"alert": "folding"}, headers=JSON).status_code == (
+        403
+    )
+    assert [a["name"] for a in library.alerts_list()] == ["folding"]
+    far = ana.post(
+        "/api/alerts/add", json={**body, "sources": f"jsonl:{outside}"}, headers=JSON
+    ).json()["error"]
+    assert far["code"] == "not_found" and "import folders" in far["message"]
+    made = ana.post("/api/alerts/add", json=body, headers=CSRF)
+    assert made.status_code == 201 and made.json()["alert"]["owner"] == "ana"
+    assert library.alerts_show("ana2", account="ana")["owner"] == "ana"
+    carl = _login(app, library.add_account("carl", "writer"))  # another writer
+    other = carl.post("/api/alerts/remove", json={"alert": "ana2"}, headers=JSON)
+    assert other.status_code == 404  # another's alert answers as a missing one
+    assert ana.post("/api/alerts/remove", json={"alert": "ana2"}, headers=CSRF).status_code == 200
+    logged = [(e["account"], e["action"], e["target"]) for e in library.audit()][:2]
+    assert [(a, act) for a, act, _ in logged] == [
+        ("ana", "POST /api/alerts/remove"),
+        ("ana", "POST /api/alerts/add"),
+    ]
+    assert [a["name"] for a in library.alerts_list()] == ["folding"]

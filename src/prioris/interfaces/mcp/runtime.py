@@ -40,7 +40,7 @@ from prioris.errors import InvalidRequestError, PriorisError
 from prioris.ingest.uploads import UploadSessions, upload_directory
 from prioris.interfaces.http_guard import ACCOUNT_SCOPE_KEY
 from prioris.interfaces.mcp.uris import fulltext_mime
-from prioris.interfaces.permissions import tool_role
+from prioris.interfaces.permissions import MCP_ACTION_ROLES, tool_role
 from prioris.services.accounts import role_allows
 
 if TYPE_CHECKING:
@@ -194,11 +194,13 @@ class PriorisMCPServer(MCPServer):
         account = account_of(context)
         if account is None:
             return error_result("unauthorized", "this server needs an account's bearer token")
-        needed = tool_role(name)
+        needed = tool_role(name, arguments)  # per action for research_alerts
         if not role_allows(account.role, needed):
+            action = (arguments or {}).get("action") if name in MCP_ACTION_ROLES else None
+            what = f"{name} with action {action!r}" if isinstance(action, str) else name
             return error_result(
                 "forbidden",
-                f"account {account.name!r} ({account.role}) may not call {name}: "
+                f"account {account.name!r} ({account.role}) may not call {what}: "
                 f"it needs the {needed} role",
             )
         caller = CALLER.set(account.name)

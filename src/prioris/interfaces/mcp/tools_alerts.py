@@ -1,11 +1,14 @@
-"""MCP tool ``research_alerts``: the library's alerts (made with ``prioris alerts add`` or
-the web app) listed, shown, run and triaged.
+"""MCP tool ``research_alerts``: the library's alerts made, removed, listed, shown, run
+and triaged (as ``prioris alerts ...`` and the web app's Alerts page do).
 
 One tool with an ``action``, as the alerts are one thing to an assistant: ``list`` and
-``show`` read; ``run`` asks the alert's sources and stores a new ranking; ``accept``
-fetches a candidate into the library and ``dismiss`` hides it for good. Because run,
-accept and dismiss write, the tool needs the writer role in accounts mode, and there an
-account sees and triages only its own alerts (an admin every alert). A thin adapter over
+``show`` read; ``add`` makes an alert (its sources checked, nothing fetched) and
+``remove`` deletes one; ``run`` asks the alert's sources and stores a new ranking;
+``accept`` fetches a candidate into the library and ``dismiss`` hides it for good. In
+accounts mode the role is per action (:data:`~prioris.interfaces.permissions.
+MCP_ACTION_ROLES`, checked by the server before the tool runs): a reader may list and
+show, the other actions need a writer; an account sees and triages only its own alerts
+(an admin every alert), and an alert it adds is its own. A thin adapter over
 :class:`~prioris.services.alerts.Alerts`.
 """
 
@@ -81,12 +84,13 @@ class RunOut(_Out):
 class AlertsOut(_Out):
     action: str
     alerts: list[AlertOut] | None = Field(None, description="list")
-    alert: AlertOut | None = Field(None, description="show")
+    alert: AlertOut | None = Field(None, description="show; add: the alert made")
     runs: list[RunOut] | None = Field(None, description="run: one report per alert")
     accepted: str | None = Field(None, description="accept: the candidate fetched")
     work_id: str | None = Field(None, description="accept: the work stored")
     status: str | None = Field(None, description="accept: ingested or skipped (held already)")
     dismissed: str | None = Field(None, description="dismiss: the candidate hidden")
+    removed: str | None = Field(None, description="remove: the alert removed")
 
 
 def register_alert_tools(server: PriorisMCPServer, state: ServerState) -> None:
@@ -96,7 +100,7 @@ def register_alert_tools(server: PriorisMCPServer, state: ServerState) -> None:
         name="research_alerts",
         annotations=ToolAnnotations(
             read_only_hint=False,
-            destructive_hint=False,
+            destructive_hint=True,  # remove deletes an alert with its results
             idempotent_hint=False,
             open_world_hint=True,
         ),
@@ -104,8 +108,11 @@ def register_alert_tools(server: PriorisMCPServer, state: ServerState) -> None:
     @prioris_tool
     async def alerts(
         action: Annotated[
-            Literal["list", "show", "run", "accept", "dismiss"],
-            Field(description="list, show (one alert's results), run, accept or dismiss"),
+            Literal["list", "show", "add", "remove", "run", "accept", "dismiss"],
+            Field(
+                description="list, show (one alert's results), add, remove, run, accept or "
+                "dismiss; list and show need the reader role, the others a writer"
+            ),
         ],
         name: Annotated[
             str | None,
@@ -120,21 +127,53 @@ def register_alert_tools(server: PriorisMCPServer, state: ServerState) -> None:
             Field(max_length=40, description="run: ask from this day (default: the last run)"),
         ] = None,
         k: Annotated[int, Field(ge=1, le=1000, description="run: results kept")] = 50,
+        collection: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="add: the collection it ranks for (its path or last name; it "
+                "must hold works); give it or search",
+            ),
+        ] = None,
+        search: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="add: a saved search, re-run on arXiv, Europe PMC (and OpenAlex "
+                "with a key) and ranked for the whole library; give it or collection",
+            ),
+        ] = None,
+        sources: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=8000,
+                description="add: where candidates come from, comma separated, e.g. "
+                'arxiv:cs.LG,europepmc:"protein folding",openalex-cites,feed:URL,'
+                "jsonl:PATH (needed with a collection; beside a search's own)",
+            ),
+        ] = None,
     ) -> AlertsOut:
         """The library's alerts: new papers from arXiv, Europe PMC, OpenAlex or feeds,
         ranked for a collection (or a saved search) by a model of its works, each with
         `why` (nearest library works, weighing terms) and `in_library`. `list`; `show`
-        an alert's last results; `run` one alert (`name`) or all, asking the sources
+        an alert's last results; `add` one (`name` with `collection` and `sources`, or
+        `search`); `remove` one (its results and triage go with it; works accepted stay
+        in the library); `run` one alert (`name`) or all, asking the sources
         since the last run (a failing source is named in `error`, the previous results
         kept); `accept` a result (fetched into the library, a positive of later runs);
         `dismiss` one (never shown again for that alert, a negative of later runs)."""
         account = CALLER.get()  # accounts mode: an account's own alerts
-        if action in ("show", "accept", "dismiss") and not name:
+        if action in ("show", "add", "remove", "accept", "dismiss") and not name:
             raise InvalidRequestError(f"{action} needs the alert's name")
         if action in ("accept", "dismiss") and not candidate:
             raise InvalidRequestError(f"{action} needs a candidate (a result's id)")
         if action != "run" and since is not None:
             raise InvalidRequestError("since is for action run")
+        if action != "add" and (collection, search, sources) != (None, None, None):
+            raise InvalidRequestError("collection, search and sources are for action add")
 
         def run() -> dict[str, Any]:
             library = state.library()
@@ -142,6 +181,13 @@ def register_alert_tools(server: PriorisMCPServer, state: ServerState) -> None:
                 return {"alerts": library.alerts_list(account=account)}
             if action == "show":
                 return {"alert": library.alerts_show(name, account=account)}
+            if action == "add":
+                made = library.alerts_add(
+                    name, collection=collection, search=search, sources=sources, account=account
+                )
+                return {"alert": made}
+            if action == "remove":
+                return library.alerts_remove(name, account=account)
             if action == "run":
                 return {"runs": library.alerts_run(name, since=since, k=k, account=account)}
             triage = library.alerts_accept if action == "accept" else library.alerts_dismiss

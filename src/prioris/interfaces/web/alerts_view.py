@@ -4,7 +4,10 @@
 candidates (score, why, already in the library or not); each candidate is accepted (the
 fetch job: fetched into the library, remembered as a positive) or dismissed (remembered,
 never shown again for that alert) by a button or one key (``j``/``k`` move, ``a`` accept,
-``d`` dismiss, ``o`` open its link); ``Run`` runs an alert as a job. ``GET
+``d`` dismiss, ``o`` open its link); ``Run`` runs an alert as a job. The page's "New
+alert" form makes an alert (``POST /api/alerts/add``: a name, a collection or a search,
+sources as the CLI's ``--sources``) and each alert's Remove button deletes it (``POST
+/api/alerts/remove``); their errors come back as the Library's, shown beside the form. ``GET
 /alerts/NAME.atom`` is the same Atom as ``prioris alerts feed NAME``: in accounts mode a
 session or a feed token (``?token=``, :mod:`.accounts_web`) reads it, as its account.
 Every call goes to the Library with the account of the request (None without accounts):
@@ -52,11 +55,13 @@ async def alerts_page(request: Request) -> Response:
     state = state_of(request)
     account = account_of(request)
     alerts = await blocking(_shown, state.library, account)
+    collections = await blocking(state.library.list_collections)
     return state.render(
         request,
         "alerts.html",
         page="alerts",
         alerts=alerts,
+        collections=[c["path"] for c in collections if c["works"]],
         why_text=why_text,
         link_of=candidate_link,
         accounts_mode=request.app.state.sessions is not None,
@@ -76,6 +81,16 @@ def _names(data: dict[str, Any], *keys: str) -> list[str]:
     if not all(isinstance(v, str) and v.strip() for v in values):
         raise InvalidRequestError(f"give {' and '.join(keys)}")
     return [str(v) for v in values]
+
+
+def _optional(data: dict[str, Any], key: str) -> str | None:
+    """A form field: None when left empty (the form sends every field), else its text."""
+    value = data.get(key)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str):
+        raise InvalidRequestError(f"{key} must be text")
+    return value.strip()
 
 
 def run_job(library: Any, name: str, account: str | None) -> JobFunction:
@@ -138,6 +153,32 @@ async def run_alert(request: Request) -> Response:
     return JSONResponse({"job": job.snapshot()}, status_code=202)
 
 
+async def add_alert(request: Request) -> Response:
+    """``{"name", "collection" | "search", "sources"}``: make an alert (the Library checks
+    the name, the collection, the sources and, in accounts mode, the folders a file source
+    may lie in); 201 with the alert."""
+    state = state_of(request)
+    data = await read_json(request)
+    (name,) = _names(data, "name")
+    made = await blocking(
+        state.library.alerts_add,
+        name.strip(),
+        collection=_optional(data, "collection"),
+        search=_optional(data, "search"),
+        sources=_optional(data, "sources"),
+        account=account_of(request),
+    )
+    return JSONResponse({"alert": made}, status_code=201)
+
+
+async def remove_alert(request: Request) -> Response:
+    """``{"alert"}``: remove it with its results and triage (accepted works stay)."""
+    state = state_of(request)
+    (name,) = _names(await read_json(request), "alert")
+    done = await blocking(state.library.alerts_remove, name, account=account_of(request))
+    return JSONResponse(done)
+
+
 async def accept(request: Request) -> Response:
     """``{"alert", "candidate"}``: fetch it into the library (a job) and remember it."""
     state = state_of(request)
@@ -162,6 +203,8 @@ async def dismiss(request: Request) -> Response:
 ROUTES = [
     Route("/alerts", alerts_page),
     Route("/alerts/{name}.atom", alert_feed),
+    Route("/api/alerts/add", add_alert, methods=["POST"]),
+    Route("/api/alerts/remove", remove_alert, methods=["POST"]),
     Route("/api/alerts/run", run_alert, methods=["POST"]),
     Route("/api/alerts/accept", accept, methods=["POST"]),
     Route("/api/alerts/dismiss", dismiss, methods=["POST"]),

@@ -1,6 +1,7 @@
 // Alerts page: each alert's ranked candidates. Accept fetches one (the fetch job) and
 // remembers it; Dismiss remembers it and hides it. One key each: j/k move, a accept,
-// d dismiss, o open; the buttons do the same.
+// d dismiss, o open; the buttons do the same. The "New alert" form makes an alert and each
+// alert's Remove button (after a confirm) removes it; their errors show beside them.
 "use strict";
 
 (() => {
@@ -94,9 +95,44 @@
     });
   }
 
+  const form = document.getElementById("alert-form");
+  const formError = document.getElementById("alert-form-error");
+
+  async function add(event) {
+    event.preventDefault();
+    const field = (key) => form.elements[key].value.trim();
+    const button = form.querySelector("button[type=submit]");
+    formError.hidden = true;
+    button.disabled = true;
+    const response = await Prioris.post("/api/alerts/add", {
+      name: field("name"), collection: field("collection"),
+      search: field("search"), sources: field("sources"),
+    });
+    button.disabled = false;
+    if (!response.ok) {
+      formError.textContent = await Prioris.errorOf(response);
+      formError.hidden = false;
+      return;
+    }
+    window.location.reload();
+  }
+
+  async function remove(section) {
+    const name = section.dataset.alert;
+    if (!window.confirm(`Remove the alert ${name} with its results? Works you accepted stay.`)) return;
+    const status = section.querySelector(".run-status");
+    const response = await Prioris.post("/api/alerts/remove", { alert: name });
+    if (!response.ok) { status.textContent = `✗ ${await Prioris.errorOf(response)}`; return; }
+    if (current && section.contains(current)) select(null);
+    section.remove();
+  }
+
+  if (form) form.addEventListener("submit", add);
+
   main.addEventListener("click", (event) => {
     const section = event.target.closest("section.alert");
     if (event.target.closest("button.run-alert")) { run(section); return; }
+    if (event.target.closest("button.remove-alert")) { remove(section); return; }
     const item = event.target.closest("li.candidate");
     if (!item) return;
     if (event.target.closest("button.dismiss")) { dismiss(item); return; }
