@@ -67,15 +67,17 @@ def load(folder: Path) -> dict[str, tuple[str, str]]:
     return docs
 
 
-def protocol(qrels_file: Path) -> list[Collection]:
-    """The collections of the protocol (module docstring), in their order."""
+def protocol(qrels_file: Path, seed: int = 17) -> list[Collection]:
+    """The collections of the protocol (module docstring), in their order; ``seed`` other
+    than the protocol's 17 draws other halves (``--seeds``: how much the split moves the
+    figures)."""
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     with qrels_file.open(encoding="utf-8") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             qrels[row["query-id"]][row["corpus-id"]] = int(row["score"])
     big = {q: rels for q, rels in qrels.items() if len(rels) >= 8}
     used: set[str] = set()
-    rng = random.Random(17)
+    rng = random.Random(seed)
     out: list[Collection] = []
     for query in sorted(big, key=lambda q: (len(big[q]), q)):
         if used & set(big[query]):
