@@ -10,7 +10,7 @@ import pytest
 
 from prioris.alerts import terms as lexical
 from prioris.alerts.linear import DenseRows, Stacked, fit
-from prioris.alerts.ranking import Item, Profile, Ranking, rank
+from prioris.alerts.ranking import SHORTLIST, Item, Profile, Ranking, rank
 from prioris.embedding.fake import FakeEmbedder
 
 EMBED = FakeEmbedder(dim=64)
@@ -156,3 +156,63 @@ def test_the_linear_model_separates_and_reaches_its_optimum(loss: str) -> None:
     assert np.linalg.norm(grad_w) < 1e-3 * max(1.0, np.linalg.norm(model.weights))
     with pytest.raises(ValueError):
         fit(DenseRows(x), np.ones(80))
+
+
+def filler(n: int) -> list[tuple[str, str, str]]:
+    """``n`` candidates about neither bees nor reefs (each its own words, so the lexical
+    model tells them apart from the collections' candidates)."""
+    return [
+        (f"f{i}", f"Ledger number {i} of the harbour office", f"Tariff {i} on imported grain.")
+        for i in range(n)
+    ]
+
+
+def unembedded(rows: list[tuple[str, str, str]]) -> list[Item]:
+    return [Item(i, t, x, None) for i, t, x in rows]
+
+
+def test_a_shortlist_names_what_each_profile_ranks_and_only_that_is_embedded() -> None:
+    pool = CANDIDATES + filler(40)
+    ranking = Ranking(items(BEES + REEFS), unembedded(pool))
+    bees = Profile("bees", frozenset({"b1", "b2", "b3"}))
+    reefs = Profile("reefs", frozenset({"r1", "r2", "r3"}))
+    places = ranking.shortlist([bees, reefs], size=5)
+    # each profile keeps its 5 best by the lexical model, its own candidate among them
+    assert {pool[i][0] for i in ranking.shortlists["bees"]} >= {"c-bee"}
+    assert {pool[i][0] for i in ranking.shortlists["reefs"]} >= {"c-reef"}
+    assert all(len(v) == 5 for v in ranking.shortlists.values())
+    assert places == sorted(set(ranking.shortlists["bees"]) | set(ranking.shortlists["reefs"]))
+    assert ranking.rank(bees, 3) == []  # nothing has a vector yet: nothing ranked
+    vectors = EMBED.embed_passages([f"{pool[i][1]}\n{pool[i][2]}" for i in places])
+    ranking.set_vectors({i: vectors[n] for n, i in enumerate(places)})
+    ranked = ranking.rank(bees, 20)
+    assert ranked[0].id == "c-bee" and len(ranked) == 5  # its shortlist, no more
+    assert {r.id for r in ranked} == {pool[i][0] for i in ranking.shortlists["bees"]}
+    assert ranking.rank(reefs, 1)[0].id == "c-reef"
+
+
+def test_embed_shortlist_embeds_a_small_pool_whole_and_a_large_one_in_part() -> None:
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        return EMBED.embed_passages(texts)
+
+    bees = Profile("bees", frozenset({"b1", "b2", "b3"}))
+    small = Ranking(items(BEES + REEFS), unembedded(CANDIDATES))
+    assert small.embed_shortlist([bees], embed, k=2) == len(CANDIDATES)
+    assert small.rank(bees, 1)[0].id == "c-bee"
+    large = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
+    assert large.embed_shortlist([bees], embed, k=2) == SHORTLIST
+    assert len(calls[-1]) == SHORTLIST and large.rank(bees, 1)[0].id == "c-bee"
+    # asking for more than a shortlist holds widens it to k
+    wide = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
+    assert wide.embed_shortlist([bees], embed, k=SHORTLIST + 10) == SHORTLIST + 10
+    # the library as a whole, without negatives, is told apart from what was embedded
+    everything = Profile("(library)", frozenset(i.id for i in items(BEES + REEFS)))
+    assert large.rank(everything, 3)
+
+
+def test_library_works_need_their_vectors() -> None:
+    with pytest.raises(ValueError):
+        Ranking(unembedded(BEES[:1]), items(CANDIDATES))

@@ -24,7 +24,7 @@ Nothing here reads storage or runs a model: items come with their vectors
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,6 +216,26 @@ class Ranking:
             self.shortlists[profile.name] = best
             union.update(best.tolist())
         return sorted(union)
+
+    def embed_shortlist(
+        self,
+        profiles: Sequence[Profile],
+        embed: Callable[[list[str]], np.ndarray],
+        k: int = 20,
+    ) -> int:
+        """Embed (``embed``: texts to vectors, the library's model) the candidates worth
+        it: every one in a pool no larger than a profile's shortlist (``SHORTLIST``, or
+        ``k`` when more), else each profile's shortlist. Returns how many were embedded."""
+        size = max(SHORTLIST, k)
+        if len(self.candidates) > size:
+            places = self.shortlist(profiles, size)
+        else:
+            places = [i for i in range(len(self.candidates)) if not self.embedded[i]]
+        texts = [candidate_text(self.candidates[i].title, self.candidates[i].text) for i in places]
+        if texts:
+            vectors = embed(texts)
+            self.set_vectors({i: vectors[n] for n, i in enumerate(places)})
+        return len(texts)
 
     def _among(self, profile: Profile) -> np.ndarray:
         """Pool places this profile's ranking reads: its shortlist when it has one, with

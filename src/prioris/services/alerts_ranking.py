@@ -91,7 +91,7 @@ class AlertsRanking:
         "title", "score", "why", "in_library"}]}]``, the whole library first (as
         ``"(library)"``) when no collection is named. ``feedback``: remembered candidates;
         ``accepted``/``dismissed``: profile name -> ids among them (positives/negatives)."""
-        from prioris.alerts.ranking import SHORTLIST, Item, Profile, Ranking, candidate_text
+        from prioris.alerts.ranking import Item, Profile, Ranking
         from prioris.storage import profile_texts
         from prioris.storage import work_vectors as work_vector_store
 
@@ -132,12 +132,8 @@ class AlertsRanking:
             feedback=[Item(c.id, c.title, c.text, known[i]) for i, c in enumerate(feedback)],
         )
         # a pool larger than a profile's shortlist: only what some profile's lexical model
-        # puts among its best is worth embedding (docs/benchmarks.md: nothing lost)
-        size = max(SHORTLIST, k)
-        places = ranking.shortlist(wanted, size) if len(pool) > size else range(len(pool))
-        chosen = [candidate_text(pool[i].title, pool[i].text) for i in places]
-        fresh = self.embedder.embed_passages(chosen) if chosen else []
-        ranking.set_vectors({i: fresh[n] for n, i in enumerate(places)})
+        # puts among its best is embedded (docs/benchmarks.md: nothing lost)
+        ranking.embed_shortlist(wanted, self.embedder.embed_passages, k)
         links = {c.id: c.extra.get("link", "") for c in pool}
         out = []
         for profile in wanted:
