@@ -216,3 +216,21 @@ def test_embed_shortlist_embeds_a_small_pool_whole_and_a_large_one_in_part() -> 
 def test_library_works_need_their_vectors() -> None:
     with pytest.raises(ValueError):
         Ranking(unembedded(BEES[:1]), items(CANDIDATES))
+
+
+def test_the_models_read_vectors_less_their_mean_and_why_the_plain_cosine() -> None:
+    pool = CANDIDATES + filler(2)
+    ranking = Ranking(items(BEES + REEFS), [*items(pool[:3]), *unembedded(pool[3:])])
+    known, candidates = ranking.centred()
+    assert np.allclose(np.linalg.norm(known, axis=1), 1.0)
+    assert np.allclose(np.linalg.norm(candidates[:3], axis=1), 1.0)
+    assert not candidates[3:].any()  # no vector yet: nothing to centre
+    # the mean of what has a vector is gone from it
+    mean = np.vstack([ranking.known_dense, ranking.candidate_dense[:3]]).mean(axis=0)
+    plain = ranking.known_dense - mean
+    assert np.allclose(known, plain / np.linalg.norm(plain, axis=1, keepdims=True))
+    ranking.set_vectors({3: EMBED.embed_passages(["a ledger"])[0]})
+    assert ranking.centred()[1][3].any()  # recomputed once a vector arrives
+    top = ranking.rank(Profile("bees", frozenset({"b1", "b2", "b3"})), 1)[0]
+    cosine = float(ranking.candidate_dense[0] @ ranking.known_dense[0])
+    assert top.id == "c-bee" and any(abs(s - cosine) < 1e-9 for _, _, s in top.nearest)

@@ -45,7 +45,7 @@ SHORTLIST = 100
 """Candidates each profile's full model ranks when the pool is shortlisted: the best of
 its lexical model's ranking (on the protocol, ranking only these loses nothing at 100 and
 0.003 recall@20 at 50; docs/benchmarks.md)."""
-EMBED_WORDS: int | None = None
+EMBED_WORDS: int | None = 60
 """Words of a candidate's text its vector reads (docs/benchmarks.md: quality against
 time)."""
 LEXICAL_C = 1.0
@@ -165,6 +165,7 @@ class Ranking:
         self.candidate_lexical = rows.take(range(len(known), len(texts)))
         self.candidate_dense = np.zeros((len(self.candidates), self.dim), dtype=np.float64)
         self.embedded = np.zeros(len(self.candidates), dtype=bool)
+        self._centred: tuple[np.ndarray, np.ndarray] | None = None
         self.set_vectors(
             {i: item.vector for i, item in enumerate(self.candidates) if item.vector is not None}
         )
@@ -181,6 +182,20 @@ class Ranking:
         values = np.vstack([np.asarray(v, dtype=np.float64) for v in vectors.values()])
         self.candidate_dense[at] = _unit(values)
         self.embedded[at] = True
+        self._centred = None  # the mean moved
+
+    def centred(self) -> tuple[np.ndarray, np.ndarray]:
+        """The known items' and the candidates' vectors less their mean, of unit length:
+        what the models read. A small model's vectors share one large common direction,
+        which tells nothing apart; without it the SVM gained on every draw of the
+        protocol's halves (docs/benchmarks.md). ``why`` keeps the plain cosines."""
+        if self._centred is None:
+            rows = np.vstack([self.known_dense, self.candidate_dense[self.embedded]])
+            mean = rows.mean(axis=0) if len(rows) else np.zeros(self.dim)
+            known = _unit(self.known_dense - mean)
+            pool = _unit(self.candidate_dense - mean) * self.embedded[:, None]
+            self._centred = (known, pool)
+        return self._centred
 
     def _labels(self, profile: Profile) -> tuple[list[int], np.ndarray] | None:
         """The known items this profile learns from and their labels (1 its works and
@@ -251,13 +266,14 @@ class Ranking:
         if labelled is None:
             return None
         keep, y = labelled
-        rows = Stacked(DenseRows(self.known_dense[keep]), self.known_lexical.take(keep))
+        known, candidates = self.centred()
+        rows = Stacked(DenseRows(known[keep]), self.known_lexical.take(keep))
         if y.all():  # no negative: told apart from the candidates with a vector
             pool = np.flatnonzero(self.embedded)
             if not len(pool):
                 return None
             rows = Stacked(
-                DenseRows(np.vstack([self.known_dense[keep], self.candidate_dense[pool]])),
+                DenseRows(np.vstack([known[keep], candidates[pool]])),
                 _concat(self.known_lexical.take(keep), self.candidate_lexical.take(pool)),
             )
             y = np.concatenate([y, np.zeros(len(pool))])
@@ -271,9 +287,8 @@ class Ranking:
         model = self.model(profile) if len(among) else None
         if model is None:
             return []
-        scores = model.scores(
-            Stacked(DenseRows(self.candidate_dense[among]), self.candidate_lexical.take(among))
-        )
+        pool = self.centred()[1][among]
+        scores = model.scores(Stacked(DenseRows(pool), self.candidate_lexical.take(among)))
         order = among[np.argsort(-scores, kind="stable")[:k]]
         score_of = dict(zip(among.tolist(), scores.tolist(), strict=True))
         positives = [i for i, w in enumerate(self.known_ids) if w in profile.positives]
