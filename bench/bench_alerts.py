@@ -15,18 +15,25 @@ recommendation task. The protocol, on ``../shared/eval/nfcorpus-dev`` (dev qrels
   first and second half of the collections in that order (tune on A, report B).
 
 Methods: ``prioris`` is :mod:`prioris.alerts.ranking` as shipped (the real model's work
-vectors and TF-IDF, a linear SVM per collection); the references, computed the same way
-with this project's own TF-IDF (scikit-learn is not a dependency): ``svm-tfidf``
+vectors for the library, title + first 60 words for the candidates, TF-IDF, each
+collection's lexical shortlist ranked by a linear SVM on both); the references, computed
+with this project's own TF-IDF at arxiv-sanity-lite's settings (scikit-learn is not a
+dependency; ``--sklearn`` computes them with it too when it is installed): ``svm-tfidf``
 (arxiv-sanity-lite's linear SVM per collection: C=0.01, classes balanced, on TF-IDF 1-2
-grams, unstemmed, min_df 5, max_df 0.1, 20,000 terms) and ``centroid-tfidf`` (cosine to
-the collection's TF-IDF centroid); the other methods tried are kept for the record.
+grams, unstemmed, min_df 5, max_df 0.1, 20,000 terms, trained as its serve.py does on
+every paper it holds: the library and the candidates, the untagged ones negatives) and
+``centroid-tfidf`` (cosine to the collection's TF-IDF centroid); the other methods tried
+are kept for the record.
 
     python bench/bench_alerts.py              # the protocol, every method
+    python bench/bench_alerts.py --sklearn    # the references by scikit-learn as well
+    python bench/bench_alerts.py --seeds 5    # the halves drawn with seeds 17 to 21
     python bench/bench_alerts.py --timing     # 5,000 candidates x 20 collections
-    python bench/bench_alerts.py --sweep      # the SVM's C on halves A and B
+    python bench/bench_alerts.py --sweep      # C and the shortlist on halves A and B
 
-Vectors come from the real model through the embedding cache (bench/out/embeddings.sqlite),
-so the first run embeds the corpus once (~15 minutes on a loaded 2-core machine).
+Vectors come from the real model through the embedding cache (``--cache``, by default
+bench/out/embeddings.sqlite), so the first run embeds the corpus once (4 to 15 minutes
+on a shared 2-core machine, by its load).
 """
 
 from __future__ import annotations

@@ -3,22 +3,29 @@
 What won on the NFCorpus protocol (docs/benchmarks.md, "Alerts ranking (issue 37)"):
 one linear SVM per profile (squared hinge, L2, classes balanced, ``C`` =
 :data:`C`) on each work's two kinds of features side by side, its own dense vector
-(title + abstract, the library's model) and its TF-IDF row (stemmed words and word
-pairs, :mod:`prioris.alerts.terms`). The profile's works are the positives; the rest of
-the library and the user's dismissals are the negatives (accepted candidates join the
-positives). A profile with no negative at all (the whole library, before any dismissal)
-is told apart from the candidate pool instead, as arxiv-sanity-lite does with every
-unlabelled paper. It beat, on the protocol, the TF-IDF SVM alone (arxiv-sanity-lite's
-method), the TF-IDF centroid, the dense centroid, Rocchio, kNN to the positives with or
-without kNN to the negatives, logistic loss and score-level fusions of the dense and
-lexical models.
+(title + abstract, the library's model, less the mean of every vector ranked) and its
+TF-IDF row (stemmed words and word pairs, :mod:`prioris.alerts.terms`). The profile's
+works are the positives; the rest of the library and the user's dismissals are the
+negatives (accepted candidates join the positives). A profile with no negative at all
+(the whole library, before any dismissal) is told apart from the candidate pool instead,
+as arxiv-sanity-lite does with every unlabelled paper. It beat, on the protocol, the
+TF-IDF SVM alone (arxiv-sanity-lite's method), the TF-IDF centroid, the dense centroid,
+Rocchio, kNN to the positives with or without kNN to the negatives, logistic loss and
+score-level fusions of the dense and lexical models.
+
+Embedding candidates is the slow part, so it is spared where it changes nothing
+measurable: a candidate's vector reads its title and first :data:`EMBED_WORDS` words,
+and a pool larger than :data:`SHORTLIST` is first shortlisted per profile by an SVM on
+the TF-IDF rows alone (:meth:`Ranking.shortlist`); only the shortlists are embedded and
+each profile's full model ranks its own.
 
 Each candidate comes with its ``why``: the profile's works nearest to it (by the dense
 vectors) and the terms that weighed most in its score (its TF-IDF weight times the
 model's weight for the term, shown as the words were written).
 
 Nothing here reads storage or runs a model: items come with their vectors
-(:class:`Item`), which the service embeds once for every profile.
+(:class:`Item`), or the service's ``embed`` gives them (:meth:`Ranking.embed_shortlist`),
+once for every profile.
 """
 
 from __future__ import annotations
