@@ -2,9 +2,11 @@
 the flow behind ``Library.rank_alerts``.
 
 It reads what the ranking needs from the library (every work's title, text and own
-vector, the collections and their works), embeds the candidate pool once with the
-library's model (with any work whose vector is not current yet), and hands everything to
-:mod:`prioris.alerts.ranking`, which trains one model per profile. Candidates the library
+vector, the collections and their works), embeds with the library's model any work whose
+vector is not current yet and the remembered candidates, and hands everything to
+:mod:`prioris.alerts.ranking`, which trains one model per profile; the candidate pool is
+embedded once for every profile, only its shortlist when it is large
+(:meth:`~prioris.alerts.ranking.Ranking.embed_shortlist`). Candidates the library
 already holds (an alias it knows, or the same title and year) are marked ``in_library``.
 Remembered accepts and dismissals (the alerts' state, kept by a later service) come in as
 ``feedback`` candidates with, per profile, the ids accepted and dismissed.
@@ -91,7 +93,7 @@ class AlertsRanking:
         "title", "score", "why", "in_library"}]}]``, the whole library first (as
         ``"(library)"``) when no collection is named. ``feedback``: remembered candidates;
         ``accepted``/``dismissed``: profile name -> ids among them (positives/negatives)."""
-        from prioris.alerts.ranking import Item, Profile, Ranking
+        from prioris.alerts.ranking import Item, Profile, Ranking, candidate_text
         from prioris.storage import profile_texts
         from prioris.storage import work_vectors as work_vector_store
 
@@ -121,7 +123,7 @@ class AlertsRanking:
         # the library's vectors are stored; works without a current one and the remembered
         # candidates are embedded here, the pool's shortlist once it is known
         missing = [w for w in works if w[0] not in vectors]
-        texts = [_embedding_text(c.title, c.text) for c in feedback]
+        texts = [candidate_text(c.title, c.text) for c in feedback]  # as they were ranked
         texts += [_embedding_text(w[1], w[3]) for w in missing]
         known = self.embedder.embed_passages(texts) if texts else []
         for at, work in enumerate(missing, len(feedback)):
