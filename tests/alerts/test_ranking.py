@@ -205,6 +205,7 @@ def test_embed_shortlist_embeds_a_small_pool_whole_and_a_large_one_in_part() -> 
     large = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
     assert large.embed_shortlist([bees], embed, k=2) == SHORTLIST
     assert len(calls[-1]) == SHORTLIST and large.rank(bees, 1)[0].id == "c-bee"
+    assert large.embed_shortlist([bees], embed, k=2) == 0  # what has a vector keeps it
     # asking for more than a shortlist holds widens it to k
     wide = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
     assert wide.embed_shortlist([bees], embed, k=SHORTLIST + 10) == SHORTLIST + 10

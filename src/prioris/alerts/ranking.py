@@ -249,10 +249,12 @@ class Ranking:
         it: every one in a pool no larger than a profile's shortlist (``SHORTLIST``, or
         ``k`` when more), else each profile's shortlist. Returns how many were embedded."""
         size = max(SHORTLIST, k)
-        if len(self.candidates) > size:
-            places = self.shortlist(profiles, size)
-        else:
-            places = [i for i in range(len(self.candidates)) if not self.embedded[i]]
+        wanted = self.shortlist(profiles, size) if len(self.candidates) > size else None
+        places = [
+            i
+            for i in (range(len(self.candidates)) if wanted is None else wanted)
+            if not self.embedded[i]
+        ]
         texts = [candidate_text(self.candidates[i].title, self.candidates[i].text) for i in places]
         if texts:
             vectors = embed(texts)
