@@ -235,3 +235,18 @@ def test_the_models_read_vectors_less_their_mean_and_why_the_plain_cosine() -> N
     top = ranking.rank(Profile("bees", frozenset({"b1", "b2", "b3"})), 1)[0]
     cosine = float(ranking.candidate_dense[0] @ ranking.known_dense[0])
     assert top.id == "c-bee" and any(abs(s - cosine) < 1e-9 for _, _, s in top.nearest)
+
+
+def test_an_empty_library_embeds_nothing_and_vectors_keep_one_width() -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        return EMBED.embed_passages(texts)
+
+    empty = Ranking([], unembedded(CANDIDATES))
+    everything = Profile("(library)", frozenset())
+    assert empty.embed_shortlist([everything], embed) == 0
+    assert empty.rank(everything, 3) == []
+    # the first vectors given set the width when nothing else did; others must match it
+    empty.set_vectors({0: EMBED.embed_passages(["a"])[0]})
+    assert empty.candidate_dense.shape == (len(CANDIDATES), EMBED.dim)
+    with pytest.raises(ValueError):
+        empty.set_vectors({1: np.ones(EMBED.dim + 1)})

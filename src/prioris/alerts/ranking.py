@@ -187,6 +187,12 @@ class Ranking:
             return
         at = np.fromiter(vectors.keys(), dtype=np.int64, count=len(vectors))
         values = np.vstack([np.asarray(v, dtype=np.float64) for v in vectors.values()])
+        if values.shape[1] != self.dim:
+            if len(self.known_dense) or self.embedded.any():
+                raise ValueError(f"vectors of {values.shape[1]} values where {self.dim} are")
+            self.dim = values.shape[1]  # the first vectors seen (an empty library)
+            self.known_dense = np.zeros((0, self.dim), dtype=np.float64)
+            self.candidate_dense = np.zeros((len(self.candidates), self.dim), dtype=np.float64)
         self.candidate_dense[at] = _unit(values)
         self.embedded[at] = True
         self._centred = None  # the mean moved
@@ -248,6 +254,8 @@ class Ranking:
         """Embed (``embed``: texts to vectors, the library's model) the candidates worth
         it: every one in a pool no larger than a profile's shortlist (``SHORTLIST``, or
         ``k`` when more), else each profile's shortlist. Returns how many were embedded."""
+        if not any(self._labels(profile) is not None for profile in profiles):
+            return 0  # no profile has a work to learn from: nothing will be ranked
         size = max(SHORTLIST, k)
         wanted = self.shortlist(profiles, size) if len(self.candidates) > size else None
         places = [
