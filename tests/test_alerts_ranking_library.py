@@ -132,3 +132,19 @@ def test_a_candidates_identifiers_are_also_tried_in_their_stored_form() -> None:
     found = _aliases(Candidate("https://doi.org/10.5555/TAX.1", "t", identifiers=("2503.01234",)))
     assert "doi:10.5555/tax.1" in found and "arxiv:2503.01234" in found
     assert found[0] == "https://doi.org/10.5555/TAX.1"  # as given, first
+
+
+def test_a_large_pool_is_embedded_only_where_a_collection_may_want_it(stocked: Any) -> None:
+    from prioris.alerts.ranking import SHORTLIST
+
+    counting = Counting(stocked._parts.embedder)
+    stocked._parts.alerts_ranking.embedder = counting
+    filler = [
+        Candidate(f"f{i}", f"Ledger {i} of the harbour office", f"Tariff {i} on grain.")
+        for i in range(SHORTLIST + 30)
+    ]
+    (reefs,) = stocked.rank_alerts([*POOL, *filler], collections=["Reefs"], k=2)
+    # one profile: its lexical shortlist is all that the model embeds
+    assert counting.calls == [SHORTLIST]
+    assert reefs["candidates"][0]["id"] in {"c-reef", "c-dup"}
+    assert all(c["why"]["nearest"] for c in reefs["candidates"])

@@ -10,7 +10,7 @@ import pytest
 
 from prioris.alerts import terms as lexical
 from prioris.alerts.linear import DenseRows, Stacked, fit
-from prioris.alerts.ranking import Item, Profile, Ranking, rank
+from prioris.alerts.ranking import SHORTLIST, Item, Profile, Ranking, rank
 from prioris.embedding.fake import FakeEmbedder
 
 EMBED = FakeEmbedder(dim=64)
@@ -156,3 +156,97 @@ def test_the_linear_model_separates_and_reaches_its_optimum(loss: str) -> None:
     assert np.linalg.norm(grad_w) < 1e-3 * max(1.0, np.linalg.norm(model.weights))
     with pytest.raises(ValueError):
         fit(DenseRows(x), np.ones(80))
+
+
+def filler(n: int) -> list[tuple[str, str, str]]:
+    """``n`` candidates about neither bees nor reefs (each its own words, so the lexical
+    model tells them apart from the collections' candidates)."""
+    return [
+        (f"f{i}", f"Ledger number {i} of the harbour office", f"Tariff {i} on imported grain.")
+        for i in range(n)
+    ]
+
+
+def unembedded(rows: list[tuple[str, str, str]]) -> list[Item]:
+    return [Item(i, t, x, None) for i, t, x in rows]
+
+
+def test_a_shortlist_names_what_each_profile_ranks_and_only_that_is_embedded() -> None:
+    pool = CANDIDATES + filler(40)
+    ranking = Ranking(items(BEES + REEFS), unembedded(pool))
+    bees = Profile("bees", frozenset({"b1", "b2", "b3"}))
+    reefs = Profile("reefs", frozenset({"r1", "r2", "r3"}))
+    places = ranking.shortlist([bees, reefs], size=5)
+    # each profile keeps its 5 best by the lexical model, its own candidate among them
+    assert {pool[i][0] for i in ranking.shortlists["bees"]} >= {"c-bee"}
+    assert {pool[i][0] for i in ranking.shortlists["reefs"]} >= {"c-reef"}
+    assert all(len(v) == 5 for v in ranking.shortlists.values())
+    assert places == sorted(set(ranking.shortlists["bees"]) | set(ranking.shortlists["reefs"]))
+    assert ranking.rank(bees, 3) == []  # nothing has a vector yet: nothing ranked
+    vectors = EMBED.embed_passages([f"{pool[i][1]}\n{pool[i][2]}" for i in places])
+    ranking.set_vectors({i: vectors[n] for n, i in enumerate(places)})
+    ranked = ranking.rank(bees, 20)
+    assert ranked[0].id == "c-bee" and len(ranked) == 5  # its shortlist, no more
+    assert {r.id for r in ranked} == {pool[i][0] for i in ranking.shortlists["bees"]}
+    assert ranking.rank(reefs, 1)[0].id == "c-reef"
+
+
+def test_embed_shortlist_embeds_a_small_pool_whole_and_a_large_one_in_part() -> None:
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        return EMBED.embed_passages(texts)
+
+    bees = Profile("bees", frozenset({"b1", "b2", "b3"}))
+    small = Ranking(items(BEES + REEFS), unembedded(CANDIDATES))
+    assert small.embed_shortlist([bees], embed, k=2) == len(CANDIDATES)
+    assert small.rank(bees, 1)[0].id == "c-bee"
+    large = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
+    assert large.embed_shortlist([bees], embed, k=2) == SHORTLIST
+    assert len(calls[-1]) == SHORTLIST and large.rank(bees, 1)[0].id == "c-bee"
+    assert large.embed_shortlist([bees], embed, k=2) == 0  # what has a vector keeps it
+    # asking for more than a shortlist holds widens it to k
+    wide = Ranking(items(BEES + REEFS), unembedded(CANDIDATES + filler(SHORTLIST + 20)))
+    assert wide.embed_shortlist([bees], embed, k=SHORTLIST + 10) == SHORTLIST + 10
+    # the library as a whole, without negatives, is told apart from what was embedded
+    everything = Profile("(library)", frozenset(i.id for i in items(BEES + REEFS)))
+    assert large.rank(everything, 3)
+
+
+def test_library_works_need_their_vectors() -> None:
+    with pytest.raises(ValueError):
+        Ranking(unembedded(BEES[:1]), items(CANDIDATES))
+
+
+def test_the_models_read_vectors_less_their_mean_and_why_the_plain_cosine() -> None:
+    pool = CANDIDATES + filler(2)
+    ranking = Ranking(items(BEES + REEFS), [*items(pool[:3]), *unembedded(pool[3:])])
+    known, candidates = ranking.centred()
+    assert np.allclose(np.linalg.norm(known, axis=1), 1.0)
+    assert np.allclose(np.linalg.norm(candidates[:3], axis=1), 1.0)
+    assert not candidates[3:].any()  # no vector yet: nothing to centre
+    # the mean of what has a vector is gone from it
+    mean = np.vstack([ranking.known_dense, ranking.candidate_dense[:3]]).mean(axis=0)
+    plain = ranking.known_dense - mean
+    assert np.allclose(known, plain / np.linalg.norm(plain, axis=1, keepdims=True))
+    ranking.set_vectors({3: EMBED.embed_passages(["a ledger"])[0]})
+    assert ranking.centred()[1][3].any()  # recomputed once a vector arrives
+    top = ranking.rank(Profile("bees", frozenset({"b1", "b2", "b3"})), 1)[0]
+    cosine = float(ranking.candidate_dense[0] @ ranking.known_dense[0])
+    assert top.id == "c-bee" and any(abs(s - cosine) < 1e-9 for _, _, s in top.nearest)
+
+
+def test_an_empty_library_embeds_nothing_and_vectors_keep_one_width() -> None:
+    def embed(texts: list[str]) -> np.ndarray:
+        return EMBED.embed_passages(texts)
+
+    empty = Ranking([], unembedded(CANDIDATES))
+    everything = Profile("(library)", frozenset())
+    assert empty.embed_shortlist([everything], embed) == 0
+    assert empty.rank(everything, 3) == []
+    # the first vectors given set the width when nothing else did; others must match it
+    empty.set_vectors({0: EMBED.embed_passages(["a"])[0]})
+    assert empty.candidate_dense.shape == (len(CANDIDATES), EMBED.dim)
+    with pytest.raises(ValueError):
+        empty.set_vectors({1: np.ones(EMBED.dim + 1)})

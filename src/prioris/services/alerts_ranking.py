@@ -2,9 +2,11 @@
 the flow behind ``Library.rank_alerts``.
 
 It reads what the ranking needs from the library (every work's title, text and own
-vector, the collections and their works), embeds the candidate pool once with the
-library's model (with any work whose vector is not current yet), and hands everything to
-:mod:`prioris.alerts.ranking`, which trains one model per profile. Candidates the library
+vector, the collections and their works), embeds with the library's model any work whose
+vector is not current yet and the remembered candidates, and hands everything to
+:mod:`prioris.alerts.ranking`, which trains one model per profile; the candidate pool is
+embedded once for every profile, only its shortlist when it is large
+(:meth:`~prioris.alerts.ranking.Ranking.embed_shortlist`). Candidates the library
 already holds (an alias it knows, or the same title and year) are marked ``in_library``.
 Remembered accepts and dismissals (the alerts' state, kept by a later service) come in as
 ``feedback`` candidates with, per profile, the ids accepted and dismissed.
@@ -95,7 +97,7 @@ class AlertsRanking:
         "title", "score", "why", "in_library"}]}]``, the whole library first (as
         ``"(library)"``) when no collection is named. ``feedback``: remembered candidates;
         ``accepted``/``dismissed``: profile name -> ids among them (positives/negatives)."""
-        from prioris.alerts.ranking import Item, Profile, Ranking
+        from prioris.alerts.ranking import Item, Profile, Ranking, candidate_text
         from prioris.storage import profile_texts
         from prioris.storage import work_vectors as work_vector_store
 
@@ -111,35 +113,40 @@ class AlertsRanking:
             vectors = work_vector_store.read(self.conn, [w[0] for w in works])
         pool = list({c.id: c for c in candidates}.values())  # one per id, the last given
         in_library = self._in_library(works, pool)
-        # the pool, the remembered candidates and works without a current vector: one pass
-        missing = [w for w in works if w[0] not in vectors]
-        texts = [_embedding_text(c.title, c.text) for c in [*pool, *feedback]]
-        texts += [_embedding_text(w[1], w[3]) for w in missing]
-        embedded = self.embedder.embed_passages(texts) if texts else []
-        for at, work in enumerate(missing, len(pool) + len(feedback)):
-            vectors[work[0]] = embedded[at]
-        library = [Item(w[0], w[1], w[3], vectors[w[0]]) for w in works]
-        ranking = Ranking(
-            library,
-            [Item(c.id, c.title, c.text, embedded[i]) for i, c in enumerate(pool)],
-            feedback=[
-                Item(c.id, c.title, c.text, embedded[len(pool) + i]) for i, c in enumerate(feedback)
-            ],
-        )
         every = {w[0] for w in works}
+        wanted = [
+            Profile(
+                name,
+                frozenset(
+                    (every if name == LIBRARY else members) | set((accepted or {}).get(name, ()))
+                ),
+                frozenset((dismissed or {}).get(name, ())),
+            )
+            for name, members in profiles
+        ]
+        # the library's vectors are stored; works without a current one and the remembered
+        # candidates are embedded here, the pool's shortlist once it is known
+        missing = [w for w in works if w[0] not in vectors]
+        texts = [candidate_text(c.title, c.text) for c in feedback]  # as they were ranked
+        texts += [_embedding_text(w[1], w[3]) for w in missing]
+        known = self.embedder.embed_passages(texts) if texts else []
+        for at, work in enumerate(missing, len(feedback)):
+            vectors[work[0]] = known[at]
+        ranking = Ranking(
+            [Item(w[0], w[1], w[3], vectors[w[0]]) for w in works],
+            [Item(c.id, c.title, c.text, None) for c in pool],
+            feedback=[Item(c.id, c.title, c.text, known[i]) for i, c in enumerate(feedback)],
+        )
+        # a pool larger than a profile's shortlist: only what some profile's lexical model
+        # puts among its best is embedded (docs/benchmarks.md: nothing lost)
+        ranking.embed_shortlist(wanted, self.embedder.embed_passages, k)
         links = {c.id: c.extra.get("link", "") for c in pool}
         out = []
-        for name, members in profiles:
-            positives = (every if name == LIBRARY else members) | set(
-                (accepted or {}).get(name, ())
-            )
-            profile = Profile(
-                name, frozenset(positives), frozenset((dismissed or {}).get(name, ()))
-            )
+        for profile in wanted:
             ranked = ranking.rank(profile, k) if pool else []
             out.append(
                 {
-                    "collection": name,
+                    "collection": profile.name,
                     "candidates": [
                         {
                             "id": r.id,
