@@ -86,6 +86,15 @@ def summary(times: list[float]) -> dict[str, float]:
 
 def search_latency(libraries: dict[str, Any], queries: list[str], rounds: int) -> dict[str, Any]:
     """p50/p95 per engine and mode, the cells interleaved query by query."""
+    times = search_times(libraries, queries, rounds)
+    return {engine: {mode: summary(times[engine][mode]) for mode in MODES} for engine in libraries}
+
+
+def search_times(
+    libraries: dict[str, Any], queries: list[str], rounds: int
+) -> dict[str, dict[str, list[float]]]:
+    """Every search's milliseconds per engine and mode, the cells interleaved query by
+    query."""
     times: dict[tuple[str, str], list[float]] = {(e, m): [] for e in libraries for m in MODES}
     for round_number in range(rounds):
         for number, query in enumerate(queries):
@@ -100,9 +109,7 @@ def search_latency(libraries: dict[str, Any], queries: list[str], rounds: int) -
                     file=sys.stderr,
                     flush=True,
                 )
-    return {
-        engine: {mode: summary(times[(engine, mode)]) for mode in MODES} for engine in libraries
-    }
+    return {engine: {mode: times[(engine, mode)] for mode in MODES} for engine in libraries}
 
 
 def embedding_latency(embedder: Any, queries: list[str]) -> dict[str, float]:
@@ -217,6 +224,117 @@ def print_results(result: dict[str, Any], before: dict[str, Any] | None) -> None
     print(f"load average: {result['load_start']} at start, {result['load_end']} at end")
 
 
+# -- two code trees, alternated --------------------------------------------------------------
+def child(args: Any) -> int:
+    """One side of ``--compare-src``: this process's ``prioris`` (its PYTHONPATH) searches
+    its own copy of the library, SQLite and its own PostgreSQL schema, once."""
+    import bench_postgres
+    import bench_scifact
+
+    import prioris
+
+    bench_postgres.REUSE = True  # the schema this side copied in on its first turn
+    queries = train_queries()[: args.queries or None]
+    data_dir, url = args.child_data, args.child_url
+    bench_postgres.copy_in(data_dir, url)
+    with common.open_library(data_dir) as plain:
+        embedder = bench_scifact.CachedQueries(plain.embedder)
+        for query in queries:
+            embedder.embed_query(query)
+    with (
+        common.open_library(data_dir, embedder=embedder) as sqlite_library,
+        bench_postgres.open_pg(data_dir, url, embedder) as pg_library,
+    ):
+        libraries = {"sqlite": sqlite_library, "postgresql": pg_library}
+        for library in libraries.values():
+            warm(library, queries)
+        times = search_times(libraries, queries, 1)
+    args.out.write_text(json.dumps({"prioris": prioris.__file__, "times": times}))
+    return 0
+
+
+def compare(args: Any) -> int:
+    """This tree's code against ``--compare-src``'s, each in processes of its own, taking
+    turns (A B, B A, A B, ...) on one server, each on its own copy of the library: load
+    from other jobs falls on both alike, which one run after another cannot promise."""
+    import shutil
+
+    import bench_postgres
+
+    other = args.compare_src.resolve()
+    if not (other / "prioris" / "__init__.py").is_file():
+        raise SystemExit(f"--compare-src: no prioris package in {other}")
+    here = common.REPO / "src"
+    # the other tree first; this one after it keeps common.py from putting it in front
+    paths = {"this": str(here), "other": f"{other}{os.pathsep}{here}"}
+    bench_scifact_dir = common.OUT / "scifact"
+    import bench_scifact
+
+    bench_scifact.build_library(bench_scifact_dir, rebuild=False)
+    times: dict[str, dict[str, dict[str, list[float]]]] = {}
+    files: dict[str, str] = {}
+    load_start = [round(x, 2) for x in os.getloadavg()]
+    with tempfile.TemporaryDirectory(prefix="prioris-onesrv-ab-") as folder:
+        server = bench_postgres.start_server(Path(folder) / "pg")
+        try:
+            base = server.get_uri()
+            for side in paths:
+                shutil.copytree(bench_scifact_dir, Path(folder) / side)
+            for turn in range(args.alternations):
+                for side in list(paths) if turn % 2 == 0 else list(reversed(paths)):
+                    out = Path(folder) / f"{side}-{turn}.json"
+                    command = [sys.executable, str(Path(__file__).resolve()), "--child-data"]
+                    command += [str(Path(folder) / side), "--out", str(out)]
+                    command += ["--child-url", bench_postgres.schema_url(base, f"ab_{side}")]
+                    command += ["--queries", str(args.queries)]
+                    env = dict(os.environ, PYTHONPATH=paths[side])
+                    print(f"  turn {turn + 1}: {side}", file=sys.stderr, flush=True)
+                    subprocess.run(command, env=env, check=True)
+                    got = json.loads(out.read_text())
+                    files[side] = got["prioris"]
+                    for engine, modes in got["times"].items():
+                        for mode, values in modes.items():
+                            cell = times.setdefault(side, {}).setdefault(engine, {})
+                            cell.setdefault(mode, []).extend(values)
+        finally:
+            server.cleanup()
+    result = {
+        "this": {"commit": git_head(), "prioris": files.get("this")},
+        "other": {"src": str(other), "prioris": files.get("other")},
+        "alternations": args.alternations,
+        "load_start": load_start,
+        "load_end": [round(x, 2) for x in os.getloadavg()],
+        "search": {
+            side: {e: {m: summary(v) for m, v in modes.items()} for e, modes in engines.items()}
+            for side, engines in times.items()
+        },
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    rows = []
+    for engine in ENGINES:
+        for mode in MODES:
+            a, b = result["search"]["this"][engine][mode], result["search"]["other"][engine][mode]
+            rows.append(
+                (
+                    engine,
+                    mode,
+                    f"{a['p50_ms']:.2f}",
+                    f"{b['p50_ms']:.2f}",
+                    f"{a['p50_ms'] / b['p50_ms']:.3f}",
+                    f"{a['p95_ms']:.2f}",
+                    f"{b['p95_ms']:.2f}",
+                )
+            )
+    print(f"\nthis tree ({files.get('this')}) against {files.get('other')}, ms:")
+    common.print_table(
+        ["engine", "mode", "this p50", "other p50", "ratio", "this p95", "other p95"], rows
+    )
+    print(f"load average {result['load_start']} at start, {result['load_end']} at end")
+    print(f"written to {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -226,8 +344,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=0, help="first N train queries (0: all)")
     parser.add_argument("--rounds", type=int, default=1, help="passes over the queries")
     parser.add_argument("--ingest-docs", type=int, default=200, help="0: no ingest figure")
+    parser.add_argument(
+        "--compare-src",
+        type=Path,
+        help="the src folder of another checkout: both codes searched in turns (no ingest)",
+    )
+    parser.add_argument("--alternations", type=int, default=4, help="turns with --compare-src")
+    parser.add_argument("--child-data", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     common.require_scifact()
+    if args.child_data:
+        return child(args)
+    if args.compare_src:
+        return compare(args)
     import bench_postgres
     import bench_scifact
 
