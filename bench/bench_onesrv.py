@@ -23,11 +23,20 @@ any commit, so a run before a change and a run after it compare like with like:
 
 Everything goes to a JSON file (``--out``); ``--before FILE`` prints this run beside an
 earlier one. The load average at start and end is recorded: on the shared 2-core machine
-it moves the milliseconds more than most code changes do.
+it moves the milliseconds more than most code changes do (two runs of the same code an
+hour apart differed by 30-50%). So ``--compare-src SRC`` (the ``src`` folder of another
+checkout, e.g. ``git archive COMMIT src | tar -x -C /tmp/before``) searches with both
+codes in turns instead: each turn a process of its own with that code first on its
+PYTHONPATH, on its own copy of the library and its own PostgreSQL schema on one server,
+the order alternated (this, other, other, this, ...), every search time pooled per code.
+Both sides read migrations from wherever the installed package maps
+``prioris.migrations`` (the editable install: /work/main/migrations).
 
     .venv/bin/python bench/bench_onesrv.py --out /work/exp/baseline-onesrv.json
     .venv/bin/python bench/bench_onesrv.py --out /tmp/after.json \\
         --before /work/exp/baseline-onesrv.json
+    .venv/bin/python bench/bench_onesrv.py --compare-src /tmp/before/src --alternations 4 \\
+        --out /tmp/ab.json
 """
 
 from __future__ import annotations
