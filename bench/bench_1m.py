@@ -643,6 +643,8 @@ def stage_query(
         figures[mode] = {
             "p50_ms": round(common.percentile(times[mode], 50), 2),
             "p95_ms": round(common.percentile(times[mode], 95), 2),
+            "p99_ms": round(common.percentile(times[mode], 99), 2),
+            "max_ms": round(max(times[mode]), 2),
             "mean_ms": round(sum(times[mode]) / len(times[mode]), 2),
         }
     results.put("query" if not shards else "query_shards", figures)

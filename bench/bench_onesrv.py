@@ -89,6 +89,8 @@ def summary(times: list[float]) -> dict[str, float]:
         "n": len(times),
         "p50_ms": round(common.percentile(times, 50), 2),
         "p95_ms": round(common.percentile(times, 95), 2),
+        "p99_ms": round(common.percentile(times, 99), 2),
+        "max_ms": round(max(times), 2),
         "mean_ms": round(sum(times) / len(times), 2),
     }
 
