@@ -286,6 +286,7 @@ def _exact(backend: Any, conn: Any, vector: Any, filters: Any) -> Any:
 
 def import_throughput(count: int, url: str) -> None:
     from prioris.embedding import build_embedder
+    from prioris.engines.sqlite.textpack import unpack
     from prioris.ingest.embed import embedding_text
     from prioris.library import Library
 
@@ -300,7 +301,7 @@ def import_throughput(count: int, url: str) -> None:
                 summary = library.import_records(records)
                 seconds = time.perf_counter() - started
                 texts = [
-                    embedding_text(r[0], r[1])
+                    embedding_text(r[0], unpack(r[1]))  # SQLite keeps texts packed
                     for r in library.conn.execute(
                         "SELECT w.title, c.text FROM chunks c JOIN works w ON w.id = c.work_id"
                     )

@@ -270,6 +270,14 @@ def test_plain_query_translation_quotes_every_term() -> None:
     assert plain_to_fts5("!!!") is None
 
 
+def test_plain_words_split_at_underscores_as_both_indexes_do() -> None:
+    """FTS5's unicode61 and PostgreSQL's parser both split "CRF01_1b2k": the query says
+    its two words, not a phrase the PostgreSQL postings could not rank."""
+    assert plain_to_fts5("CRF01_1b2k protein") == '"crf01" OR "1b2k" OR "protein"'
+    assert plain_to_fts5("snake_case__name") == '"snake" OR "case" OR "name"'
+    assert plain_to_fts5("___") is None
+
+
 def test_rrf_and_weighted_fusion() -> None:
     scores = rrf({"fts": ["a", "b"], "vector": ["b", "c"]}, k=60)
     assert [item for item, _ in ranked(scores)] == ["b", "a", "c"]

@@ -9,7 +9,11 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+# Word characters less "_": both indexes split at an underscore (FTS5's unicode61 and
+# PostgreSQL's parser), so "CRF01_1b2k" is searched as its two words. Kept whole, it was a
+# two-token phrase, which PostgreSQL's BM25 postings cannot rank: the query fell back to
+# SQL, ~10 s at a million passages (docs/benchmarks.md, section 29).
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 STOPWORDS = frozenset(
     (
