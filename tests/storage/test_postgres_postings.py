@@ -352,7 +352,7 @@ def test_reindex_postings_rebuilds_from_the_cli(
 
 
 def test_a_word_joined_by_an_underscore_is_ranked_from_the_postings(pg_url: str) -> None:
-    """"coral_reef" is two words to PostgreSQL's parser: a user's query holding it is
+    """ "coral_reef" is two words to PostgreSQL's parser: a user's query holding it is
     ranked from the postings (a phrase fell back to SQL, seconds at a million passages)
     and finds the same works as the two words."""
     library = _open(pg_url)
