@@ -15,7 +15,8 @@ snowball's ranking: ``prioris list`` pays for SQLite and the catalogue only.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -404,9 +405,15 @@ def migrate_library(
     target: str | Path,
     *,
     on_progress: Callable[[int, int], None] | None = None,
+    target_shards: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
-    file) with its vectors, no model needed; run again to resume a stopped copy."""
+    file) with its vectors, no model needed; run again to resume a stopped copy.
+
+    ``target_shards``: the target is the primary of a library spread over these servers
+    (each work copied to its shard). The source is opened as ``settings`` say, so a
+    sharded library (``PRIORIS_MCP_DB_SHARDS``) is copied back to one server by naming
+    no target shards."""
     from prioris.storage.copy import copy_library
 
     location = settings.library_location
@@ -415,7 +422,12 @@ def migrate_library(
             f"there is no library at {location} to copy (--db, --data-dir, PRIORIS_MCP_DB)"
         )
     source = open_storage(location, settings)
-    destination = open_storage(str(target), settings)
+    try:
+        aimed = replace(settings, db_shards=tuple(target_shards), db_replicas=())
+        destination = open_storage(str(target), aimed)
+    except BaseException:
+        source.close()
+        raise
     try:
         report = copy_library(source, destination, on_progress=on_progress)
     finally:

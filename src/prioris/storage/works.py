@@ -234,12 +234,11 @@ def list_works(
     clause, params = (f"WHERE {where[0]} ", list(where[1])) if where else ("", [])
     rows = conn.execute(
         "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
-        "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents, "
-        "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
-        "(SELECT max(number) FROM pages p WHERE p.work_id = w.id) AS pages "
+        "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents "
         f"FROM works w {clause}ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
         (*params, SQLITE_MAX_INT if limit is None else limit, offset),
     ).fetchall()
+    counts = passage_counts(conn, [r["id"] for r in rows])
     return [
         {
             "id": r["id"],
@@ -248,12 +247,37 @@ def list_works(
             "year": r["year"],
             "source": r["source"],
             "documents": r["documents"],
-            "chunks": r["chunks"],
-            "pages": r["pages"] or 0,
+            "chunks": counts.get(r["id"], {}).get("chunks", 0),
+            "pages": counts.get(r["id"], {}).get("last_page") or 0,
             "added": r["created_at"],
         }
         for r in rows
     ]
+
+
+def passage_counts(conn: Any, work_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Per work: ``chunks`` (passages), ``pages``, ``ocr_pages`` and ``last_page`` (the
+    highest page number). Asked apart from the works' rows, grouped by work: a sharded
+    library keeps passages and pages on the works' shards, the rows on its primary."""
+    found: dict[str, dict[str, int]] = {}
+    for start in range(0, len(work_ids), 500):
+        group = list(work_ids[start : start + 500])
+        if not group:
+            continue
+        marks = ", ".join("?" for _ in group)
+        for r in conn.execute(
+            f"SELECT work_id, count(*) FROM chunks WHERE work_id IN ({marks}) GROUP BY work_id",
+            group,
+        ):
+            found.setdefault(str(r[0]), {})["chunks"] = int(r[1])
+        for r in conn.execute(
+            "SELECT work_id, count(*), coalesce(sum(ocr), 0), max(number) FROM pages "
+            f"WHERE work_id IN ({marks}) GROUP BY work_id",
+            group,
+        ):
+            entry = found.setdefault(str(r[0]), {})
+            entry.update(pages=int(r[1]), ocr_pages=int(r[2]), last_page=int(r[3] or 0))
+    return found
 
 
 BUILT_IN_SOURCES = ("arxiv", "europepmc", "openalex", "file", "import", "zotero", "bibtex", "ris")
