@@ -11,12 +11,15 @@ the shards."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -37,10 +40,11 @@ WORDS = (
 
 
 def _records(count: int, start: int = 0) -> list[dict[str, Any]]:
-    """Varied texts (each a different mix of words), so that few scores tie."""
+    """Varied texts (each a different draw of words), so that few scores tie."""
     out = []
     for i in range(start, start + count):
-        words = [WORDS[(i * k + k * k) % len(WORDS)] for k in range(1, 9)]
+        draw = random.Random(i)
+        words = draw.sample(WORDS, 8) + draw.sample(WORDS, 4)
         out.append(
             {
                 "_id": f"w{i}",
@@ -53,11 +57,22 @@ def _records(count: int, start: int = 0) -> list[dict[str, Any]]:
     return out
 
 
+class SpreadEmbedder(FakeEmbedder):
+    """A vector drawn at random from each text (seeded by it): no two texts' vectors, nor
+    their scores against a query, tie, so one server's order among equal scores (the
+    index's) never decides a comparison."""
+
+    def _vector(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        vector = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        return vector / float(np.linalg.norm(vector))
+
+
 def _open(url: str, shards: list[str] | None = None, **env: str) -> Library:
     values = {"PRIORIS_MCP_ENRICH": "off", **env}
     if shards:
         values["PRIORIS_MCP_DB_SHARDS"] = ",".join(shards)
-    return Library.open(load_settings(values).with_library(url), embedder=FakeEmbedder())
+    return Library.open(load_settings(values).with_library(url), embedder=SpreadEmbedder())
 
 
 @contextmanager
@@ -84,8 +99,11 @@ def _held(url: str) -> dict[str, int]:
 
 
 def _hits(library: Library, query: str, mode: str, **filters: Any) -> list[tuple[Any, ...]]:
+    """The hits as (score, work, chunk), best first, hits of equal score in id order: on
+    one server the order among equal scores is the index's, which may differ."""
     response = library.search(query, mode=mode, k=10, chunks=True, **filters)
-    return [(h.id, h.chunk_id, round(h.score, 6)) for h in response.hits]
+    found = [(round(h.score, 6), h.id, h.chunk_id) for h in response.hits]
+    return sorted(found, key=lambda hit: (-hit[0], hit[1]))
 
 
 def test_placement_is_stable_and_spread() -> None:
@@ -187,9 +205,9 @@ def test_one_server_and_three_shards_give_the_same_hits(
     assert all(results["three"].values())  # every query found something
     # the filters did filter
     lab = results["three"][(queries[0], "fts", json.dumps({"source": "lab"}))]
-    assert all(int(work[1:]) % 2 == 1 for work, _, _ in lab)
+    assert all(int(work[1:]) % 2 == 1 for _, work, _ in lab)
     kept = results["three"][(queries[1], "vector", json.dumps({"collections": "picked"}))]
-    assert {work for work, _, _ in kept} <= set(picked)
+    assert {work for _, work, _ in kept} <= set(picked)
 
 
 def test_status_lists_each_shard_with_its_works(
@@ -218,7 +236,7 @@ def test_settings_that_cannot_work_are_refused(
         _open(str(tmp_path / "lib.sqlite"), pg_shard_urls)
     with pytest.raises(ConfigurationError, match="REPLICAS and PRIORIS_MCP_DB_SHARDS"):
         _open(pg_url, pg_shard_urls, PRIORIS_MCP_DB_REPLICAS=pg_shard_urls[0])
-    with pytest.raises(ConfigurationError, match="fail.*partial"):
+    with pytest.raises(ConfigurationError, match=r"fail.*partial"):
         _open(pg_url, pg_shard_urls, PRIORIS_MCP_DB_SHARD_MISSING="sometimes")
     with _open(pg_url, pg_shard_urls) as library:
         library.import_records(_records(5))
@@ -309,12 +327,14 @@ def test_a_stopped_shard_is_named_or_flagged(
             for mode in MODES:
                 response = library.search("coral reef", mode=mode, k=10, chunks=True)
                 assert response.to_dict()["missing_shards"] == response.missing_shards
-                assert len(response.missing_shards) == 1 and "***" not in response.missing_shards[0]
-                away = {w for w in _held_ids(pg_url, pg_shard_urls, 2)}
+                assert len(response.missing_shards) == 1
+                assert f":{down.port}/" in response.missing_shards[0]
+                away = _held_ids(pg_url, pg_shard_urls, 2)
                 assert response.hits and not {h.id for h in response.hits} & away
-                assert [h.id for h in response.hits] == [
-                    w for w, _, _ in whole[mode] if w not in away
-                ][: len(response.hits)] or mode == "hybrid"
+                if mode != "hybrid":  # the others' hits, as they ranked with all shards up
+                    assert {h.id for h in response.hits} >= {
+                        w for _, w, _ in whole[mode][:5] if w not in away
+                    }
         monkeypatch.setenv("PRIORIS_MCP_DB_SHARDS", ",".join(pg_shard_urls))
         monkeypatch.setenv("PRIORIS_MCP_DB_SHARD_MISSING", "partial")
         monkeypatch.setenv("PRIORIS_MCP_ENRICH", "off")
@@ -334,9 +354,6 @@ def test_a_stopped_shard_is_named_or_flagged(
     with _open(pg_url, pg_shard_urls, PRIORIS_MCP_DB_SHARD_MISSING="partial") as library:
         response = library.search("coral reef", mode="fts", k=10, chunks=True)
         assert not response.missing_shards and "missing_shards" not in response.to_dict()
-
-
-_PLACED: dict[tuple[str, int], set[str]] = {}
 
 
 def _held_ids(primary: str, shards: list[str], index: int) -> set[str]:

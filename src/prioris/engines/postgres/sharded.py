@@ -38,6 +38,7 @@ from typing import Any
 from prioris.engines.postgres.connection import PgConnection
 from prioris.engines.postgres.index import PostgresChunkIndex
 from prioris.engines.postgres.routed import only_reads
+from prioris.errors import ShardUnavailableError
 
 # a table named where a statement reads or writes it (``works.pages`` is a column too)
 SHARD_TABLES = re.compile(
@@ -322,7 +323,7 @@ class ShardedChunkIndex(PostgresChunkIndex):
         for url in conn.shards.urls:
             try:
                 shard = conn.shards.connection(url)
-            except Exception as exc:  # a shard down: searches say so; its writes fail
+            except ShardUnavailableError as exc:  # down: searches say so, its writes fail
                 conn.shards.warn_down(url, exc)
                 continue
             stale += super().ensure_vector_index(shard, model_id, dim)
