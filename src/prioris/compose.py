@@ -408,12 +408,8 @@ def migrate_library(
     target_shards: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
-    file) with its vectors, no model needed; run again to resume a stopped copy.
-
-    ``target_shards``: the target is the primary of a library spread over these servers
-    (each work copied to its shard). The source is opened as ``settings`` say, so a
-    sharded library (``PRIORIS_MCP_DB_SHARDS``) is copied back to one server by naming
-    no target shards."""
+    file; the primary of ``target_shards`` if any) with its vectors, no model needed; run
+    again to resume a stopped copy. A sharded source is read as ``settings`` say."""
     from prioris.storage.copy import copy_library
 
     location = settings.library_location
@@ -421,13 +417,9 @@ def migrate_library(
         raise ConfigurationError(
             f"there is no library at {location} to copy (--db, --data-dir, PRIORIS_MCP_DB)"
         )
+    aimed = replace(settings, db_shards=tuple(target_shards), db_replicas=())
+    destination = open_storage(str(target), aimed)
     source = open_storage(location, settings)
-    try:
-        aimed = replace(settings, db_shards=tuple(target_shards), db_replicas=())
-        destination = open_storage(str(target), aimed)
-    except BaseException:
-        source.close()
-        raise
     try:
         report = copy_library(source, destination, on_progress=on_progress)
     finally:
