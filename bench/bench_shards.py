@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
                             found, spent = run(library, queries, ids, mode)
                             lists[(name, mode)] = found
                             times.setdefault((name, mode), []).extend(spent)
+                backend = libraries["3 shards"].searcher.backend
+                answered = [b.postings.answered for b in backend.shards.values()]
+                copied = backend.copied
             finally:
                 for library in libraries.values():
                     library.close()
@@ -144,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         "rounds; identical: the same works in the same order, scores within 1e-6"
     )
     common.print_table(["mode", "library", "nDCG@10", "identical lists", "p50 ms", "p95 ms"], rows)
+    print(
+        f"\nplain queries the shards' BM25 postings tables answered (each shard's): {answered}; "
+        f"KNN answered by the shards' in-process vector copies: {copied}"
+    )
     return 0
 
 

@@ -176,9 +176,13 @@ def test_writes_land_on_the_owning_shard_only(pg_url: str, pg_shard_urls: list[s
         assert _rows(shard, "SELECT DISTINCT embedding_model FROM chunks") == [("other",)]
 
 
+@pytest.mark.parametrize("ranking", ["sql", "postings"])
 def test_one_server_and_three_shards_give_the_same_hits(
-    pg_url: str, pg_server: str, pg_shard_urls: list[str]
+    pg_url: str, pg_server: str, pg_shard_urls: list[str], ranking: str
 ) -> None:
+    """Plain queries ranked by BM25 in SQL, or from the postings tables (one server's, or
+    each shard's scored with the library's statistics): the same hits either way."""
+    env = {"PRIORIS_MCP_PG_POSTINGS_MIN_CHUNKS": "0" if ranking == "sql" else "1"}
     records = _records(150)
     queries = ["coral reef bleaching", "whale song krill", "estuary salinity runoff"]
     filters: list[dict[str, Any]] = [
@@ -191,16 +195,22 @@ def test_one_server_and_three_shards_give_the_same_hits(
     results = {}
     with _schema(pg_server) as alone_url:
         for name, url, shards in (("one", alone_url, None), ("three", pg_url, pg_shard_urls)):
-            with _open(url, shards) as library:
+            with _open(url, shards, **env) as library:
                 library.import_records(records)
                 library.create_collection("picked")
                 library.add_to_collection("picked", picked)
+                if ranking == "postings":
+                    assert library.build_postings()["built"]
                 results[name] = {
                     (q, m, json.dumps(f)): _hits(library, q, m, **f)
                     for q in queries
                     for m in MODES
                     for f in filters
                 }
+                backend = library.searcher.backend
+                postings = [b.postings for b in getattr(backend, "shards", {}).values()]
+                answered = sum(p.answered for p in postings or [backend.postings])
+                assert (answered > 0) == (ranking == "postings")
     assert results["one"] == results["three"]
     assert all(results["three"].values())  # every query found something
     # the filters did filter

@@ -6,9 +6,11 @@
   idf and average length are sent with the query to every shard, which ranks its matches
   with :data:`~prioris.engines.postgres.search.BM25_SQL`; the lists are merged by score.
   Gathering costs one round trip per shard (in parallel) while the statistics are cached,
-  a count per new lexeme otherwise; keeping global statistics on the primary instead would
-  cost a write there for every passage written on a shard. The BM25 postings table is not
-  used over shards (its statistics are one database's).
+  a count per new lexeme otherwise (exact and cheap from a shard's BM25 postings table
+  when it has a build); keeping global statistics on the primary instead would cost a
+  write there for every passage written on a shard. A plain query is ranked from each
+  shard's postings table (:mod:`~prioris.engines.postgres.postings`) with the library's
+  statistics passed in, as one server ranks from its own; SQL answers meanwhile.
 - **Vectors**: each shard's :class:`PostgresSearchBackend` answers its top k as it does on
   one server (HNSW with iterative scans for filters, exact below it, or the shard's own
   in-process vector copy past ``PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS`` of that shard);
@@ -43,6 +45,7 @@ from prioris.engines.postgres.search import (
     B,
     PostgresSearchBackend,
     _where,
+    plain_words,
 )
 from prioris.engines.postgres.tsquery import to_tsquery_text
 from prioris.errors import InvalidRequestError, ShardUnavailableError
@@ -75,7 +78,7 @@ class ShardedSearchBackend:
             url: PostgresSearchBackend(
                 storage.shard_storage(url),
                 ef_search=storage.ef_search,
-                postings_min_rows=0,
+                postings_min_rows=storage.postings_min_chunks,
                 vector_copy_min_rows=storage.vector_copy_min_chunks,
             )
             for url in self.urls
@@ -148,7 +151,9 @@ class ShardedSearchBackend:
                 )
             ]
         )
-        stats = self._each(lambda backend: backend._run(lambda c: self._shard_stats(c, lexemes)))
+        stats = self._each(
+            lambda backend: backend._run(lambda c: self._shard_stats(backend, c, lexemes))
+        )
         rows = sum(s.rows for s in stats.values())
         length = sum(s.length for s in stats.values())
         avgdl = max(length / rows, 1.0) if rows else 1.0
@@ -160,9 +165,24 @@ class ShardedSearchBackend:
         args: list[Any] = [lexemes, idfs, K1 + 1, K1, 1 - B, B, avgdl, query]
         args += [title_weight, HEADING_WEIGHT, lexemes, *params]
         args += [limit] if limit >= 0 else []
+        plain = plain_words(expression) if title_weight > 0 else None
 
         def rank(backend: PostgresSearchBackend) -> list[Any]:
-            return list(backend._run(lambda conn: conn.execute(sql, args).fetchall()))
+            def run(conn: PgConnection) -> list[Any]:
+                if plain is not None:  # the shard's postings, scored with the library's stats
+                    ranked = backend.postings.rank(
+                        conn.raw,
+                        plain,
+                        limit,
+                        title_weight=title_weight,
+                        accept=backend._accept(filters),
+                        stats=(rows, avgdl, counts),
+                    )
+                    if ranked is not None:
+                        return ranked
+                return list(conn.execute(sql, args).fetchall())
+
+            return list(backend._run(run))
 
         try:
             found = self._each(rank)
@@ -172,10 +192,18 @@ class ShardedSearchBackend:
         merged.sort(key=lambda c: (-c.score, c.chunk_id))
         return merged[:limit] if limit >= 0 else merged
 
-    def _shard_stats(self, conn: PgConnection, lexemes: list[str]) -> _Stats:
-        """A shard's chunk count, total length and lexeme counts (kept per version)."""
+    def _shard_stats(
+        self, backend: PostgresSearchBackend, conn: PgConnection, lexemes: list[str]
+    ) -> _Stats:
+        """A shard's chunk count, total length and lexeme counts: exact from its postings
+        table when it has a build, else counted (and kept until its version moves)."""
         from prioris.storage.chunks import vectors_version
 
+        exact = backend.postings.statistics(conn.raw, lexemes)
+        if exact is not None:
+            found = _Stats(-1, exact[0], round(exact[0] * exact[1]) if exact[0] else 0)
+            found.counts = dict(exact[2])
+            return found
         version = vectors_version(conn)
         key = conn.url
         with self._lock:
@@ -237,8 +265,12 @@ class ShardedSearchBackend:
         return self.primary.count_works(filters)
 
     def build_postings(self) -> dict[str, Any]:
-        """No postings table over shards: BM25 is ranked in SQL with global statistics."""
-        return {"built": False, "reason": "a sharded library ranks BM25 on each shard"}
+        """Each shard's BM25 postings table rebuilt now: ``{"shards": [build, ...]}``."""
+        found = self._each(lambda backend: backend.build_postings())
+        return {
+            "built": all(b.get("built") for b in found.values()),
+            "shards": list(found.values()),
+        }
 
     @property
     def copied(self) -> int:
