@@ -345,6 +345,20 @@ def test_a_stopped_shard_is_named_or_flagged(
                     assert {h.id for h in response.hits} >= {
                         w for _, w, _ in whole[mode][:5] if w not in away
                     }
+        # the MCP tool's result names the missing shard too
+        from interfaces.mcp_helpers import data, with_client
+
+        async def body(client: Any) -> dict[str, Any]:
+            call = {"query": "coral reef", "mode": "hybrid", "limit": 5}
+            return data(await client.call_tool("research_search_fetched", call))
+
+        partial = _open(pg_url, pg_shard_urls, PRIORIS_MCP_DB_SHARD_MISSING="partial")
+        try:
+            answered = with_client(partial, body)
+        finally:
+            partial.close()
+        assert answered["hits"] and len(answered["missing_shards"]) == 1
+        assert f":{down.port}/" in answered["missing_shards"][0]
         monkeypatch.setenv("PRIORIS_MCP_DB_SHARDS", ",".join(pg_shard_urls))
         monkeypatch.setenv("PRIORIS_MCP_DB_SHARD_MISSING", "partial")
         monkeypatch.setenv("PRIORIS_MCP_ENRICH", "off")
