@@ -133,6 +133,9 @@ def test_writes_land_on_the_owning_shard_only(pg_url: str, pg_shard_urls: list[s
             assert vectors == sum(held.values())
         assert sum(sum(_held(s).values()) for s in pg_shard_urls) == 60
         assert library.status()["chunks"] == 60 and len(library.list_works(limit=100)) == 60
+        # per-work counts gathered from the shards, beside the primary's rows
+        assert [w["chunks"] for w in library.list_works(limit=100)] == [1] * 60
+        assert [w["chunks"] for w in library.browse(limit=100)["works"]] == [1] * 60
 
         owner = router.shard_of("w7")
         others = [s for s in pg_shard_urls if s != owner]
@@ -174,6 +177,16 @@ def test_writes_land_on_the_owning_shard_only(pg_url: str, pg_shard_urls: list[s
             _held(shard).values()
         )
         assert _rows(shard, "SELECT DISTINCT embedding_model FROM chunks") == [("other",)]
+    # a shard is a library of its own works, opened alone (its schema is the library's)
+    shard = router_of(pg_url, pg_shard_urls, "w3")
+    with Library.open(
+        load_settings({"PRIORIS_MCP_ENRICH": "off"}).with_library(shard),
+        embedder=FakeEmbedder(dim=32, model_id="other"),
+    ) as alone:
+        assert {w["id"] for w in alone.list_works(limit=200)} == set(_held(shard))
+        title = alone.get_work("w3").title
+        assert "w3" in {h.id for h in alone.search(title, mode="fts", k=50).hits}
+        assert title == _rows(pg_url, "SELECT title FROM works WHERE id = 'w3'")[0][0]
 
 
 @pytest.mark.parametrize("ranking", ["sql", "postings"])

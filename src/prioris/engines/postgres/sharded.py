@@ -73,6 +73,11 @@ class Rows:
         self._at += 1
         return self.rows[self._at - 1]
 
+    def fetchmany(self, size: int = 1) -> list[Any]:
+        taken = self.rows[self._at : self._at + size]
+        self._at += len(taken)
+        return taken
+
     def fetchall(self) -> list[Any]:
         rest, self._at = self.rows[self._at :], len(self.rows)
         return rest
