@@ -272,7 +272,7 @@ def test_settings_that_cannot_work_are_refused(
 
 
 def test_migrate_to_shards_and_back_keeps_ids_and_vectors(
-    pg_url: str, pg_server: str, pg_shard_urls: list[str]
+    pg_url: str, pg_server: str, pg_shard_urls: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     def snapshot(url: str, shards: list[str]) -> dict[str, Any]:
         servers = shards or [url]
@@ -293,7 +293,9 @@ def test_migrate_to_shards_and_back_keeps_ids_and_vectors(
             before = snapshot(one, [])
             expected = {m: _hits(library, "kelp urchin", m) for m in MODES}
         settings = load_settings({"PRIORIS_MCP_ENRICH": "off"}).with_library(one)
-        report = migrate_library(settings, pg_url, target_shards=pg_shard_urls)
+        shards = ",".join(pg_shard_urls)
+        assert main(["--db", one, "migrate-to", pg_url, "--shards", shards, "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
         assert report["works"] == 40 and report["vectors"] == 40
         assert snapshot(pg_url, pg_shard_urls) == before
         again = migrate_library(settings, pg_url, target_shards=pg_shard_urls)
