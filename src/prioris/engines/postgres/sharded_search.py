@@ -265,12 +265,16 @@ class ShardedSearchBackend:
         return self.primary.count_works(filters)
 
     def build_postings(self) -> dict[str, Any]:
-        """Each shard's BM25 postings table rebuilt now: ``{"shards": [build, ...]}``."""
-        found = self._each(lambda backend: backend.build_postings())
-        return {
-            "built": all(b.get("built") for b in found.values()),
-            "shards": list(found.values()),
-        }
+        """Each shard's BM25 postings table rebuilt now: the counts summed (the seconds:
+        the slowest shard's, as they build at once), each shard's build in ``shards``."""
+        builds = list(self._each(lambda backend: backend.build_postings()).values())
+        out: dict[str, Any] = {"built": all(b.get("built") for b in builds), "shards": builds}
+        for key in ("rows", "terms", "pairs"):
+            if all(isinstance(b.get(key), int) for b in builds):
+                out[key] = sum(b[key] for b in builds)
+        if all(isinstance(b.get("seconds"), int | float) for b in builds):
+            out["seconds"] = max(b["seconds"] for b in builds)
+        return out
 
     @property
     def copied(self) -> int:
