@@ -36,11 +36,25 @@ from pg_cluster import LocalServer
 MODES = ("fts", "vector", "hybrid")
 
 
-def open_library(url: str, data_dir: Path, embedder: Any, shards: tuple[str, ...] = ()) -> Any:
+def open_library(
+    url: str, data_dir: Path, embedder: Any, shards: tuple[str, ...] = (), copy: bool = False
+) -> Any:
+    """The library at ``url`` (on ``shards``); ``copy``: KNN from in-process vector copies
+    (one per shard), loaded before this returns."""
     from prioris.library import Library
 
-    settings = common.settings_for(data_dir, db_shards=shards)
-    return Library.open(settings.with_library(url), embedder=embedder)
+    overrides: dict[str, Any] = {"db_shards": shards}
+    if copy:
+        overrides["pg_vector_copy_min_chunks"] = 1
+    settings = common.settings_for(data_dir, **overrides)
+    library = Library.open(settings.with_library(url), embedder=embedder)
+    if copy:
+        library.search("warm", mode="vector", k=1)  # starts the loads
+        backend = library.searcher.backend
+        for each in getattr(backend, "shards", {}).values() or [backend]:
+            each.vector_cache.wait_until_loaded(600)
+        library.search("warm", mode="vector", k=1)
+    return library
 
 
 def run(library: Any, queries: dict[str, str], ids: list[str], mode: str) -> tuple[Any, ...]:
@@ -103,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             libraries = {
                 "one server": open_library(one, data_dir, embedder),
                 "3 shards": open_library(primary, data_dir, embedder, shards),
+                "one server, vector copy": open_library(one, data_dir, embedder, copy=True),
+                "3 shards, vector copies": open_library(
+                    primary, data_dir, embedder, shards, copy=True
+                ),
             }
             try:
                 lists: dict[tuple[str, str], Any] = {}
@@ -117,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                             times.setdefault((name, mode), []).extend(spent)
                 backend = libraries["3 shards"].searcher.backend
                 answered = [b.postings.answered for b in backend.shards.values()]
-                copied = backend.copied
+                copied = libraries["3 shards, vector copies"].searcher.backend.copied
             finally:
                 for library in libraries.values():
                     library.close()
@@ -126,9 +144,10 @@ def main(argv: list[str] | None = None) -> int:
                 server.remove()
     rows = []
     for mode in MODES:
-        a, b = lists[("one server", mode)], lists[("3 shards", mode)]
-        identical = sum(same(a[q], b[q]) for q in ids)
         for name in libraries:
+            alone = name.replace("3 shards", "one server").replace("copies", "copy")
+            a, b = lists[(alone, mode)], lists[(name, mode)]
+            identical = sum(same(a[q], b[q]) for q in ids)
             found = {q: [w for w, _ in hits] for q, hits in lists[(name, mode)].items()}
             ndcg = common.evaluate(found, qrels)["ndcg@10"]
             spent = times[(name, mode)]
@@ -144,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(
         f"\nSciFact {args.split} ({len(ids)} queries) per mode, k=10, {args.rounds} timed "
-        "rounds; identical: the same works in the same order, scores within 1e-6"
+        "rounds; identical: as the one server's (with or without its vector copy) in works, "
+        "order and scores within 1e-6"
     )
     common.print_table(["mode", "library", "nDCG@10", "identical lists", "p50 ms", "p95 ms"], rows)
     print(
