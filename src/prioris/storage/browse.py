@@ -13,7 +13,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.storage.backend import index_of
-from prioris.storage.works import passage_counts
+from prioris.storage.works import BROWSE_COUNTS, passages_apart, row_counts
 
 SORTS = {
     "added": "w.created_at {order}, w.id",
@@ -69,11 +69,11 @@ def browse_works(
     rows = conn.execute(
         "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
         "(SELECT group_concat(DISTINCT d.format) FROM documents d WHERE d.work_id = w.id) "
-        "AS formats "
+        f"AS formats{'' if passages_apart(conn) else BROWSE_COUNTS} "
         f"FROM works w {clause} ORDER BY {order} LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
-    counts = passage_counts(conn, [r["id"] for r in rows])
+    counts = row_counts(conn, rows)
     works = [
         {
             "id": r["id"],

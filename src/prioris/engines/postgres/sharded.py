@@ -146,6 +146,8 @@ class ShardedConnection:
         self._columns: list[str] | None = None
         primary.raw.execute("SET prioris.sharded = 'on'")
 
+    passages_apart = True  # list/browse ask for per-work counts apart (storage.works)
+
     @property
     def raw(self) -> Any:
         return self.primary.raw
