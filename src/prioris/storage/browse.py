@@ -13,7 +13,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.storage.backend import index_of
-from prioris.storage.works import BROWSE_COUNTS, passages_apart, row_counts
+from prioris.storage.passage_counts import BROWSE_COUNTS, passages_apart, row_counts
 
 SORTS = {
     "added": "w.created_at {order}, w.id",

@@ -146,7 +146,7 @@ class ShardedConnection:
         self._columns: list[str] | None = None
         primary.raw.execute("SET prioris.sharded = 'on'")
 
-    passages_apart = True  # list/browse ask for per-work counts apart (storage.works)
+    passages_apart = True  # list/browse ask for per-work counts apart (storage.passage_counts)
 
     @property
     def raw(self) -> Any:
