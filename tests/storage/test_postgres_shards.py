@@ -349,6 +349,19 @@ def test_a_stopped_shard_is_named_or_flagged(
             with pytest.raises(ShardUnavailableError, match="shard 3 of 3"):
                 library.import_records([placed])
             assert not _rows(pg_url, "SELECT 1 FROM works WHERE id = %s", (placed["_id"],))
+            # works placed on the shards that are up are written, edited and deleted as usual
+            up = next(
+                r
+                for r in _records(40, start=300)
+                if router_of(pg_url, pg_shard_urls, r["_id"]) == pg_shard_urls[0]
+            )
+            library.import_records([up])
+            library.edit_work(up["_id"], {"title": "Kelp written while a shard was down"})
+            assert _rows(pg_shard_urls[0], "SELECT title FROM works WHERE id = %s", (up["_id"],))
+            library.delete([up["_id"]])
+            assert not _rows(
+                pg_shard_urls[0], "SELECT 1 FROM chunks WHERE work_id = %s", (up["_id"],)
+            )
         with _open(pg_url, pg_shard_urls, PRIORIS_MCP_DB_SHARD_MISSING="partial") as library:
             for mode in MODES:
                 response = library.search("coral reef", mode=mode, k=10, chunks=True)

@@ -10,12 +10,15 @@ The services read and write through one connection with the storage modules' SQL
 - a statement on a shard table **keyed by a work** (an ``INSERT`` whose columns include
   ``work_id``; a statement whose first placeholder is ``work_id = ?``) runs on the shard
   :meth:`Router.shard_of` picks for that work; ``executemany`` groups its rows by work;
-- a **read** not keyed by a work runs on every shard and the rows are put together: an
+- a statement naming a **list of works** (``work_id IN (?, ...)``, ``w.id IN (...)``,
+  ``work_id = ANY(?)``) runs on those works' shards only;
+- any other **read** runs on every shard and the rows are put together: an
   aggregate of one row (``count``, ``sum``, ``max``, ``min``) is combined, a list ending
   ``ORDER BY column LIMIT ?`` is merged in that order and cut, anything else concatenated
   (a work's rows are all on one shard, so per-work groups stay whole);
 - a **write** not keyed by a work (by chunk id: ``UPDATE chunks ... WHERE id = ?``) runs
-  on the shards the open transaction already wrote to, else on every shard.
+  on the shards the open transaction already touched by a work (a keyed read joins it
+  too: "the chunks of this work" then "delete these chunk ids"), else on every shard.
 
 A transaction opens on the primary and on each shard it writes to (lazily). Each shard
 holds a copy of its works' rows (the passages' foreign key, the title the full-text index
@@ -36,9 +39,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from prioris.engines.postgres.connection import PgConnection
-from prioris.engines.postgres.index import PostgresChunkIndex
 from prioris.engines.postgres.routed import only_reads
-from prioris.errors import ShardUnavailableError
+from prioris.engines.postgres.sharded_index import SHARDED_INDEX
 
 # a table named where a statement reads or writes it (``works.pages`` is a column too)
 SHARD_TABLES = re.compile(
@@ -50,6 +52,12 @@ _WORKS_WRITE = re.compile(r"\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+works\b", r
 _STATE_WRITE = re.compile(r"\b(INSERT\s+INTO|UPDATE)\s+index_state\b", re.IGNORECASE)
 _INSERT_COLUMNS = re.compile(r"^\s*INSERT\s+INTO\s+\w+\s*\(([^)]*)\)", re.IGNORECASE)
 _KEYED = re.compile(r"^[^?]*?\bwork_id\s*=\s*\?", re.IGNORECASE | re.DOTALL)
+# a statement about a list of works: only their shards are asked
+_WORK_LIST = re.compile(
+    r"\b(?:(?:\w+\.)?work_id|w\.id)\s+IN\s*\(\s*\?(?:\s*,\s*\?)*\s*\)"
+    r"|\b(?:(?:\w+\.)?work_id|w\.id)\s*=\s*ANY\s*\(\s*\?",
+    re.IGNORECASE,
+)
 _ORDER_LIMIT = re.compile(
     r"ORDER\s+BY\s+(?:\w+\.)?(\w+)(\s+DESC)?(?:\s+NULLS\s+\w+)?\s+LIMIT\s+\?\s*$", re.IGNORECASE
 )
@@ -104,6 +112,19 @@ def statement_key(sql: str, params: Sequence[Any] | None) -> str | None:
     return str(params[0]) if _KEYED.match(sql) else None
 
 
+def listed_works(sql: str, params: Sequence[Any] | None) -> list[str] | None:
+    """The works a statement names by list (``work_id IN (?, ...)``, ``w.id IN (...)``,
+    ``work_id = ANY(?)``), else None."""
+    found = _WORK_LIST.search(sql) if params else None
+    if found is None or params is None:
+        return None
+    at = sql.count("?", 0, found.start())
+    marks = found.group(0).count("?")
+    if "ANY" in found.group(0).upper():
+        return [str(v) for v in params[at]]
+    return [str(v) for v in params[at : at + marks]]
+
+
 def merge_rows(sql: str, parts: list[list[Any]], params: Sequence[Any] | None) -> list[Any]:
     """One read's rows from every shard, put together as one server would return them."""
     if not parts:
@@ -143,6 +164,7 @@ class ShardedConnection:
         self._joined: dict[str, PgConnection] = {}
         self._dirty = True  # rows a stopped process left in the outbox go first
         self._ids: list[int] = []
+        self._begin = "BEGIN IMMEDIATE"
         self._columns: list[str] | None = None
         primary.raw.execute("SET prioris.sharded = 'on'")
 
@@ -169,6 +191,8 @@ class ShardedConnection:
         if head.startswith(("BEGIN", "START TRANSACTION")):
             result = self.primary.execute(sql, params)
             self._in_transaction, self._joined = True, {}
+            # a shard joins the transaction as the primary began it (a write: its lock)
+            self._begin = "BEGIN IMMEDIATE" if "IMMEDIATE" in head else "BEGIN"
             return result
         if head.startswith(_ENDS) and self._in_transaction:
             return self._commit(sql)
@@ -187,17 +211,15 @@ class ShardedConnection:
             return result
         self.flush()
         key = statement_key(sql, params)
-        if key is not None:
-            return self.shard(self.shards.shard_of(key), write=not only_reads(sql)).execute(
-                sql, params
-            )
+        if key is not None:  # in a transaction, the work's shard joins it (reads included)
+            return self.shard(self.shards.shard_of(key), write=True).execute(sql, params)
+        listed = listed_works(sql, params)
+        named = [u for u in self.shards.urls if listed is None or u in self._placed(listed)]
         if only_reads(sql):
-            parts = [
-                list(self.shard(url).execute(sql, params).fetchall()) for url in self.shards.urls
-            ]
+            parts = [list(self.shard(url).execute(sql, params).fetchall()) for url in named]
             return Rows(merge_rows(sql, parts, params))
         count = 0
-        for url in list(self._joined) or self.shards.urls:
+        for url in named if listed is not None else list(self._joined) or self.shards.urls:
             count += max(self.shard(url, write=True).execute(sql, params).rowcount or 0, 0)
         return Rows([], count)
 
@@ -224,6 +246,9 @@ class ShardedConnection:
             self.shard(url, write=True).executemany(sql, batch)
         return Rows([], len(batch))
 
+    def _placed(self, work_ids: list[str]) -> set[str]:
+        return {self.shards.shard_of(w) for w in work_ids}
+
     def shard(self, url: str, *, write: bool = False) -> PgConnection:
         """The connection to one shard; a write inside a transaction opens one there."""
         conn = self._joined.get(url)
@@ -231,7 +256,7 @@ class ShardedConnection:
             return conn
         conn = self.shards.connection(url)
         if write and self._in_transaction:
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(self._begin)
             self._joined[url] = conn
         return conn
 
@@ -317,66 +342,3 @@ class ShardedConnection:
             except Exception:  # a shard lost mid-transaction: it rolled back by itself
                 self.shards.forget(conn)
         return self.primary.execute(sql)
-
-
-class ShardedChunkIndex(PostgresChunkIndex):
-    """The PostgreSQL chunk index over shards: its library-wide steps (the vector table,
-    a copy's index builds) run on every shard; new chunks get ids from the primary."""
-
-    def ensure_vector_index(self, conn: Any, model_id: str, dim: int) -> int:
-        if not isinstance(conn, ShardedConnection):
-            return super().ensure_vector_index(conn, model_id, dim)
-        stale = super().ensure_vector_index(conn.primary, model_id, dim)
-        for url in conn.shards.urls:
-            try:
-                shard = conn.shards.connection(url)
-            except ShardUnavailableError as exc:  # down: searches say so, its writes fail
-                conn.shards.warn_down(url, exc)
-                continue
-            stale += super().ensure_vector_index(shard, model_id, dim)
-        return stale
-
-    def insert_chunks(self, conn: Any, chunks: Sequence[Any], title: str) -> list[int]:
-        if not isinstance(conn, ShardedConnection):
-            return super().insert_chunks(conn, chunks, title)
-        from prioris.storage.chunks import INSERT_CHUNK, chunk_row
-
-        sql = INSERT_CHUNK.replace("chunks(", "chunks(id, ", 1).replace("VALUES (", "VALUES (?, ")
-        ids = conn.chunk_ids(len(chunks))
-        for chunk_id, chunk in zip(ids, chunks, strict=True):
-            conn.execute(sql, (chunk_id, *chunk_row(chunk)))
-        return ids
-
-    def before_copy(self, conn: Any) -> None:
-        if not isinstance(conn, ShardedConnection):
-            return super().before_copy(conn)
-        known = {str(r[0]) for r in conn.primary.execute("SELECT id FROM works").fetchall()}
-        for url in conn.shards.urls:
-            shard = conn.shard(url, write=True)
-            held = [str(r[0]) for r in shard.execute("SELECT id FROM works").fetchall()]
-            orphans = [w for w in held if w not in known]  # a stopped copy's, replaced
-            if orphans:
-                shard.execute("DELETE FROM works WHERE id = ANY(?)", (orphans,))
-            super().before_copy(shard)
-        return None
-
-    def after_copy(self, conn: Any) -> None:
-        if not isinstance(conn, ShardedConnection):
-            return super().after_copy(conn)
-        top = 0
-        for url in conn.shards.urls:
-            shard = conn.shard(url, write=True)
-            super().after_copy(shard)
-            top = max(
-                top, int(shard.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0])
-            )
-        conn.primary.execute(
-            "SELECT setval(pg_get_serial_sequence('chunks', 'id'), "
-            "greatest(?, coalesce((SELECT max(id) FROM chunks), 0)) + 1, false)",
-            (top,),
-        )
-        conn.primary.execute("ANALYZE")
-        return None
-
-
-SHARDED_INDEX = ShardedChunkIndex()
