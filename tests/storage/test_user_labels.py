@@ -232,6 +232,10 @@ def test_a_library_made_before_migrates_with_its_labels_imported(settings: Any) 
             lib.conn.execute("DROP TABLE feed_tokens")
             for table in ("alerts", "alert_results", "alert_triage"):
                 lib.conn.execute(f"DROP TABLE {table}")
+            if lib.storage.kind == "postgresql":  # PostgreSQL's 0019 (shards)
+                lib.conn.execute("DROP TRIGGER works_shard_outbox ON works")
+                lib.conn.execute("DROP FUNCTION prioris_shard_outbox()")
+                lib.conn.execute("DROP TABLE shard_outbox")
             lib.conn.execute("DELETE FROM schema_migrations WHERE version >= ?", (latest,))
     with Library.open(settings, embedder=FakeEmbedder()) as lib:
         assert lib.list_collections() == [

@@ -50,6 +50,12 @@ class DatabaseSettings:
     # machine"); one lagging more than this many seconds behind is skipped
     db_replicas: tuple[str, ...] = ()
     db_replica_max_lag_seconds: int = 30
+    # servers that each hold a share of the works with their passages and vectors
+    # (PRIORIS_MCP_DB_SHARDS, comma-separated URLs; db_url keeps the library-wide tables:
+    # docs/deploy.md, "Shards"), and what a search does when one is down: fail (naming
+    # it) or answer from the others with a missing_shards warning (partial)
+    db_shards: tuple[str, ...] = ()
+    db_shard_missing: str = "fail"
     # a Zotero data directory (`prioris zotero sync`; default: Zotero's own, ~/Zotero) and
     # its base directory for linked attachments (Zotero's "Linked Attachment Base Directory")
     zotero_dir: Path | None = None
@@ -61,10 +67,11 @@ def is_postgres_url(location: str) -> bool:
     return location.startswith(POSTGRES_URL_PREFIXES)
 
 
-def _replicas(env: Mapping[str, str]) -> tuple[str, ...]:
-    """PRIORIS_MCP_DB_REPLICAS: postgresql:// URLs (the library opened beside them must be
-    one too: :func:`prioris.engines.open_storage` checks, as ``--db`` may change it)."""
-    raw = (env.get("PRIORIS_MCP_DB_REPLICAS") or "").strip()
+def postgres_urls(env: Mapping[str, str], name: str = "PRIORIS_MCP_DB_REPLICAS") -> tuple[str, ...]:
+    """PRIORIS_MCP_DB_REPLICAS (or _SHARDS): postgresql:// URLs (the library opened beside
+    them must be one too: :func:`prioris.engines.open_storage` checks, as ``--db`` may
+    change it)."""
+    raw = (env.get(name) or "").strip()
     # a comma starts the next URL only before its scheme: one URL may hold commas of its
     # own (libpq's multi-host "h1,h2", options=-csearch_path%3Da,public)
     urls = tuple(part.strip() for part in re.split(r",\s*(?=postgres(?:ql)?://)", raw))
@@ -72,11 +79,25 @@ def _replicas(env: Mapping[str, str]) -> tuple[str, ...]:
     if not urls:
         return ()
     if any(not is_postgres_url(url) for url in urls):
+        what = "hot standbys of" if name.endswith("REPLICAS") else "servers beside"
         raise ConfigurationError(
-            "PRIORIS_MCP_DB_REPLICAS takes comma-separated postgresql:// URLs (hot standbys "
-            "of the library's server)"
+            f"{name} takes comma-separated postgresql:// URLs ({what} the library's server)"
         )
+    if len(set(urls)) != len(urls):
+        raise ConfigurationError(f"{name} names the same server twice")
     return urls
+
+
+def _shard_missing(env: Mapping[str, str]) -> str:
+    """PRIORIS_MCP_DB_SHARD_MISSING: ``fail`` (default) or ``partial``."""
+    value = (env.get("PRIORIS_MCP_DB_SHARD_MISSING") or "fail").strip().lower()
+    if value not in ("fail", "partial"):
+        raise ConfigurationError(
+            f"PRIORIS_MCP_DB_SHARD_MISSING is {value!r}; it takes fail (a search with a shard "
+            "down fails, naming it) or partial (it answers from the others, saying which "
+            "shards are missing)"
+        )
+    return value
 
 
 def _default_data_dir(env: Mapping[str, str]) -> Path:
@@ -116,10 +137,12 @@ def database_settings(env: Mapping[str, str]) -> DatabaseSettings:
         pg_vector_copy_min_chunks=_integer(
             env, "PRIORIS_MCP_PG_VECTOR_COPY_MIN_CHUNKS", d.pg_vector_copy_min_chunks
         ),
-        db_replicas=_replicas(env),
+        db_replicas=postgres_urls(env),
         db_replica_max_lag_seconds=_integer(
             env, "PRIORIS_MCP_DB_REPLICA_MAX_LAG_SECONDS", d.db_replica_max_lag_seconds
         ),
+        db_shards=postgres_urls(env, "PRIORIS_MCP_DB_SHARDS"),
+        db_shard_missing=_shard_missing(env),
         zotero_dir=Path(zotero_dir).expanduser() if zotero_dir else None,
         zotero_base_dir=Path(zotero_base).expanduser() if zotero_base else None,
     )

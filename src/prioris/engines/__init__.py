@@ -31,11 +31,19 @@ from prioris.storage.backend import StorageBackend
 def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
     """The backend a library location names: ``postgresql://`` URL, else an SQLite file."""
     replicas = tuple(getattr(settings, "db_replicas", ()) or ())
+    shards = tuple(getattr(settings, "db_shards", ()) or ())
     if is_postgres_url(location):
+        url = str(location)
+        if shards:
+            return _sharded(url, replicas, shards, settings)
         from prioris.engines.postgres.storage import PostgresStorage
 
-        url = str(location)
         return PostgresStorage(url, settings, router=Router(url, replicas=replicas))
+    if shards:
+        raise ConfigurationError(
+            "PRIORIS_MCP_DB_SHARDS is set but the library is an SQLite file: shards spread "
+            "a postgresql:// library (--db, PRIORIS_MCP_DB) over several PostgreSQL servers"
+        )
     if replicas:
         raise ConfigurationError(
             "PRIORIS_MCP_DB_REPLICAS is set but the library is an SQLite file: replicas are "
@@ -45,6 +53,26 @@ def open_storage(location: Path | str, settings: Any = None) -> StorageBackend:
 
     minimum = getattr(settings, "postings_min_chunks", None)
     return SqliteStorage(location, postings_min_chunks=minimum, router=Router(Path(location)))
+
+
+def _sharded(
+    url: str, replicas: tuple[str, ...], shards: tuple[str, ...], settings: Any
+) -> StorageBackend:
+    """A library spread over shards (:mod:`prioris.engines.postgres.shards`)."""
+    from prioris.engines.postgres.connection import redact
+    from prioris.engines.postgres.shards import ShardedStorage
+
+    if replicas:
+        raise ConfigurationError(
+            "PRIORIS_MCP_DB_REPLICAS and PRIORIS_MCP_DB_SHARDS are both set: a sharded "
+            "library has no read replicas yet (docs/deploy.md, Shards); unset one"
+        )
+    if url in shards:
+        raise ConfigurationError(
+            f"PRIORIS_MCP_DB_SHARDS names the library's primary {redact(url)} itself: "
+            "each shard is a database of its own"
+        )
+    return ShardedStorage(url, settings, router=Router(url, shards=shards))
 
 
 def database_errors() -> tuple[type[Exception], ...]:

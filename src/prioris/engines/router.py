@@ -4,8 +4,10 @@ A library lives on its *primary* (an SQLite file or a ``postgresql://`` URL), wh
 write goes. A PostgreSQL library may also name read replicas (``PRIORIS_MCP_DB_REPLICAS``:
 hot standbys; which one answers a read now -- up, not lagging, past this process's last
 write -- is :class:`prioris.engines.postgres.replicas.ReplicaSet`'s call, as it needs the
-servers' WAL positions). Still to come (issue 38): shards (``PRIORIS_MCP_DB_SHARDS``: a
-work lives on the server a stable hash of its id picks). Those choices belong here and
+servers' WAL positions) -- and shards (``PRIORIS_MCP_DB_SHARDS``: a work's passages,
+vectors and pages live on the server a stable hash of its id picks,
+:meth:`Router.shard_of`; :mod:`prioris.engines.postgres.sharded` routes the statements
+by it). Those choices belong here and
 nowhere else: the engines' storage asks the router where to open a writer
 (:meth:`Router.for_write`) and where to open a reader (:meth:`Router.for_read`), and
 nothing above the engines ever sees it (a contract in ``pyproject.toml`` forbids
@@ -27,7 +29,7 @@ Location = Path | str
 
 @dataclass(frozen=True)
 class Router:
-    """A library's servers: its primary, its read replicas and (to come) shards.
+    """A library's servers: its primary, its read replicas, its shards.
 
     ``primary`` is the location the library was opened at; ``replicas`` and ``shards`` are
     further locations (``postgresql://`` URLs), empty until settings name them."""

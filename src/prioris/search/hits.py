@@ -25,6 +25,9 @@ class SearchResponse:
     hits: list[Hit] = field(default_factory=list)
     # works without a year a year filter set aside (None: no year filter, or undated kept)
     left_out_no_year: int | None = None
+    # shards a sharded library's search could not ask (PRIORIS_MCP_DB_SHARD_MISSING=
+    # partial): the hits leave out the works placed there; never silently
+    missing_shards: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -35,6 +38,8 @@ class SearchResponse:
         }
         if self.left_out_no_year is not None:
             out["left_out_no_year"] = self.left_out_no_year
+        if self.missing_shards:
+            out["missing_shards"] = list(self.missing_shards)
         return out
 
 

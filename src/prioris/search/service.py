@@ -164,8 +164,14 @@ class SearchService:
         hits = self._hits(ordered, terms, fts_ranks, vec_ranks, chunks, mode, leg_scores)
         left_out = self._left_out_no_year(mode, expression, filters)
         took = (time.perf_counter() - started) * 1000
+        missing = getattr(self.backend, "missing_shards", None)
         return SearchResponse(
-            query=query, mode=mode, took_ms=took, hits=hits, left_out_no_year=left_out
+            query=query,
+            mode=mode,
+            took_ms=took,
+            hits=hits,
+            left_out_no_year=left_out,
+            missing_shards=missing() if missing is not None else [],
         )
 
     # -- steps -------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from typing import Any
 
 from prioris.embedding.base import Embedder
-from prioris.errors import InvalidRequestError, NotFoundError, PriorisError
+from prioris.errors import InvalidRequestError, NotFoundError, PriorisError, ShardUnavailableError
 from prioris.models import Work
 from prioris.services.catalog_export import check_format, cite_works, render_export
 from prioris.services.catalog_labels import filter_names, label_condition, with_labels
@@ -206,18 +206,21 @@ class Catalog:
 
     def status(self) -> dict[str, Any]:
         """Counts, index state, model and file size (``prioris status --json``)."""
-        with self.lock:
-            counts = work_store.library_counts(self.conn)
-            counts["stale_works"] = work_vector_store.count_missing(
-                self.conn, self.embedder.model_id
-            )
+        try:
+            with self.lock:
+                counts = work_store.library_counts(self.conn)
+                counts["stale_works"] = work_vector_store.count_missing(
+                    self.conn, self.embedder.model_id
+                )
+        except ShardUnavailableError as exc:  # the shards' lines below say which is down
+            counts = {"counts_unavailable": exc.message}
         return {
             **counts,
             "model": self.embedder.model_id,
             "dim": self.embedder.dim,
             "db": self.storage.display(),
             "size_bytes": self.storage.size_bytes(),
-            "suggestions": suggestions(counts),
+            "suggestions": suggestions(counts) if "works" in counts else [],
             **self.storage.servers(),
         }
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.storage.backend import index_of
+from prioris.storage.passage_counts import BROWSE_COUNTS, passages_apart, row_counts
 
 SORTS = {
     "added": "w.created_at {order}, w.id",
@@ -67,14 +68,12 @@ def browse_works(
     order = SORTS[sort].format(order="DESC" if descending else "ASC")
     rows = conn.execute(
         "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
-        "(SELECT count(*) FROM pages p WHERE p.work_id = w.id) AS pages, "
-        "(SELECT coalesce(sum(p.ocr), 0) FROM pages p WHERE p.work_id = w.id) AS ocr_pages, "
-        "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
         "(SELECT group_concat(DISTINCT d.format) FROM documents d WHERE d.work_id = w.id) "
-        "AS formats "
+        f"AS formats{'' if passages_apart(conn) else BROWSE_COUNTS} "
         f"FROM works w {clause} ORDER BY {order} LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
+    counts = row_counts(conn, rows)
     works = [
         {
             "id": r["id"],
@@ -83,9 +82,9 @@ def browse_works(
             "year": r["year"],
             "source": r["source"],
             "added": r["created_at"],
-            "pages": r["pages"],
-            "ocr_pages": r["ocr_pages"],
-            "chunks": r["chunks"],
+            "pages": counts.get(r["id"], {}).get("pages", 0),
+            "ocr_pages": counts.get(r["id"], {}).get("ocr_pages", 0),
+            "chunks": counts.get(r["id"], {}).get("chunks", 0),
             "formats": sorted((r["formats"] or "").split(",")) if r["formats"] else [],
         }
         for r in rows

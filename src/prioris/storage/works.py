@@ -13,6 +13,7 @@ from typing import Any
 
 from prioris.errors import InvalidRequestError
 from prioris.models import Work
+from prioris.storage.passage_counts import LIST_COUNTS, passages_apart, row_counts
 
 SQLITE_MAX_INT = 2**63 - 1  # "no limit" that both backends take in LIMIT
 _UNVERSIONED_ARXIV = re.compile(r"^arxiv:.+(?<!v\d)(?<!v\d\d)$")
@@ -234,12 +235,12 @@ def list_works(
     clause, params = (f"WHERE {where[0]} ", list(where[1])) if where else ("", [])
     rows = conn.execute(
         "SELECT w.id, w.title, w.authors, w.year, w.source, w.created_at, "
-        "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents, "
-        "(SELECT count(*) FROM chunks c WHERE c.work_id = w.id) AS chunks, "
-        "(SELECT max(number) FROM pages p WHERE p.work_id = w.id) AS pages "
+        "(SELECT count(*) FROM documents d WHERE d.work_id = w.id) AS documents"
+        f"{'' if passages_apart(conn) else LIST_COUNTS} "
         f"FROM works w {clause}ORDER BY w.created_at DESC, w.id LIMIT ? OFFSET ?",
         (*params, SQLITE_MAX_INT if limit is None else limit, offset),
     ).fetchall()
+    counts = row_counts(conn, rows)
     return [
         {
             "id": r["id"],
@@ -248,8 +249,8 @@ def list_works(
             "year": r["year"],
             "source": r["source"],
             "documents": r["documents"],
-            "chunks": r["chunks"],
-            "pages": r["pages"] or 0,
+            "chunks": counts.get(r["id"], {}).get("chunks", 0),
+            "pages": counts.get(r["id"], {}).get("last_page") or 0,
             "added": r["created_at"],
         }
         for r in rows

@@ -97,11 +97,14 @@ class PostgresPostings(SnapshotReads, BuildSchedule):
         *,
         title_weight: float,
         accept: Callable[[Any, list[int]], dict[int, str]],
+        stats: tuple[int, float, dict[str, int]] | None = None,
     ) -> list[tuple[int, str, float]] | None:
         """(chunk id, work id, score) best first for single words, or None (SQL answers).
 
         ``raw``: an autocommit psycopg connection; ``accept(raw, ids)``: the work of each of
-        ``ids`` the query's filters keep (in the same transaction)."""
+        ``ids`` the query's filters keep (in the same transaction); ``stats``: the chunk
+        count, average length and chunks per lexeme to score with instead of this table's
+        (a shard ranks with the whole library's)."""
         if self.min_rows <= 0 or limit == 0:
             return None
         self._queries += 1
@@ -112,7 +115,7 @@ class PostgresPostings(SnapshotReads, BuildSchedule):
             return []  # stop words only ("not", "the"): nothing is indexed under them
         try:
             read = self._open(raw, lexemes)
-            found = self._rank(raw, read, lexemes, limit, title_weight, accept)
+            found = self._rank(raw, read, lexemes, limit, title_weight, accept, stats)
         except ValueError as exc:
             if not self._warned:
                 log.warning("BM25 postings damaged (%s): SQL answers until a rebuild", exc)
@@ -135,6 +138,7 @@ class PostgresPostings(SnapshotReads, BuildSchedule):
         limit: int,
         title_weight: float,
         accept: Callable[[Any, list[int]], dict[int, str]],
+        stats: tuple[int, float, dict[str, int]] | None = None,
     ) -> list[tuple[int, str, float]] | None:
         if read.build_id is None:
             self._maybe_first_build(raw)
@@ -142,10 +146,12 @@ class PostgresPostings(SnapshotReads, BuildSchedule):
         base = self._load(raw, read.build_id)
         if not lexemes:
             return []
+        if stats is not None and any(lexeme not in stats[2] for lexeme in lexemes):
+            return None  # statistics of other lexemes than this table's: SQL answers
         changed = read.changed
         view = self._view(base, lexemes, read)
         current_len, current = view.lengths, view.current
-        rows, avgdl = view.rows, view.avgdl
+        rows, avgdl = (view.rows, view.avgdl) if stats is None else stats[:2]
         norm, norm32, floor = self._norm(base, avgdl, current_len)
         lists: list[TermPostings] = []
         found = self._postings(raw, base, lexemes, read)
@@ -170,6 +176,7 @@ class PostgresPostings(SnapshotReads, BuildSchedule):
                 ca = np.array([mine[c][1] for c in cids], dtype=np.int64)
                 cat = np.flatnonzero(ca)
                 pieces.append((cids, ctf, cat, ca[cat]))
+            df = df if stats is None else stats[2][lexeme]
             weight = idf(df, rows) * (K1 + 1)
             lists += [TermPostings(*p, weight) for p in pieces if len(p[0])]
         return self._ranked(raw, (norm32, norm, floor), lists, limit, title_weight, accept)

@@ -81,6 +81,11 @@ class PostgresStorage:
         (and opens even while the primary is down, for reads)."""
         if self.replicas is None:
             raw = self._open_primary(migrate)
+            try:
+                check_unsharded(raw, self.location)
+            except BaseException:
+                raw.close()
+                raise
             return PgConnection(raw, self.location)
         from prioris.engines.postgres.routed import RoutedConnection
 
@@ -255,6 +260,17 @@ class PostgresStorage:
             self._pools.clear()
         if self.replicas is not None:
             self.replicas.close()
+
+
+def check_unsharded(raw: Any, url: str) -> None:
+    """Refuse a sharded library's primary opened without its shards (its passages would
+    look missing and the copies of its works' rows on the shards would fall behind)."""
+    row = raw.execute("SELECT value FROM index_state WHERE key = 'shard_count'").fetchone()
+    if row is not None:
+        raise ConfigurationError(
+            f"{redact(url)} is the primary of a library spread over {row[0]} shards: set "
+            "PRIORIS_MCP_DB_SHARDS to their URLs, in the same order (docs/deploy.md, Shards)"
+        )
 
 
 def available_migrations(directory: Path = MIGRATIONS_DIR) -> list[tuple[int, Path]]:

@@ -99,6 +99,12 @@ def cmd_status(args: argparse.Namespace, ctx: CliContext) -> int:
                     line = f"{replica['url']}  lag {lag}  {replica['state']}"
                     ctx.print_line(f"{'replica':<{width}}  {line}")
                 continue
+            if key == "shards":  # one line each: where, what it holds, up or down
+                for shard in value:
+                    held = f"{shard['works']} works  {shard['passages']} passages"
+                    line = f"{shard['url']}  {held if shard['up'] else 'DOWN'}"
+                    ctx.print_line(f"{'shard':<{width}}  {line}")
+                continue
             ctx.print_line(f"{key:<{width}}  {value}")
         for line in advice:
             ctx.print_line(f"hint: {line}")

@@ -15,8 +15,23 @@ def register(sub: Any) -> None:
         help="copy the library (vectors included) to a postgresql:// URL or an SQLite file",
     )
     p.add_argument("target", metavar="TARGET", help="postgresql://… URL or a new SQLite file")
+    p.add_argument(
+        "--shards",
+        metavar="URL,URL",
+        default="",
+        help="the target is the primary of a library spread over these postgresql:// "
+        "servers (each work copied to its shard); a sharded library is copied back to one "
+        "server by naming none",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_migrate_to)
+
+
+def shard_urls(text: str) -> tuple[str, ...]:
+    """``--shards``: comma-separated postgresql:// URLs, read as PRIORIS_MCP_DB_SHARDS is."""
+    from prioris.config.database import postgres_urls
+
+    return postgres_urls({"PRIORIS_MCP_DB_SHARDS": text}, "PRIORIS_MCP_DB_SHARDS")
 
 
 def cmd_migrate_to(args: argparse.Namespace, ctx: CliContext) -> int:
@@ -33,7 +48,12 @@ def cmd_migrate_to(args: argparse.Namespace, ctx: CliContext) -> int:
         last = done
 
     try:
-        report = migrate_library(ctx.settings, args.target, on_progress=on_progress)
+        report = migrate_library(
+            ctx.settings,
+            args.target,
+            on_progress=on_progress,
+            target_shards=shard_urls(args.shards),
+        )
     finally:
         if progress is not None:
             progress.close()

@@ -186,6 +186,11 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
                             if response.left_out_no_year is not None
                             else {}
                         ),
+                        **(
+                            {"missing_shards": response.missing_shards}
+                            if response.missing_shards
+                            else {}
+                        ),
                     },
                     ensure_ascii=False,
                 )
@@ -195,6 +200,11 @@ def cmd_search(args: argparse.Namespace, ctx: CliContext) -> int:
     if not args.query:
         raise InvalidRequestError("search needs QUERY or --queries FILE.jsonl")
     response = library.search(args.query, **_search_kwargs(args))
+    if response.missing_shards:  # a partial answer is never silent (stderr, even with -q)
+        ctx.error(
+            "warning: shards missing, their works are left out of these hits: "
+            + ", ".join(response.missing_shards)
+        )
     if args.json:
         ctx.print_json(response.to_dict())
         return EXIT_OK

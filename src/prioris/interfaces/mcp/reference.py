@@ -288,6 +288,14 @@ class SearchOut(_Out):
             "include_undated"
         ),
     )
+    missing_shards: list[str] | None = Field(
+        default=None,
+        description=(
+            "Prioris: shards of a sharded library this search could not ask "
+            "(PRIORIS_MCP_DB_SHARD_MISSING=partial): their works are missing from the hits; "
+            "absent when every shard answered"
+        ),
+    )
 
 
 class ResolveOut(_Out):

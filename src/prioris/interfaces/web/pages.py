@@ -184,6 +184,7 @@ async def run_search(request: Request, form: SearchForm) -> dict[str, Any]:
         "error": None,
         "hits": response.hits,
         "left_out_no_year": response.left_out_no_year,
+        "missing_shards": response.missing_shards,
         "took_ms": response.took_ms,
         "server_ms": (time.perf_counter() - started) * 1000,
     }
