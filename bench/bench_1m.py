@@ -37,8 +37,10 @@ on its two cores: about 14 hours), and it is not what a search benchmark measure
 
 ``--shards URL,URL,URL`` loads each work (its row, passages, vectors, work vector) into the
 shard ``prioris.engines.router.Router.shard_of`` picks, each shard migrated with the normal
-schema by opening a ``Library`` on it, the library-wide tables on the primary (``--url``),
-and searches through ``PRIORIS_MCP_DB_SHARDS``: the same run once shards exist.
+schema by opening a ``Library`` on it; the primary (``--url``) keeps the library-wide
+tables and every works row too (the catalogue, as a sharded library keeps it), and its
+chunk id sequence moves past the loaded passages. Searches go through
+``PRIORIS_MCP_DB_SHARDS``.
 
 Stages (``--stage``, repeatable; default all in this order; results merged into ``--out``):
 ``base``, ``load``, ``index``, ``postings``, ``query``, ``hnsw``, ``size``. The server lives
@@ -78,6 +80,7 @@ PASSAGE_WORDS = 170  # ~224 model tokens, the chunker's target (ingest/chunking.
 PER_WORK = 5
 MIN_WORDS = 40
 BATCH = 20_000  # passages per transaction (a multiple of PER_WORK)
+PRIMARY_KEY = "(primary)"  # the loader's connection to a sharded library's primary
 NOISE = 0.02
 SOURCES = ("import", "arxiv", "europepmc")
 NOW = "2026-01-01T00:00:00+00:00"
@@ -381,6 +384,8 @@ def stage_load(args: Any, primary: str, servers: list[str], results: Results) ->
 
     def writer() -> None:
         conns = {url: psycopg.connect(url) for url in servers}
+        if servers != [primary]:
+            conns[PRIMARY_KEY] = psycopg.connect(primary)
         try:
             while True:
                 with lock:
@@ -448,7 +453,19 @@ def _copy_batch(
     import numpy as np
 
     by_work = {w[0]: w for w in works}
+    catalogue = conns.get(PRIMARY_KEY)
+    if catalogue is not None:  # sharded: the primary keeps every works row (the catalogue)
+        with catalogue.transaction(), catalogue.cursor() as cur:
+            # a batch stopped after this commit is loaded again whole: its rows go first
+            cur.execute("DELETE FROM works WHERE id = ANY(%s)", ([w[0] for w in works],))
+            with cur.copy(
+                "COPY works (id, title, year, source, markdown, created_at, updated_at) FROM STDIN"
+            ) as copy:
+                for work in works:
+                    copy.write_row((*work, NOW, NOW))
     for url, conn in conns.items():
+        if url == PRIMARY_KEY:
+            continue
         mine = {w[0] for w in works if place(w[0]) == url}
         if not mine:
             continue
@@ -478,10 +495,23 @@ def _copy_batch(
                         copy.write_row((work_id, model, blob))
 
 
-def stage_index(args: Any, servers: list[str], results: Results) -> None:
+def stage_index(args: Any, primary: str, servers: list[str], results: Results) -> None:
     """The dropped indexes made again from their own definitions, then ANALYZE (HNSW
-    apart: ``--stage hnsw``)."""
+    apart: ``--stage hnsw``). Sharded, the primary's chunk id sequence (from which every
+    shard's new passages take their ids) moves past the loaded ones."""
     import psycopg
+
+    if servers != [primary]:
+        top = 0
+        for url in servers:
+            with psycopg.connect(url) as conn:
+                found = conn.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()
+                top = max(top, found[0])
+        with psycopg.connect(primary, autocommit=True) as conn:
+            conn.execute(
+                "SELECT setval(pg_get_serial_sequence('chunks', 'id'), %s, false)", (top + 1,)
+            )
+            conn.execute("ANALYZE works")
 
     definitions = json.loads(INDEX_FILE.read_text())
     timings: dict[str, float] = {}
@@ -730,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
     if "load" in stages:
         stage_load(args, primary, servers, results)
     if "index" in stages:
-        stage_index(args, servers, results)
+        stage_index(args, primary, servers, results)
     if "postings" in stages:
         stage_postings(servers, results)
     if "query" in stages:
