@@ -103,10 +103,11 @@ def test_every_setting_has_a_keyword(tmp_path: Path) -> None:
         "smtp_from": "Prioris <prioris@example.org>",
         "smtp_to": ("ana@example.org", "ben@example.org"),
         "allow_private_feeds": True,
+        "db_shard_missing": "partial",
     }
     for f in dataclasses.fields(Settings):
-        if f.name in ("db_path", "db_url", "db_replicas"):
-            continue  # derived from db, or (replicas) only beside a postgresql:// db
+        if f.name in ("db_path", "db_url", "db_replicas", "db_shards"):
+            continue  # derived from db, or (replicas, shards) only beside a postgresql:// db
         value = special.get(f.name)
         if value is None:
             value = samples[type(getattr(defaults, f.name))]

@@ -33,7 +33,7 @@ LONG_MODULE = 500
 LAYERS: list[tuple[str, ...]] = [
     ("interfaces", "__main__"),
     ("library",),
-    ("compose",),
+    ("compose", "compose_alerts", "compose_copy", "compose_parts"),
     ("services",),
     ("engines",),
     (

@@ -15,36 +15,13 @@ snowball's ranking: ``prioris list`` pays for SQLite and the catalogue only.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from pathlib import Path
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
+from prioris.compose_parts import part as _part
 from prioris.config import Settings
 from prioris.engines import open_storage
-from prioris.errors import ConfigurationError
 from prioris.storage import chunks as chunk_store
-
-T = TypeVar("T")
-
-
-def _part(build: Callable[[Composition], T]) -> property:
-    """A service built by ``build`` the first time it is asked for, then kept.
-
-    Built under the composition's own lock (never the library's write lock, which a long
-    ingest holds: a first search must not wait for it); builders take no other lock."""
-    name = build.__name__
-
-    def get(self: Composition) -> T:
-        found = self.built.get(name)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        with self.build_lock:
-            if name not in self.built:
-                self.built[name] = build(self)
-            return self.built[name]  # type: ignore[no-any-return]
-
-    return property(get, doc=build.__doc__)
 
 
 class Composition:
@@ -237,10 +214,9 @@ class Composition:
     @_part
     def digests(self) -> Any:
         """The day's alerts by e-mail through the user's SMTP server (issue 37)."""
-        from prioris.services.alerts_digest import AlertsDigest, smtp_mailer
+        from prioris.compose_alerts import build_digests
 
-        settings = self.settings
-        return AlertsDigest(lambda: self.alerts, lambda: smtp_mailer(settings), settings, self.now)
+        return build_digests(self)
 
     # -- the stored works --------------------------------------------------------------
     @_part
@@ -413,31 +389,3 @@ class Composition:
 
 PARTS = frozenset(name for name, value in vars(Composition).items() if isinstance(value, property))
 """The services a :class:`Composition` builds on first use (the facade's attributes)."""
-
-
-def migrate_library(
-    settings: Settings,
-    target: str | Path,
-    *,
-    on_progress: Callable[[int, int], None] | None = None,
-    target_shards: Sequence[str] = (),
-) -> dict[str, Any]:
-    """Copy the library of ``settings`` to ``target`` (a ``postgresql://`` URL or an SQLite
-    file; the primary of ``target_shards`` if any) with its vectors, no model needed; run
-    again to resume a stopped copy. A sharded source is read as ``settings`` say."""
-    from prioris.storage.copy import copy_library
-
-    location = settings.library_location
-    if isinstance(location, Path) and not location.exists():  # never create it to copy it
-        raise ConfigurationError(
-            f"there is no library at {location} to copy (--db, --data-dir, PRIORIS_MCP_DB)"
-        )
-    aimed = replace(settings, db_shards=tuple(target_shards), db_replicas=())
-    destination = open_storage(str(target), aimed)
-    source = open_storage(location, settings)
-    try:
-        report = copy_library(source, destination, on_progress=on_progress)
-    finally:
-        source.close()
-        destination.close()
-    return {"source": source.display(), "target": destination.display(), **report.to_dict()}

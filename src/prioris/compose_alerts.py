@@ -46,3 +46,12 @@ def build_alerts(parts: Any) -> Alerts:
         fetch_one=lambda identifier: parts.fetcher.fetch_one(identifier),
         allowed_roots=parts.settings.allowed_import_dirs,
     )
+
+
+def build_digests(parts: Any) -> Any:
+    """The day's alerts by e-mail through the user's SMTP server (the mailer built when a
+    digest is sent, so a library that never mails imports no smtplib)."""
+    from prioris.services.alerts_digest import AlertsDigest, smtp_mailer
+
+    settings = parts.settings
+    return AlertsDigest(lambda: parts.alerts, lambda: smtp_mailer(settings), settings, parts.now)

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from prioris.compose import PARTS, Composition, migrate_library
+from prioris.compose import PARTS, Composition
+from prioris.compose_copy import migrate_library
 from prioris.config import Settings, keyword_settings, load_settings
 from prioris.engines import database_errors, display_location
 from prioris.ingest.batch import collect_pdfs
