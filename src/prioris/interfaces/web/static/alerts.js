@@ -42,31 +42,9 @@
     const button = item.querySelector("button.accept");
     const status = item.querySelector(".fetch-status");
     if (!button || button.disabled) return;
-    button.disabled = true;
-    status.textContent = "▶ Fetching…";
-    const response = await Prioris.post("/api/alerts/accept",
-      { alert: alertOf(item), candidate: item.dataset.candidate });
-    if (!response.ok) {
-      status.textContent = `✗ ${await Prioris.errorOf(response)}`;
-      button.disabled = false;
-      return;
-    }
-    const { job } = await response.json();
-    Prioris.poll(job.id, (snapshot, lost) => {
-      if (!snapshot) { status.textContent = `✗ ${lost}`; return; }
-      const one = snapshot.items[0];
-      if (snapshot.active) { status.textContent = `▶ ${one.stage || "queued"}…`; return; }
-      status.replaceChildren();
-      if (one.state === "ingested" || one.state === "skipped") {
-        status.append(`✓ ${one.state === "skipped" ? "Already in your library" : "Stored"} · `,
-          Prioris.el("a", { href: `/read?id=${encodeURIComponent(one.work_id)}`, text: "Open" }));
-        item.classList.add("in-library");
-        button.remove();
-      } else {
-        status.textContent = `✗ ${one.error_code || "failed"}: ${one.message}`;
-        button.disabled = false;
-      }
-    });
+    await Prioris.fetchOne(button, status, "/api/alerts/accept",
+      { alert: alertOf(item), candidate: item.dataset.candidate },
+      () => item.classList.add("in-library"));
   }
 
   async function run(section) {

@@ -56,6 +56,36 @@ const Prioris = (() => {
     return () => { stopped = true; };
   }
 
+  // Fetch one paper as a job (Add, Discover, Snowball, Alerts): POST url with body, then follow
+  // the job in status, with an "Open" link once stored; onStored(item) then, and the button
+  // gone. A refusal or a failure is shown and the button enabled again.
+  async function fetchOne(button, status, url, body, onStored = () => {}) {
+    button.disabled = true;
+    status.textContent = "▶ Fetching…";
+    const response = await post(url, body);
+    if (!response.ok) {
+      status.textContent = `✗ ${await errorOf(response)}`;
+      button.disabled = false;
+      return;
+    }
+    const { job } = await response.json();
+    poll(job.id, (snapshot, lost) => {
+      if (!snapshot) { status.textContent = `✗ ${lost}`; return; }
+      const item = snapshot.items[0];
+      if (snapshot.active) { status.textContent = `▶ ${item.stage || "queued"}…`; return; }
+      status.replaceChildren();
+      if (item.state === "ingested" || item.state === "skipped") {
+        status.append(`✓ ${item.state === "skipped" ? "Already in your library" : "Stored"} · `,
+          el("a", { href: `/read?id=${encodeURIComponent(item.work_id)}`, text: "Open" }));
+        onStored(item);
+        button.remove();
+      } else {
+        status.textContent = `✗ ${item.error_code || "failed"}: ${item.message}`;
+        button.disabled = false;
+      }
+    });
+  }
+
   const STATE_WORDS = {
     queued: "⏳ Queued",
     running: "▶ Working",
@@ -109,7 +139,7 @@ const Prioris = (() => {
     return box;
   }
 
-  return { post, errorOf, el, poll, renderJob, token };
+  return { post, errorOf, el, poll, fetchOne, renderJob, token };
 })();
 
 // A shared library (accounts mode): the header's "Log out" ends the session.

@@ -43,28 +43,6 @@
     const button = event.target.closest("button.fetch-one");
     if (!button) return;
     const status = button.parentElement.querySelector(".fetch-status");
-    button.disabled = true;
-    status.textContent = "▶ Fetching…";
-    const response = await Prioris.post("/api/fetch", { identifiers: [button.dataset.identifier] });
-    if (!response.ok) {
-      status.textContent = `✗ ${await Prioris.errorOf(response)}`;
-      button.disabled = false;
-      return;
-    }
-    const { job } = await response.json();
-    Prioris.poll(job.id, (snapshot, lost) => {
-      if (!snapshot) { status.textContent = `✗ ${lost}`; return; }
-      const item = snapshot.items[0];
-      if (snapshot.active) { status.textContent = `▶ ${item.stage || "queued"}…`; return; }
-      status.replaceChildren();
-      if (item.state === "ingested" || item.state === "skipped") {
-        status.append(`✓ ${item.state === "skipped" ? "Already in your library" : "Stored"} · `,
-          Prioris.el("a", { href: `/read?id=${encodeURIComponent(item.work_id)}`, text: "Open" }));
-        button.remove();
-      } else {
-        status.textContent = `✗ ${item.error_code || "failed"}: ${item.message}`;
-        button.disabled = false;
-      }
-    });
+    await Prioris.fetchOne(button, status, "/api/fetch", { identifiers: [button.dataset.identifier] });
   });
 })();

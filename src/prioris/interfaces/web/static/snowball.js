@@ -37,30 +37,7 @@
   }
 
   function accept(button, status) {
-    button.disabled = true;
-    status.textContent = "▶ Fetching…";
-    Prioris.post("/api/fetch", { identifiers: [button.dataset.identifier] }).then(async (response) => {
-      if (!response.ok) {
-        status.textContent = `✗ ${await Prioris.errorOf(response)}`;
-        button.disabled = false;
-        return;
-      }
-      const { job } = await response.json();
-      Prioris.poll(job.id, (snapshot, lost) => {
-        if (!snapshot) { status.textContent = `✗ ${lost}`; return; }
-        const item = snapshot.items[0];
-        if (snapshot.active) { status.textContent = `▶ ${item.stage || "queued"}…`; return; }
-        status.replaceChildren();
-        if (item.state === "ingested" || item.state === "skipped") {
-          status.append(`✓ ${item.state === "skipped" ? "Already in your library" : "Stored"} · `,
-            Prioris.el("a", { href: `/read?id=${encodeURIComponent(item.work_id)}`, text: "Open" }));
-          button.remove();
-        } else {
-          status.textContent = `✗ ${item.error_code || "failed"}: ${item.message}`;
-          button.disabled = false;
-        }
-      });
-    });
+    Prioris.fetchOne(button, status, "/api/fetch", { identifiers: [button.dataset.identifier] });
   }
 
   results.addEventListener("click", (event) => {
