@@ -209,3 +209,50 @@ def test_a_keyword_search_failure_names_the_source() -> None:
         OpenAlexSearchSource(search_client(down), "x", name='openalex:"x"').candidates(None)
     assert caught.value.code == "provider_unavailable"
     assert caught.value.message.startswith("alert source 'openalex:\"x\"' failed:")
+
+
+def test_an_alert_run_asks_openalex_for_the_collection_s_citing_works(
+    server: OpenAlexServer, data_dir: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end through the Library: a collection of the recorded seeds, an alert with
+    ``openalex-cites``, a run against the loopback OpenAlex: the stored results are the
+    works citing the seeds since the day asked, ranked, each with its ``why``; the request
+    carries the key and the date filter; a second run the same day asks nothing again."""
+    from prioris.embedding.fake import FakeEmbedder
+    from prioris.library import Library
+
+    monkeypatch.setenv("PRIORIS_MCP_OPENALEX_BASE_URL", server.base)
+    monkeypatch.setenv("PRIORIS_MCP_OPENALEX_API_KEY", KEY)
+    monkeypatch.setenv("PRIORIS_MCP_ENRICH", "off")
+    records = [
+        {
+            "_id": seed,
+            "title": server.works[seed]["title"],
+            "year": server.works[seed].get("publication_year"),
+            "text": f"{server.works[seed]['title']}. Seed work of the recorded graph.",
+            "collections": ["Graph seeds"],
+        }
+        for seed in SEEDS
+    ]
+    with Library.open(load_settings(), embedder=FakeEmbedder()) as library:
+        assert not library.import_records(records).failed
+        library.alerts_add("citing", collection="Graph seeds", sources="openalex-cites")
+        (report,) = library.alerts_run("citing", since="2023-01-01")
+        assert report["ok"] and report["error"] is None, report
+        citing = server.citing(set(SEEDS))
+        newer = {
+            f"openalex:{w}"
+            for w in citing
+            if (server.works[w].get("publication_date") or "") >= "2023-01-01"
+        }
+        results = library.alerts_show("citing")["results"]
+        assert newer and {r["id"] for r in results} == newer
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+        assert all(r["source"] == "openalex-cites" and r["why"]["nearest"] for r in results)
+        assert {n["id"] for r in results for n in r["why"]["nearest"]} <= set(SEEDS)
+        cites = "cites:W3045921891|W3046863325,from_publication_date:2023-01-01"
+        assert server.filters() == [cites]
+        assert all(q.get("api_key") == [KEY] for q in server.queries())
+        asked = len(server.paths)
+        (again,) = library.alerts_run("citing", since="2023-01-01")
+        assert again["ok"] and len(server.paths) == asked  # the day's answers are cached

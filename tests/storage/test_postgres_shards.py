@@ -23,7 +23,7 @@ import numpy as np
 import psycopg
 import pytest
 
-from prioris.compose import migrate_library
+from prioris.library import migrate_library
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.engines.router import Router
