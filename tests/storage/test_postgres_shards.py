@@ -23,13 +23,12 @@ import numpy as np
 import psycopg
 import pytest
 
-from prioris.library import migrate_library
 from prioris.config import load_settings
 from prioris.embedding.fake import FakeEmbedder
 from prioris.engines.router import Router
 from prioris.errors import ConfigurationError, ShardUnavailableError
 from prioris.interfaces.cli import main
-from prioris.library import Library
+from prioris.library import Library, migrate_library
 
 MODES = ("fts", "vector", "hybrid")
 WORDS = (
