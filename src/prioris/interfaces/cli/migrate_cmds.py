@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
         default="",
         help="the target is the primary of a library spread over these postgresql:// "
         "servers (each work copied to its shard); a sharded library is copied back to one "
-        "server by naming none",
+        "server by naming none (default: none, a one-server target)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_migrate_to)
