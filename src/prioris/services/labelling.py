@@ -66,6 +66,21 @@ class Labelling:
         response = self.search(search, mode=mode, k=k)
         return list(dict.fromkeys(hit.id for hit in response.hits))
 
+    def _change(
+        self,
+        change: Callable[[Any, str, list[str]], dict[str, Any]],
+        label: str,
+        ids: Sequence[str] | None,
+        search: str | None,
+        k: int,
+        mode: str,
+    ) -> dict[str, Any]:
+        """One label change (put in or take out of a collection, tag or untag) on the works
+        ``ids`` or a search picks, in one write transaction."""
+        works = self.pick_works(ids, search=search, k=k, mode=mode)
+        with self.lock, immediate(self.conn):
+            return change(self.conn, label, works)
+
     # -- collections ------------------------------------------------------------------
     def list_collections(self) -> list[dict[str, Any]]:
         """Every collection, in path order: ``{"path", "works", "origins", "made_here"}``
@@ -102,9 +117,7 @@ class Labelling:
     ) -> dict[str, Any]:
         """Put works (by ids or a search) in collection ``name``, which must exist:
         ``{"collection", "added", "already"}``."""
-        works = self.pick_works(ids, search=search, k=k, mode=mode)
-        with self.lock, immediate(self.conn):
-            return user_labels.add_to_collection(self.conn, name, works)
+        return self._change(user_labels.add_to_collection, name, ids, search, k, mode)
 
     def remove_from_collection(
         self,
@@ -117,9 +130,7 @@ class Labelling:
     ) -> dict[str, Any]:
         """Take works out of collection ``name``: ``{"collection", "removed", "kept"`` (in
         it through a reference manager, with its name: change it there), ``"absent"}``."""
-        works = self.pick_works(ids, search=search, k=k, mode=mode)
-        with self.lock, immediate(self.conn):
-            return user_labels.remove_from_collection(self.conn, name, works)
+        return self._change(user_labels.remove_from_collection, name, ids, search, k, mode)
 
     # -- tags -------------------------------------------------------------------------
     def add_tag(
@@ -132,9 +143,7 @@ class Labelling:
         mode: str = "hybrid",
     ) -> dict[str, Any]:
         """Tag works (by ids or a search): ``{"tag", "added", "already"}``."""
-        works = self.pick_works(ids, search=search, k=k, mode=mode)
-        with self.lock, immediate(self.conn):
-            return user_labels.add_tag(self.conn, tag, works)
+        return self._change(user_labels.add_tag, tag, ids, search, k, mode)
 
     def remove_tag(
         self,
@@ -146,6 +155,4 @@ class Labelling:
         mode: str = "hybrid",
     ) -> dict[str, Any]:
         """Untag works: ``{"tag", "removed", "kept"`` (a reference manager's), ``"absent"}``."""
-        works = self.pick_works(ids, search=search, k=k, mode=mode)
-        with self.lock, immediate(self.conn):
-            return user_labels.remove_tag(self.conn, tag, works)
+        return self._change(user_labels.remove_tag, tag, ids, search, k, mode)

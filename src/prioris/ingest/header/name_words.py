@@ -37,7 +37,8 @@ PARTICLES = {
 }
 
 # words of an organisation's name: a byline piece holding one is an affiliation
-ORGANISATION = {
+# a university or an institute, in the languages bylines are written in
+UNIVERSITY_WORDS = {
     "university",
     "universität",
     "université",
@@ -47,6 +48,9 @@ ORGANISATION = {
     "institute",
     "institut",
     "instituto",
+}
+
+ORGANISATION = UNIVERSITY_WORDS | {
     "department",
     "dept",
     "school",
@@ -251,16 +255,7 @@ NOT_NAME_WORDS = (ORGANISATION - {"uk"}) | {
 }
 
 # the nouns that end an institution's name: "Michigan State University" is one
-INSTITUTION_NOUNS = {
-    "university",
-    "universität",
-    "université",
-    "universidad",
-    "universidade",
-    "università",
-    "institute",
-    "institut",
-    "instituto",
+INSTITUTION_NOUNS = UNIVERSITY_WORDS | {
     "college",
     "hospital",
     "laboratory",
