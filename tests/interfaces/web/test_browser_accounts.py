@@ -4,22 +4,18 @@ admin's audit log; after logging out, the pages ask for a login again."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from interfaces.web.web_helpers import make_library, text_pdf_bytes
-from prioris.interfaces.web.app import bind, build_app
+from interfaces.web.web_helpers import LiveApp, make_library, text_pdf_bytes
 
 
 @pytest.fixture
 def shared(data_dir: Path) -> Iterator[dict[str, Any]]:
     """The app in accounts mode, served by uvicorn on a free loopback port."""
-    import uvicorn
 
     library = make_library(data_dir)
     library.ingest_pdf_bytes(
@@ -27,26 +23,15 @@ def shared(data_dir: Path) -> Iterator[dict[str, Any]]:
         filename="glaciers.pdf",
     )
     tokens = {role: library.add_account(f"{role}1", role) for role in ("reader", "writer", "admin")}
-    app = build_app(library, accounts=True)
-    sock = bind(0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the web app did not start"
-        time.sleep(0.02)
+    live = LiveApp(library, accounts=True)
     try:
         yield {
-            "url": f"http://127.0.0.1:{sock.getsockname()[1]}",
+            "url": live.url,
             "library": library,
             "tokens": tokens,
         }
     finally:
-        server.should_exit = True
-        thread.join(10)
-        app.state.web.jobs.close()
-        sock.close()
+        live.close()
         library.close()
 
 

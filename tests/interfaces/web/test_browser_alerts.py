@@ -7,20 +7,16 @@ after the confirm."""
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from alerts.alert_fixtures import stock
 from interfaces.web.test_browser import UNLABELLED, fits, new_page, shot, until
 from interfaces.web.test_browser_accounts import _person
-from interfaces.web.web_helpers import ProviderStub, live_app, make_library
-from prioris.interfaces.web.app import bind, build_app
+from interfaces.web.web_helpers import LiveApp, ProviderStub, live_app, make_library
 
 pytestmark = pytest.mark.browser
 
@@ -155,17 +151,9 @@ def test_feed_tokens_made_and_revoked_in_the_browser(
     library = make_library(data_dir, {"PRIORIS_MCP_ALLOWED_IMPORT_DIRS": str(tmp_path)})
     login = library.add_account("ana", "writer")
     stock(library, tmp_path, account="ana")
-    app = build_app(library, accounts=True)
-    sock = bind(0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    live = LiveApp(library, accounts=True)
+    url = live.url
     try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "the app did not start"
-            time.sleep(0.02)
         page = _person(browser, url, login)
         page.click("header a[href='/account']")
         page.fill("input[name=label]", "feed reader")
@@ -185,8 +173,5 @@ def test_feed_tokens_made_and_revoked_in_the_browser(
         assert page.evaluate(UNLABELLED) == []
         shot(page, "account")
     finally:
-        server.should_exit = True
-        thread.join(10)
-        app.state.web.jobs.close()
-        sock.close()
+        live.close()
         library.close()

@@ -4,51 +4,36 @@ the same words as one that does not exist; one inside is ingested."""
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from interfaces.web.web_helpers import make_library
-from prioris.interfaces.web.app import bind, build_app
+from interfaces.web.web_helpers import LiveApp, make_library
 
 from pdf_factory import make_text_pdf
 
 
 @pytest.fixture
 def lab(data_dir: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
-    import uvicorn
 
     allowed, secret = tmp_path / "lab-share", tmp_path / "someone"
     make_text_pdf(allowed / "papers" / "ibis.pdf", "Ibis", ["Ibises probe mud with care."])
     make_text_pdf(secret / "private.pdf", "Private", ["A private manuscript on storks."])
     library = make_library(data_dir, {"PRIORIS_MCP_ALLOWED_IMPORT_DIRS": str(allowed)})
     token = library.add_account("writer1", "writer")
-    app = build_app(library, accounts=True)
-    sock = bind(0)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the web app did not start"
-        time.sleep(0.02)
+    live = LiveApp(library, accounts=True)
     try:
         yield {
-            "url": f"http://127.0.0.1:{sock.getsockname()[1]}",
+            "url": live.url,
             "library": library,
             "token": token,
             "allowed": allowed,
             "secret": secret,
         }
     finally:
-        server.should_exit = True
-        thread.join(10)
-        app.state.web.jobs.close()
-        sock.close()
+        live.close()
         library.close()
 
 

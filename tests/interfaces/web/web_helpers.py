@@ -205,11 +205,11 @@ def make_library(data_dir: Path, env: dict[str, str] | None = None, **components
 class LiveApp:
     """The web app served by uvicorn in a thread on a free loopback port."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, *, accounts: bool = False) -> None:
         import uvicorn
 
         self.library = library
-        self.app = build_app(library)
+        self.app = build_app(library, accounts=accounts)
         sock = bind(0)
         self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off")
